@@ -1,0 +1,181 @@
+"""The ``pearl`` command line: a thin layer over the public API."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["main", "build_parser"]
+
+
+def _read_lines(path: str) -> list[str]:
+    if path == "-":
+        return [line.rstrip("\n") for line in sys.stdin]
+    p = Path(path)
+    if not p.is_file():
+        raise SystemExit(f"pearl: input file not found: {path}")
+    with open(p, encoding="utf-8", errors="replace") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def _texts(args) -> list[str]:
+    texts = list(args.texts or [])
+    if args.input:
+        texts += _read_lines(args.input)
+    if not texts:
+        raise SystemExit("pearl: no input: give phrases as arguments or --input FILE")
+    return texts
+
+
+def cmd_encode(args) -> int:
+    from pearl.encoders import load_encoder
+
+    texts = _texts(args)
+    enc = load_encoder(args.model)
+    if not hasattr(enc, "encode"):
+        raise SystemExit(f"pearl: {args.model} has no embeddings")
+    emb = enc.encode(texts, batch_size=args.batch_size, normalize=args.normalize,
+                     show_progress_bar=not args.quiet)
+    if args.output is None:
+        for t, v in zip(texts, emb, strict=True):
+            print(json.dumps({"text": t, "embedding": [round(float(x), 6) for x in v]},
+                             ensure_ascii=False))
+    elif args.output.endswith(".npy"):
+        np.save(args.output, emb)
+        print(f"wrote {emb.shape[0]} x {emb.shape[1]} float32 embeddings to {args.output}",
+              file=sys.stderr)
+    else:
+        np.savetxt(args.output, emb, delimiter=",", fmt="%.6g")
+        print(f"wrote {emb.shape[0]} rows to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_similarity(args) -> int:
+    from pearl.encoders import load_encoder
+
+    candidates = list(args.candidates or [])
+    if args.input:
+        candidates += _read_lines(args.input)
+    if not candidates:
+        raise SystemExit("pearl: give candidates as arguments or --input FILE")
+    enc = load_encoder(args.model)
+    sims = np.asarray(enc.similarity([args.query], candidates))[0]
+    order = np.argsort(-sims, kind="stable")
+    width = max(len(c) for c in candidates)
+    print(f"query: {args.query}   model: {getattr(enc, 'name', args.model)}")
+    for rank, i in enumerate(order, 1):
+        print(f"{rank:>3}. {candidates[i]:<{width}}  {sims[i]:.4f}")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from pearl.encoders import DEFAULT_MODEL
+    from pearl.evaluation import evaluate, render_markdown, save_record, write_report
+
+    out = Path(args.output) if args.output else Path("results") / ("quick" if args.quick else "")
+    failed = False
+    for model in args.model or [DEFAULT_MODEL]:
+        record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,
+                          quick=args.quick, seed=args.seed, batch_size=args.batch_size,
+                          retrieval_index=args.retrieval_index, cache=not args.no_cache,
+                          show_progress=not args.quiet)
+        path = save_record(record, out)
+        print(f"\nwrote {path}", file=sys.stderr)
+        print(render_markdown([record], published=False))
+        failed |= any(v.get("status") == "error" for v in record["tasks"].values())
+    report = write_report(out)
+    print(f"table of all models in {out}: {report}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pearl`` command."""
+    parser = argparse.ArgumentParser(
+        prog="pearl",
+        description="Phrase embeddings that understand names, typos and types. "
+        "Models: a sentence-transformers folder, 'all-MiniLM-L6-v2' (default) or "
+        "'all-mpnet-base-v2' (both offline), 'glove', 'string-distance', or a Hugging Face "
+        "name where the hub is reachable.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def model_arg(p, multi=False):
+        help_ = "model name or folder (default: all-MiniLM-L6-v2)"
+        if multi:
+            p.add_argument("-m", "--model", action="append",
+                           help=help_ + "; repeat to evaluate several models")
+        else:
+            from pearl.encoders import DEFAULT_MODEL
+
+            p.add_argument("-m", "--model", default=DEFAULT_MODEL, help=help_)
+
+    p = sub.add_parser("encode", help="embed phrases",
+                       description="Embed phrases given as arguments and/or one per line in "
+                       "--input. Output: JSON lines on stdout, or --output FILE (.npy for a "
+                       "float32 array, anything else for CSV).")
+    p.add_argument("texts", nargs="*", help="phrases to embed")
+    p.add_argument("-i", "--input", help="file with one phrase per line ('-' for stdin)")
+    p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv)")
+    model_arg(p)
+    p.add_argument("-b", "--batch-size", type=int, default=64, help="batch size (default 64)")
+    p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_encode)
+
+    p = sub.add_parser("similarity", help="rank candidates by cosine similarity to a query",
+                       description="Print the candidates sorted by cosine similarity to QUERY.")
+    p.add_argument("query", help="the query phrase")
+    p.add_argument("candidates", nargs="*", help="candidate phrases")
+    p.add_argument("-i", "--input", help="file with one candidate per line ('-' for stdin)")
+    model_arg(p)
+    p.set_defaults(func=cmd_similarity)
+
+    p = sub.add_parser(
+        "eval", help="run the PEARL benchmark",
+        description="Run the PEARL benchmark (9 phrase datasets + 4 short-text sets) with the "
+        "paper's protocols. Writes <output>/<model>.json and <output>/results.md (a table of "
+        "every model evaluated into that folder) and prints the table.",
+    )
+    model_arg(p, multi=True)
+    p.add_argument("-t", "--tasks", default="all",
+                   help="comma-separated tasks or groups: all, phrase, short_text, ppdb, "
+                   "ppdb_filtered, turney, bird, yago, umls, conll2003, bc5cdr, autofj, "
+                   "twitter_s, twitter_l, atis_s, atis_l (default: all)")
+    p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark or "
+                   "../shared/data/benchmark)")
+    p.add_argument("--short-text", help="short-text root (default: <data>/../short_text)")
+    p.add_argument("-o", "--output", help="results folder (default: results/, or "
+                   "results/quick/ with --quick)")
+    p.add_argument("--quick", action="store_true",
+                   help="subsample every task for a smoke run (labelled QUICK in the output)")
+    p.add_argument("--seed", type=int, default=0, help="seed of splits and probes (default 0)")
+    p.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    p.add_argument("--retrieval-index", choices=["flat", "ivfpq"], default="flat",
+                   help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ")
+    p.add_argument("--no-cache", action="store_true",
+                   help="do not read or write the on-disk embedding cache")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_eval)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``pearl`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except (OSError, ValueError) as exc:
+        print(f"pearl: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""The transformer phrase encoder: a sentence-transformers model with mean pooling."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from pearl._validation import check_texts
+from pearl.encoders.base import Encoder
+from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path
+
+__all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
+
+logger = logging.getLogger(__name__)
+
+#: The model ``PhraseEncoder()`` loads when given no name.
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes"}:
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _folder_fingerprint(path: Path) -> str:
+    """Hash of a model folder's file names, sizes and weight-file heads and tails."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in path.rglob("*") if p.is_file()):
+        rel = f.relative_to(path).as_posix()
+        if rel.startswith(".") or rel.endswith(".md"):
+            continue
+        size = f.stat().st_size
+        h.update(f"{rel}:{size}\n".encode())
+        if f.suffix in {".safetensors", ".bin", ".json", ".txt"}:
+            with open(f, "rb") as fh:
+                h.update(fh.read(1 << 20))
+                if size > 2 << 20:
+                    fh.seek(-(1 << 20), os.SEEK_END)
+                    h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def _load_sentence_transformer(model: str, device: str | None):
+    from sentence_transformers import SentenceTransformer
+
+    target = resolve_model_path(model)
+    if Path(target).is_dir():
+        if not any(Path(target).glob("*.json")):
+            raise OSError(
+                f"{target} is not a sentence-transformers or Hugging Face model folder "
+                "(no config JSON found)"
+            )
+        try:
+            return SentenceTransformer(target, device=device, local_files_only=True), target
+        except Exception as exc:  # noqa: BLE001 - re-raised with context
+            raise OSError(f"could not load the model folder {target}: {exc}") from exc
+    try:  # a Hugging Face name already in the local HF cache
+        return SentenceTransformer(target, device=device, local_files_only=True), target
+    except Exception:  # noqa: BLE001
+        pass
+    offline = ", ".join(KNOWN_MODELS)
+    if not _hub_reachable():
+        raise OSError(
+            f"model {model!r} is neither a local folder nor a known offline model, and the "
+            f"Hugging Face hub is not reachable. Offline choices: {offline}, or the path "
+            "of a sentence-transformers folder."
+        )
+    return SentenceTransformer(target, device=device), target
+
+
+class PhraseEncoder(Encoder):
+    """Embed phrases with a transformer and mean pooling.
+
+    Parameters
+    ----------
+    model : str or path-like, default="all-MiniLM-L6-v2"
+        A sentence-transformers folder, a known offline name
+        (``"all-MiniLM-L6-v2"``, ``"all-mpnet-base-v2"``) or a Hugging Face name
+        (needs a reachable hub or a local HF cache).
+    device : str, optional
+        Torch device; CPU unless given.
+    chunk_size : int, default=8192
+        Inputs are validated, length-sorted and encoded this many at a time, so a
+        very long list streams through the model without tokenising everything
+        at once.
+
+    Notes
+    -----
+    Empty and whitespace-only strings are all encoded as ``""``, i.e. they get
+    the model's embedding of an empty input (the mean of its ``[CLS]`` and
+    ``[SEP]`` token states), the same vector each time. Strings longer than
+    the model's ``max_seq_length`` tokens are truncated.
+
+    Examples
+    --------
+    >>> enc = PhraseEncoder("all-MiniLM-L6-v2")
+    >>> enc.encode(["The New York Times", "NYTimes"]).shape
+    (2, 384)
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike = DEFAULT_MODEL,
+        device: str | None = None,
+        chunk_size: int = 8192,
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be >= 1")
+        self.model_name = str(model)
+        self.device = device or "cpu"
+        self.chunk_size = chunk_size
+        self.model, self.path = _load_sentence_transformer(self.model_name, self.device)
+        local = Path(self.model_name).exists()
+        self.name = Path(self.model_name).name if local else self.model_name
+        self._fingerprint: str | None = None
+        self._check_pooling()
+
+    def _check_pooling(self) -> None:
+        for module in self.model:
+            mode = getattr(module, "pooling_mode", None) or (
+                module.get_pooling_mode_str() if hasattr(module, "get_pooling_mode_str") else None
+            )
+            if mode is not None and mode != "mean":
+                logger.warning(
+                    "%s pools with %r; PEARL uses mean pooling", self.model_name, mode
+                )
+
+    @property
+    def embedding_dim(self) -> int:
+        dim = self.model.get_embedding_dimension()
+        if dim is None:  # some custom stacks do not report it
+            dim = int(self.model.encode([""], convert_to_numpy=True).shape[1])
+        return int(dim)
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            p = Path(self.path)
+            self._fingerprint = _folder_fingerprint(p) if p.is_dir() else self.path
+        return self._fingerprint
+
+    def encode(
+        self,
+        texts: str | Iterable[str],
+        batch_size: int = 64,
+        normalize: bool = False,
+        show_progress_bar: bool | None = None,
+    ) -> np.ndarray:
+        """Embed phrases.
+
+        Parameters
+        ----------
+        texts : str or iterable of str
+            Phrases. None, NaN and non-strings raise ``ValueError`` naming the index.
+        batch_size : int, default=64
+            Phrases per forward pass (batches are formed after sorting by length).
+        normalize : bool, default=False
+            L2-normalise the embeddings.
+        show_progress_bar : bool, optional
+            Show a progress bar; by default only for more than one chunk.
+
+        Returns
+        -------
+        ndarray of shape (n, embedding_dim), float32
+        """
+        items = check_texts(texts)
+        n = len(items)
+        if n == 0:
+            return np.zeros((0, self.embedding_dim), dtype=np.float32)
+        if show_progress_bar is None:
+            show_progress_bar = n > self.chunk_size
+        out: np.ndarray | None = None
+        with tqdm(total=n, disable=not show_progress_bar, desc=f"encode {self.name}",
+                  unit="phrase") as bar:
+            for start in range(0, n, self.chunk_size):
+                chunk = items[start : start + self.chunk_size]
+                emb = self.model.encode(
+                    chunk,
+                    batch_size=batch_size,
+                    convert_to_numpy=True,
+                    normalize_embeddings=normalize,
+                    show_progress_bar=False,
+                )
+                if out is None:
+                    out = np.empty((n, emb.shape[1]), dtype=np.float32)
+                out[start : start + len(chunk)] = emb
+                bar.update(len(chunk))
+        return out
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Save the model as a sentence-transformers folder."""
+        self.model.save(str(path))

@@ -1,0 +1,169 @@
+"""Run the benchmark for one model and collect a result record."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+import traceback
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from pearl.encoders import load_encoder
+from pearl.evaluation.cache import EmbeddingCache
+from pearl.evaluation.tasks import (
+    PAPER_OWN_TASKS,
+    PHRASE_TASKS,
+    SHORT_TEXT_TASKS,
+    TASKS,
+    NotApplicable,
+    TaskContext,
+    select_tasks,
+)
+
+__all__ = ["default_data_root", "evaluate", "averages"]
+
+
+def default_data_root() -> Path:
+    """``$PEARL_DATA`` or ``../shared/data`` (relative to the working directory)."""
+    return Path(os.environ.get("PEARL_DATA") or Path.cwd().parent / "shared" / "data")
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("pearl", "torch", "transformers", "sentence-transformers", "numpy",
+                "scikit-learn", "faiss-cpu", "scipy"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _param_count(model) -> int | None:
+    inner = getattr(model, "model", None)
+    if inner is None or not hasattr(inner, "parameters"):
+        return None
+    return int(sum(p.numel() for p in inner.parameters()))
+
+
+def averages(scores: dict[str, float]) -> dict[str, float | None]:
+    """Avg-7 (the paper's own seven datasets), Avg-9 (all nine), short-text average.
+
+    An average is None unless every dataset it covers has a score.
+    """
+    def mean(keys):
+        vals = [scores.get(k) for k in keys]
+        return float(np.mean(vals)) if all(v is not None for v in vals) else None
+
+    return {"avg7": mean(PAPER_OWN_TASKS), "avg9": mean(PHRASE_TASKS),
+            "short_text": mean(SHORT_TEXT_TASKS)}
+
+
+def evaluate(
+    model: Any = None,
+    tasks: str | list[str] | None = None,
+    data: str | os.PathLike | None = None,
+    short_text: str | os.PathLike | None = None,
+    quick: bool = False,
+    seed: int = 0,
+    batch_size: int = 64,
+    retrieval_index: str = "flat",
+    cache: bool = True,
+    cache_root: str | os.PathLike | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
+    """Run benchmark tasks for one model.
+
+    Parameters
+    ----------
+    model : str or encoder, optional
+        A model name or folder (see :class:`~pearl.PhraseEncoder`), ``"glove"``,
+        ``"string-distance"``, or an encoder object. Defaults to pearl's default model.
+    tasks : str or list of str, optional
+        Task names or groups (``all``, ``phrase``, ``short_text``); all by default.
+    data : path-like, optional
+        Benchmark root (holding ``ppdb/``, ``turney/``...); defaults to
+        ``default_data_root() / "benchmark"``.
+    short_text : path-like, optional
+        Short-text root; defaults to ``<data>/../short_text``.
+    quick : bool, default=False
+        Subsample every task (smoke run); results are labelled as such.
+    seed : int, default=0
+        Seed of splits, probes and subsampling.
+    batch_size : int, default=64
+        Encoding batch size.
+    retrieval_index : {"flat", "ivfpq"}
+        Exact or the paper's approximate search for YAGO and UMLS.
+    cache : bool, default=True
+        Keep embeddings on disk, keyed by model fingerprint and text.
+    cache_root : path-like, optional
+        Where the embedding cache lives.
+    show_progress : bool, default=True
+        Progress bars.
+
+    Returns
+    -------
+    dict
+        The result record (also what ``pearl eval`` writes as JSON).
+    """
+    from pearl.encoders import DEFAULT_MODEL
+
+    keys = select_tasks(tasks)
+    data = Path(data) if data else default_data_root() / "benchmark"
+    short_text = Path(short_text) if short_text else data.parent / "short_text"
+    if any(TASKS[k].group == "phrase" for k in keys) and not data.is_dir():
+        raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
+    if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
+        raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
+    encoder = load_encoder(model or DEFAULT_MODEL) if model is None or isinstance(model, str) \
+        else model
+    has_embeddings = hasattr(encoder, "encode")
+    embed = (EmbeddingCache(encoder, root=cache_root, persist=cache, batch_size=batch_size)
+             if has_embeddings else None)
+    ctx = TaskContext(model=encoder, embed=embed, data=data, short_text=short_text,
+                      quick=quick, seed=seed, retrieval_index=retrieval_index)
+    record: dict[str, Any] = {
+        "model": getattr(encoder, "name", str(model)),
+        "model_source": str(getattr(encoder, "path", model)),
+        "fingerprint": getattr(encoder, "fingerprint", None),
+        "parameters": _param_count(encoder),
+        "quick": quick,
+        "seed": seed,
+        "seeds": {"splits_and_probes": seed, "short_text_runs": "seed + run, run = 0..9",
+                  "kmeans_random_state": 0},
+        "retrieval_index": retrieval_index,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": _versions(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "tasks": {},
+    }
+    bar = tqdm(keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress)
+    for key in bar:
+        bar.set_postfix_str(key)
+        t0 = time.perf_counter()
+        before = embed.n_encoded if embed is not None else 0
+        try:
+            res = TASKS[key].run(ctx)
+        except NotApplicable as exc:
+            record["tasks"][key] = {"status": "n/a", "reason": str(exc)}
+            continue
+        except Exception as exc:  # noqa: BLE001 - one task's failure must not hide the others
+            record["tasks"][key] = {"status": "error", "error": repr(exc),
+                                    "traceback": traceback.format_exc()}
+            continue
+        record["tasks"][key] = {
+            "status": "ok", "score": round(res.score, 4),
+            "std": None if res.std is None else round(res.std, 4), "n": res.n,
+            "wall_time_s": round(time.perf_counter() - t0, 2),
+            "newly_encoded": (embed.n_encoded - before) if embed is not None else 0,
+            "details": res.details,
+        }
+    scores = {k: v["score"] for k, v in record["tasks"].items() if v["status"] == "ok"}
+    record["averages"] = averages(scores)
+    return record
