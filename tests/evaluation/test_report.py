@@ -1,0 +1,39 @@
+from pearl.evaluation.report import load_records, render_markdown, save_record, write_report
+
+
+def _record(name="m", quick=False, fingerprint="f", tasks=None):
+    tasks = tasks or {"turney": {"status": "ok", "score": 50.0, "std": None, "n": 1,
+                                 "wall_time_s": 1.0}}
+    return {"model": name, "quick": quick, "fingerprint": fingerprint, "parameters": 22_700_000,
+            "tasks": tasks, "averages": {"avg7": None, "avg9": None, "short_text": None}}
+
+
+def test_table_has_measured_and_published_rows():
+    md = render_markdown([_record()])
+    assert "| m | 22.7M | measured | – | – | 50.0 |" in md
+    assert "| PEARL-small | 40M | published | 97.2 | 69.2 | 56.1 | 69.7 |" in md
+    assert "68.1" in md  # PEARL-small Avg-7
+    assert "QUICK" not in md
+
+
+def test_quick_runs_are_labelled():
+    assert "QUICK RUN" in render_markdown([_record(quick=True)])
+
+
+def test_na_and_errors_are_shown():
+    rec = _record(tasks={"ppdb": {"status": "n/a", "reason": "x"},
+                         "bird": {"status": "error", "error": "boom"}})
+    md = render_markdown([rec])
+    assert "n/a" in md and "boom" in md
+
+
+def test_save_merges_tasks_of_the_same_model(tmp_path):
+    save_record(_record(), tmp_path)
+    save_record(_record(tasks={"bird": {"status": "ok", "score": 40.0, "std": None, "n": 1,
+                                        "wall_time_s": 1.0}}), tmp_path)
+    (rec,) = load_records(tmp_path)
+    assert set(rec["tasks"]) == {"turney", "bird"}
+    save_record(_record(fingerprint="other"), tmp_path)
+    (rec,) = load_records(tmp_path)
+    assert set(rec["tasks"]) == {"turney"}
+    assert write_report(tmp_path).read_text().count("measured") >= 1
