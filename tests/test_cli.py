@@ -6,7 +6,8 @@ import pytest
 from pearl.cli import build_parser, main
 
 
-@pytest.mark.parametrize("cmd", [[], ["encode"], ["similarity"], ["eval"]])
+@pytest.mark.parametrize("cmd", [[], ["encode"], ["similarity"], ["eval"], ["index"],
+                                 ["index", "build"], ["index", "search"], ["join"], ["dedup"]])
 def test_help_is_complete(cmd, capsys):
     with pytest.raises(SystemExit) as exc:
         main(cmd + ["--help"])
@@ -20,11 +21,16 @@ def test_help_is_complete(cmd, capsys):
 
 
 def test_every_option_has_help():
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.dest == "command")
-    for name, p in sub.choices.items():
-        for action in p._actions:
-            assert action.help, (name, action.dest)
+    import argparse
+
+    def walk(parser, path):
+        for action in parser._actions:
+            assert action.help, (path, action.dest)
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, path + [name])
+
+    walk(build_parser(), ["pearl"])
 
 
 def test_encode_to_npy_and_stdout(tiny_model_dir, tmp_path, capsys):
@@ -69,3 +75,35 @@ def test_eval_writes_json_and_table(mini_benchmark, tmp_path, capsys):
     md = (out / "results.md").read_text()
     assert "| String Distance | - | measured |" in md
     assert "String Distance | - | measured" in capsys.readouterr().out
+
+
+def test_index_build_and_search(tiny_model_dir, tmp_path, capsys):
+    names = tmp_path / "names.txt"
+    names.write_text("The New York Times\nNew York Post\nBoston Globe\n", encoding="utf-8")
+    idx = tmp_path / "idx"
+    assert main(["index", "build", str(names), "-o", str(idx), "-m", str(tiny_model_dir)]) == 0
+    assert main(["index", "search", str(idx), "Boston Globe", "-k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Boston Globe" in out and "rank" in out
+    queries = tmp_path / "q.txt"
+    queries.write_text("New York Post\n\nBoston Globe\n", encoding="utf-8")
+    res = tmp_path / "res.csv"
+    assert main(["index", "search", str(idx), "-i", str(queries), "-k", "1",
+                 "-o", str(res)]) == 0
+    import pandas as pd
+
+    frame = pd.read_csv(res)
+    assert frame["name"].tolist() == ["New York Post", "Boston Globe"]
+    assert main(["index", "search", str(tmp_path), "x"]) == 2  # not an index folder
+
+
+def test_dedup_command(tiny_model_dir, tmp_path):
+    import pandas as pd
+
+    src = tmp_path / "t.csv"
+    src.write_text("city\nParis\nParis\nParis\nLondon\n\n", encoding="utf-8")
+    out = tmp_path / "o.csv"
+    assert main(["dedup", str(src), "--column", "city", "-o", str(out),
+                 "-m", str(tiny_model_dir), "--threshold", "0.99"]) == 0
+    frame = pd.read_csv(out)
+    assert frame["city_deduplicated"].tolist()[:4] == ["Paris", "Paris", "Paris", "London"]

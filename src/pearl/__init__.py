@@ -5,8 +5,17 @@ The public API:
 * :class:`PhraseEncoder`: a transformer phrase encoder (mean pooling).
 * :class:`GloveEncoder`, :class:`StringDistance`: the paper's baselines.
 * :func:`evaluate`: run the PEARL benchmark on a model.
+* :class:`PhraseEmbedder`, :class:`EntityIndex`, :func:`fuzzy_join`, :func:`deduplicate`,
+  :func:`cluster`: phrase embeddings at work on tables.
 """
 
+from pearl.applications import (
+    EntityIndex,
+    PhraseEmbedder,
+    cluster,
+    deduplicate,
+    fuzzy_join,
+)
 from pearl.encoders import (
     DEFAULT_MODEL,
     GloveEncoder,
@@ -20,6 +29,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MODEL",
+    "EntityIndex",
+    "PhraseEmbedder",
+    "cluster",
+    "deduplicate",
+    "fuzzy_join",
     "GloveEncoder",
     "PhraseEncoder",
     "StringDistance",

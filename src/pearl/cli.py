@@ -93,6 +93,77 @@ def cmd_eval(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_index_build(args) -> int:
+    from pearl.applications import EntityIndex
+
+    idx = EntityIndex.from_file(args.names, model=args.model, index=args.index,
+                                batch_size=args.batch_size)
+    idx.save(args.output)
+    print(f"indexed {len(idx):,} names into {args.output} ({args.index}; encoding "
+          f"{idx.encode_seconds_:.1f}s, index {idx.index_seconds_:.1f}s)", file=sys.stderr)
+    return 0
+
+
+def cmd_index_search(args) -> int:
+    from pearl.applications import EntityIndex
+
+    queries = list(args.queries or [])
+    if args.input:
+        queries += [q for q in _read_lines(args.input) if q.strip()]
+    if not queries:
+        raise SystemExit("pearl: give queries as arguments or --input FILE")
+    idx = EntityIndex.load(args.index_dir, model=args.model)
+    frame = idx.search(queries, k=args.k).to_frame()
+    if args.output:
+        frame.to_csv(args.output, index=False)
+        print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
+    else:
+        print(frame.to_string(index=False))
+    return 0
+
+
+def _read_table(path: str, chunksize: int | None = None):
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise SystemExit(f"pearl: table not found: {path}")
+    # utf-8 first; undecodable bytes (mixed encodings) are replaced, not fatal
+    return pd.read_csv(p, dtype=str, keep_default_na=True, encoding="utf-8",
+                       encoding_errors="replace", chunksize=chunksize)
+
+
+def cmd_join(args) -> int:
+    from pearl.applications import fuzzy_join
+
+    left = _read_table(args.left)
+    right = _read_table(args.right, chunksize=args.right_chunksize)
+    out = fuzzy_join(left, right, left_on=args.left_on, right_on=args.right_on,
+                     threshold=args.threshold, top_k=args.top_k, how=args.how,
+                     model=args.model, batch_size=args.batch_size)
+    out.to_csv(args.output, index=False)
+    matched = int(out["match_score"].notna().sum())
+    print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_dedup(args) -> int:
+    import pandas as pd
+
+    from pearl.applications import deduplicate
+
+    table = _read_table(args.table)
+    if args.column not in table.columns:
+        raise SystemExit(f"pearl: no column {args.column!r} in {args.table}")
+    canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model)
+    table[f"{args.column}_deduplicated"] = canon
+    table.to_csv(args.output, index=False)
+    changed = int((canon.notna() & (canon != table[args.column])).sum())
+    print(f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
+          f"representative ({pd.Series(canon).nunique():,} distinct left)", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pearl`` command."""
     parser = argparse.ArgumentParser(
@@ -103,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
         "name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="what to do")
 
     def model_arg(p, multi=False):
         help_ = "model name or folder (default: all-MiniLM-L6-v2)"
@@ -162,6 +234,66 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not read or write the on-disk embedding cache")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("index", help="build or query an entity retrieval index",
+                       description="Entity retrieval over a dictionary of canonical names.")
+    isub = p.add_subparsers(dest="index_command", required=True, metavar="ACTION",
+                            help="build: index a names file; search: query an index")
+    q = isub.add_parser("build", help="index a file of names (one per line)",
+                        description="Encode every line of NAMES and save a faiss index, the "
+                        "names and the model identity into --output.")
+    q.add_argument("names", help="text file, one canonical name per line")
+    q.add_argument("-o", "--output", required=True, help="index folder to write")
+    model_arg(q)
+    q.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
+                   help="flat: exact (default); hnsw or ivf: approximate, for large "
+                   "dictionaries")
+    q.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    q.set_defaults(func=cmd_index_build)
+    q = isub.add_parser("search", help="query a saved index",
+                        description="Print (or write as CSV) the k nearest names of each "
+                        "query: query, rank, name, id, score.")
+    q.add_argument("index_dir", help="folder written by 'pearl index build'")
+    q.add_argument("queries", nargs="*", help="query phrases")
+    q.add_argument("-i", "--input", help="file of queries, one per line (batch mode)")
+    q.add_argument("-k", type=int, default=5, help="matches per query (default 5)")
+    q.add_argument("-o", "--output", help="write the matches to a CSV file")
+    q.add_argument("-m", "--model", default=None,
+                   help="model (default: the one recorded in the index; another model is "
+                   "refused)")
+    q.set_defaults(func=cmd_index_search)
+
+    p = sub.add_parser("join", help="fuzzy-join two CSV tables",
+                       description="Each row of LEFT takes its most similar row(s) of RIGHT "
+                       "(cosine of phrase embeddings). Rows below --threshold keep empty "
+                       "right columns (--how left) or are dropped (--how inner). A "
+                       "match_score column is added.")
+    p.add_argument("left", help="left CSV file")
+    p.add_argument("right", help="right CSV file (read in chunks, see --right-chunksize)")
+    p.add_argument("--left-on", required=True, help="string column of LEFT to match")
+    p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
+    p.add_argument("-o", "--output", required=True, help="joined CSV to write")
+    p.add_argument("--threshold", type=float, default=0.0,
+                   help="minimum cosine similarity of a match (default 0)")
+    p.add_argument("--top-k", type=int, default=1, help="matches per left row (default 1)")
+    p.add_argument("--how", choices=["left", "inner"], default="left",
+                   help="keep unmatched left rows (left, default) or drop them (inner)")
+    p.add_argument("--right-chunksize", type=int, default=100_000,
+                   help="rows of RIGHT embedded at a time (default 100000)")
+    model_arg(p)
+    p.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("dedup", help="deduplicate a column of a CSV table",
+                       description="Add <column>_deduplicated: each value mapped to the most "
+                       "frequent value of its cluster of similar values.")
+    p.add_argument("table", help="CSV file")
+    p.add_argument("--column", required=True, help="column to deduplicate")
+    p.add_argument("-o", "--output", required=True, help="CSV file to write")
+    p.add_argument("--threshold", type=float, default=0.8,
+                   help="minimum average cosine similarity within a cluster (default 0.8)")
+    model_arg(p)
+    p.set_defaults(func=cmd_dedup)
     return parser
 
 
@@ -172,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"pearl: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,6 +1,7 @@
 """Phrase encoders: the transformer PhraseEncoder and the paper's baselines."""
 
 from pearl.encoders.base import Encoder, cosine_matrix
+from pearl.encoders.cache import EmbeddingCache
 from pearl.encoders.glove import GloveEncoder
 from pearl.encoders.phrase import DEFAULT_MODEL, PhraseEncoder
 from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path
@@ -9,6 +10,7 @@ from pearl.encoders.string_distance import StringDistance
 __all__ = [
     "DEFAULT_MODEL",
     "KNOWN_MODELS",
+    "EmbeddingCache",
     "Encoder",
     "GloveEncoder",
     "PhraseEncoder",

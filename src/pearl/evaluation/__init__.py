@@ -1,6 +1,6 @@
 """The PEARL benchmark: the paper's 9 phrase datasets and short-text classification."""
 
-from pearl.evaluation.cache import EmbeddingCache
+from pearl.encoders.cache import EmbeddingCache
 from pearl.evaluation.report import load_records, render_markdown, save_record, write_report
 from pearl.evaluation.runner import averages, default_data_root, evaluate
 from pearl.evaluation.tasks import TASKS, select_tasks

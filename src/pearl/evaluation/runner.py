@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from pearl.encoders import load_encoder
-from pearl.evaluation.cache import EmbeddingCache
+from pearl.encoders.cache import EmbeddingCache
 from pearl.evaluation.tasks import (
     PAPER_OWN_TASKS,
     PHRASE_TASKS,

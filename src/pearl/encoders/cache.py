@@ -93,7 +93,7 @@ class EmbeddingCache:
     def __len__(self) -> int:
         return self._size
 
-    def __call__(self, texts: Iterable[str], show_progress_bar: bool = True) -> np.ndarray:
+    def __call__(self, texts: Iterable[str], show_progress_bar: bool | None = None) -> np.ndarray:
         """Embeddings of ``texts`` (the encoder's raw output), encoding only unseen ones."""
         items = check_texts(texts)
         new = list(dict.fromkeys(t for t in items if t not in self._index))

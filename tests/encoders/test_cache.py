@@ -1,6 +1,6 @@
 import numpy as np
 
-from pearl.evaluation.cache import EmbeddingCache
+from pearl.encoders.cache import EmbeddingCache
 
 
 def test_each_text_is_encoded_once(hash_encoder, tmp_path):

@@ -1,0 +1,94 @@
+"""Helpers shared by the applications: one loaded encoder and one in-memory cache per model."""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+import numpy as np
+
+from pearl.encoders import DEFAULT_MODEL, EmbeddingCache, load_encoder
+
+__all__ = ["get_encoder", "get_cache", "to_string_list", "is_missing"]
+
+_LOCK = threading.Lock()
+_ENCODERS: dict[tuple[str, str | None], Any] = {}
+_CACHES: dict[str, EmbeddingCache] = {}
+
+
+def get_encoder(model: Any = None, device: str | None = None):
+    """An encoder object; names and folders are loaded once per process and shared."""
+    if model is not None and not isinstance(model, str) and hasattr(model, "encode"):
+        return model
+    key = (str(model or DEFAULT_MODEL), device)
+    with _LOCK:
+        if key not in _ENCODERS:
+            _ENCODERS[key] = load_encoder(key[0], device=device)
+        return _ENCODERS[key]
+
+
+def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
+    """The process-wide in-memory embedding cache of this encoder (keyed by fingerprint)."""
+    with _LOCK:
+        cache = _CACHES.get(encoder.fingerprint)
+        if cache is None:
+            cache = _CACHES[encoder.fingerprint] = EmbeddingCache(encoder, persist=False,
+                                                                 batch_size=batch_size)
+        return cache
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN, pandas NA/NaT."""
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value)) if np.ndim(value) == 0 else False
+    except (TypeError, ValueError):
+        return False
+
+
+def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
+                   name: str = "values") -> tuple[list[str], np.ndarray]:
+    """Turn a column into strings.
+
+    Parameters
+    ----------
+    values : iterable
+        A pandas/polars Series, a 1-d array or a list.
+    missing : {"empty", "error"}
+        Missing values become ``""`` or raise ``ValueError``.
+    non_string : {"error", "str"}
+        Non-string cells raise ``ValueError`` naming the index, or go through ``str()``.
+
+    Returns
+    -------
+    strings : list of str
+    is_null : ndarray of bool
+    """
+    if hasattr(values, "to_list"):
+        values = values.to_list()
+    elif isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-dimensional, got shape {values.shape}")
+        values = values.tolist()
+    out, nulls = [], []
+    for i, v in enumerate(values):
+        if isinstance(v, str):
+            out.append(v)
+            nulls.append(False)
+        elif is_missing(v):
+            if missing == "error":
+                raise ValueError(f"{name}[{i}] is missing; fill or drop missing values")
+            out.append("")
+            nulls.append(True)
+        elif non_string == "str" and not isinstance(v, (list, dict, set, tuple)):
+            out.append(str(v))
+            nulls.append(False)
+        else:
+            raise ValueError(f"{name}[{i}] is {type(v).__name__} ({v!r:.40}), expected str")
+    return out, np.array(nulls, dtype=bool)

@@ -1,0 +1,125 @@
+"""Deduplication and clustering of messy string values."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from sklearn.cluster import AgglomerativeClustering
+
+from pearl.applications._common import get_cache, get_encoder, to_string_list
+
+__all__ = ["cluster", "deduplicate"]
+
+MAX_UNIQUE = 20_000
+
+
+def _unique_embeddings(values, model, batch_size):
+    texts, nulls = to_string_list(values, non_string="str")
+    uniq = list(dict.fromkeys(t for t, n in zip(texts, nulls, strict=True) if not n))
+    if len(uniq) > MAX_UNIQUE:
+        raise ValueError(
+            f"{len(uniq)} distinct values; clustering is quadratic and capped at {MAX_UNIQUE}."
+            " Deduplicate against a reference list with pearl.EntityIndex instead.")
+    enc = get_encoder(model)
+    emb = np.asarray(get_cache(enc, batch_size)(uniq), dtype=np.float32) if uniq else None
+    if emb is not None:
+        norms = np.linalg.norm(emb, axis=1, keepdims=True)
+        emb = emb / np.where(norms == 0, 1, norms)
+    return texts, nulls, uniq, emb
+
+
+def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float) -> np.ndarray:
+    n = len(emb)
+    if n == 1:
+        return np.zeros(1, dtype=np.int64)
+    if n_clusters is not None:
+        if not 1 <= n_clusters <= n:
+            raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
+        model = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine",
+                                        linkage="average")
+    else:
+        model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                        distance_threshold=1.0 - threshold)
+    return model.fit_predict(emb).astype(np.int64)
+
+
+def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
+            model: Any = "all-MiniLM-L6-v2", batch_size: int = 64) -> np.ndarray:
+    """Cluster string values by the cosine similarity of their embeddings.
+
+    Average-linkage agglomerative clustering of the distinct values.
+
+    Parameters
+    ----------
+    values : iterable
+        Strings (pandas/polars Series, array or list). Numbers go through ``str()``.
+    n_clusters : int, optional
+        Number of clusters; when None, clusters are cut where the average cosine
+        similarity between them falls below ``threshold``.
+    threshold : float, default=0.8
+        Used when ``n_clusters`` is None.
+    model : str or encoder
+    batch_size : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n_values,)
+        Cluster label of each value; equal strings share a label; missing values
+        get -1.
+    """
+    texts, nulls, uniq, emb = _unique_embeddings(values, model, batch_size)
+    out = np.full(len(texts), -1, dtype=np.int64)
+    if not uniq:
+        return out
+    lab = _labels(emb, n_clusters, threshold)
+    lookup = dict(zip(uniq, lab, strict=True))
+    for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
+        if not n:
+            out[i] = lookup[t]
+    return out
+
+
+def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
+                model: Any = "all-MiniLM-L6-v2", batch_size: int = 64):
+    """Map each value to a canonical representative of its cluster.
+
+    Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and
+    each is replaced by the most frequent value of its cluster (ties: the first
+    seen). Missing values stay missing.
+
+    Parameters
+    ----------
+    values : pandas Series, list or array
+    threshold : float, default=0.8
+        Minimum average cosine similarity inside a cluster.
+    n_clusters : int, optional
+        Fixed number of clusters instead of a threshold.
+    model : str or encoder
+    batch_size : int
+
+    Returns
+    -------
+    pandas Series
+        Same length and index as ``values`` (a RangeIndex for lists/arrays).
+
+    Examples
+    --------
+    >>> deduplicate(["Paris", "Paris", "paris", "Pariss", "London"]).tolist()
+    ['Paris', 'Paris', 'Paris', 'Paris', 'London']
+    """
+    import pandas as pd
+
+    labels = cluster(values, n_clusters=n_clusters, threshold=threshold, model=model,
+                     batch_size=batch_size)
+    texts, nulls = to_string_list(values, non_string="str")
+    counts: dict[int, Counter] = {}
+    for t, lab in zip(texts, labels, strict=True):
+        if lab >= 0:
+            counts.setdefault(int(lab), Counter())[t] += 1
+    canon = {lab: c.most_common(1)[0][0] for lab, c in counts.items()}
+    out = [None if lab < 0 else canon[int(lab)] for lab in labels]
+    index = values.index if isinstance(values, pd.Series) else None
+    name = getattr(values, "name", None)
+    return pd.Series(out, index=index, name=name, dtype=object)

@@ -1,0 +1,137 @@
+"""A scikit-learn transformer that embeds one string column."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.decomposition import PCA
+from sklearn.utils.validation import check_is_fitted
+
+from pearl.applications._common import get_cache, get_encoder, to_string_list
+
+__all__ = ["PhraseEmbedder"]
+
+
+def _column(X):
+    """The single column of X (Series, 1-d array, list, or one-column DataFrame/2-d array)."""
+    name = None
+    if hasattr(X, "columns"):  # pandas or polars DataFrame
+        if len(X.columns) != 1:
+            raise ValueError(f"PhraseEmbedder takes one column, got {len(X.columns)}")
+        name = str(X.columns[0])
+        X = X[X.columns[0]] if hasattr(X, "iloc") else X.to_series()
+    elif isinstance(X, np.ndarray) and X.ndim == 2:
+        if X.shape[1] != 1:
+            raise ValueError(f"PhraseEmbedder takes one column, got {X.shape[1]}")
+        X = X[:, 0]
+    if name is None and getattr(X, "name", None) is not None:
+        name = str(X.name)
+    return X, name
+
+
+class PhraseEmbedder(TransformerMixin, BaseEstimator):
+    """Embed a column of strings with a phrase encoder (scikit-learn transformer).
+
+    Parameters
+    ----------
+    model : str or encoder, default="all-MiniLM-L6-v2"
+        Model name or folder (see :class:`pearl.PhraseEncoder`) or an encoder object.
+    n_components : int, optional
+        Reduce the embeddings to this many dimensions with a PCA fitted in ``fit``.
+        None keeps the encoder's full dimension.
+    normalize : bool, default=True
+        L2-normalise the embeddings before the PCA.
+    handle_missing : {"empty", "error"}, default="empty"
+        Missing values (None, NaN, pd.NA) are embedded as the empty string, as in
+        skrub's ``TextEncoder``, or raise ``ValueError``.
+    batch_size : int, default=64
+        Encoding batch size.
+    device : str, optional
+        Torch device.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Always 1.
+    feature_names_in_ : ndarray of str
+        The input column's name, when it had one.
+    pca_ : PCA
+        The fitted PCA when ``n_components`` is set.
+
+    Notes
+    -----
+    Non-string cells (numbers, lists...) raise ``ValueError`` naming the row; convert
+    them explicitly. Embeddings are cached in memory by text for the process, so a
+    repeated ``fit``/``transform`` (or a cross-validation over clones) encodes each
+    distinct string once.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> pipe = make_pipeline(PhraseEmbedder(n_components=30), LogisticRegression())
+    """
+
+    def __init__(self, model="all-MiniLM-L6-v2", n_components=None, normalize=True,
+                 handle_missing="empty", batch_size=64, device=None):
+        self.model = model
+        self.n_components = n_components
+        self.normalize = normalize
+        self.handle_missing = handle_missing
+        self.batch_size = batch_size
+        self.device = device
+
+    def _embed(self, X):
+        col, name = _column(X)
+        texts, _ = to_string_list(col, missing=self.handle_missing, non_string="error",
+                                  name=name or "X")
+        encoder = get_encoder(self.model, self.device)
+        emb = get_cache(encoder, self.batch_size)(texts, show_progress_bar=len(texts) > 8192)
+        emb = np.asarray(emb, dtype=np.float32)
+        if self.normalize and len(emb):
+            norms = np.linalg.norm(emb, axis=1, keepdims=True)
+            emb = emb / np.where(norms == 0, 1, norms)
+        return emb, name
+
+    def fit(self, X, y=None):
+        """Check the column, load the encoder, and fit the PCA if ``n_components`` is set."""
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then return the embeddings of X, shape (n_samples, n_components or dim)."""
+        if self.handle_missing not in {"empty", "error"}:
+            raise ValueError("handle_missing must be 'empty' or 'error'")
+        emb, name = self._embed(X)
+        if len(emb) == 0:
+            raise ValueError("cannot fit PhraseEmbedder on an empty column")
+        self.n_features_in_ = 1
+        if name is not None:
+            self.feature_names_in_ = np.array([name], dtype=object)
+        self._prefix = name or "phrase"
+        self.embedding_dim_ = emb.shape[1]
+        if self.n_components is not None:
+            k = int(self.n_components)
+            if not 1 <= k <= min(emb.shape):
+                raise ValueError(
+                    f"n_components={k} must be between 1 and min(n_samples, dim) = "
+                    f"{min(emb.shape)}")
+            self.pca_ = PCA(n_components=k, random_state=0).fit(emb)
+            emb = self.pca_.transform(emb).astype(np.float32)
+        return emb
+
+    def transform(self, X):
+        """Embeddings of X, shape (n_samples, n_components or dim), float32."""
+        check_is_fitted(self, "embedding_dim_")
+        emb, _ = self._embed(X)
+        if hasattr(self, "pca_") and len(emb):
+            emb = self.pca_.transform(emb).astype(np.float32)
+        elif hasattr(self, "pca_"):
+            emb = np.zeros((0, self.pca_.n_components_), dtype=np.float32)
+        return emb
+
+    def get_feature_names_out(self, input_features=None):
+        """``<column>_1 ... <column>_k`` (``phrase_1...`` for an unnamed column)."""
+        check_is_fitted(self, "embedding_dim_")
+        k = self.pca_.n_components_ if hasattr(self, "pca_") else self.embedding_dim_
+        return np.array([f"{self._prefix}_{i}" for i in range(1, k + 1)], dtype=object)

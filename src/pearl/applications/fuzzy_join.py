@@ -1,0 +1,211 @@
+"""Join two tables on approximately matching string columns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pearl.applications._common import get_cache, get_encoder, to_string_list
+
+__all__ = ["fuzzy_join", "match_strings"]
+
+
+def _normalize(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    n = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(n == 0, 1, n)
+
+
+def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
+                  top_k: int = 1, batch_size: int = 64, block: int = 4096):
+    """Running top-k of each query over a stream of reference chunks.
+
+    Only one chunk of reference embeddings is held at a time, so the reference side can
+    be larger than memory.
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (n_queries, top_k); positions in the concatenated
+        reference stream, -1 where fewer than top_k references exist
+    scores : ndarray of float32, shape (n_queries, top_k); cosine, -inf where no match
+    """
+    cache = get_cache(encoder, batch_size)
+    q = _normalize(cache(queries, show_progress_bar=len(queries) > 8192)) if queries else None
+    n = len(queries)
+    best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
+    best_i = np.full((n, top_k), -1, dtype=np.int64)
+    offset = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        r = _normalize(encoder.encode(chunk, batch_size=batch_size,
+                                      show_progress_bar=len(chunk) > 8192))
+        if n:
+            for s in range(0, n, block):
+                sims = q[s : s + block] @ r.T
+                kk = min(top_k, sims.shape[1])
+                part = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+                cand_s = np.concatenate([best_s[s : s + block],
+                                         np.take_along_axis(sims, part, 1)], axis=1)
+                cand_i = np.concatenate([best_i[s : s + block], part + offset], axis=1)
+                # stable: on equal scores the earlier reference row wins
+                order = np.lexsort((cand_i, -cand_s), axis=1)[:, :top_k]
+                best_s[s : s + block] = np.take_along_axis(cand_s, order, 1)
+                best_i[s : s + block] = np.take_along_axis(cand_i, order, 1)
+        offset += len(chunk)
+    return best_i, best_s
+
+
+def _to_pandas(df, name: str) -> tuple[pd.DataFrame, bool]:
+    if isinstance(df, pd.DataFrame):
+        return df, False
+    if type(df).__module__.startswith("polars"):
+        return df.to_pandas(), True
+    raise TypeError(f"{name} must be a pandas or polars DataFrame, got {type(df).__name__}")
+
+
+def fuzzy_join(
+    left,
+    right,
+    left_on: str,
+    right_on: str,
+    threshold: float = 0.0,
+    top_k: int = 1,
+    how: str = "left",
+    return_score: bool = True,
+    model: Any = "all-MiniLM-L6-v2",
+    suffix: str = "_right",
+    batch_size: int = 64,
+    right_chunksize: int | None = None,
+):
+    """Join ``right`` onto ``left`` by the cosine similarity of phrase embeddings.
+
+    Each row of ``left`` takes its ``top_k`` most similar rows of ``right``
+    (many-to-one: several left rows may take the same right row, as in AutoFJ
+    where each record of the input table is matched to the reference table).
+
+    Parameters
+    ----------
+    left, right : pandas or polars DataFrame, or (right only) an iterable of
+        pandas DataFrames, e.g. ``pd.read_csv(path, chunksize=...)``, to stream a
+        right table that does not fit in memory.
+    left_on, right_on : str
+        The string columns to match.
+    threshold : float, default=0.0
+        Minimum cosine similarity of a match, in [-1, 1].
+    top_k : int, default=1
+        Matches per left row; with ``top_k > 1`` a ``match_rank`` column is added.
+    how : {"left", "inner"}, default="left"
+        ``"left"`` keeps every left row, with nulls in the right columns where no
+        match reaches the threshold; ``"inner"`` drops those rows.
+    return_score : bool, default=True
+        Add a ``match_score`` column (cosine similarity; null when unmatched).
+    model : str or encoder, default="all-MiniLM-L6-v2"
+    suffix : str, default="_right"
+        Appended to right column names that clash with left ones.
+    batch_size : int, default=64
+    right_chunksize : int, optional
+        Stream a DataFrame ``right`` in chunks of this many rows.
+
+    Returns
+    -------
+    DataFrame (pandas, or polars when ``left`` is polars)
+
+    Notes
+    -----
+    Null keys never match (their rows get nulls); non-string keys such as numbers
+    are matched through ``str()``. An empty ``left`` gives an empty result with
+    all columns; an empty ``right`` leaves every left row unmatched.
+    """
+    if how not in {"left", "inner"}:
+        raise ValueError("how must be 'left' or 'inner'")
+    if top_k < 1:
+        raise ValueError("top_k must be >= 1")
+    if not -1.0 <= threshold <= 1.0:
+        raise ValueError("threshold is a cosine similarity, in [-1, 1]")
+    left_df, was_polars = _to_pandas(left, "left")
+    if left_on not in left_df.columns:
+        raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
+    encoder = get_encoder(model)
+
+    streamed: list[pd.DataFrame] = []
+    right_columns: list[str] | None = None
+
+    def right_chunks():
+        nonlocal right_columns
+        if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
+            frame, _ = _to_pandas(right, "right")
+            step = right_chunksize or max(len(frame), 1)
+            parts = (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
+        else:
+            parts = iter(right)
+        for part in parts:
+            part, _ = _to_pandas(part, "right")
+            if right_on not in part.columns:
+                raise KeyError(f"right has no column {right_on!r}; columns: "
+                               f"{list(part.columns)}")
+            right_columns = list(part.columns)
+            keys, nulls = to_string_list(part[right_on], non_string="str", name=right_on)
+            streamed.append(part.reset_index(drop=True))
+            yield keys, nulls
+
+    lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
+    # Null keys never match: null left keys are not searched, null right keys not indexed.
+    positions: list[np.ndarray] = []
+    offset = 0
+
+    def non_null_keys():
+        nonlocal offset
+        for keys, nulls in right_chunks():
+            keep = np.flatnonzero(~nulls)
+            positions.append(keep + offset)
+            offset += len(keys)
+            yield [keys[k] for k in keep]
+
+    live = np.flatnonzero(~lnull)
+    ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
+    scores = np.full((len(lkeys), top_k), -np.inf, dtype=np.float32)
+    li, ls = match_strings([lkeys[i] for i in live], non_null_keys(), encoder, top_k,
+                           batch_size)
+    mapping = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
+    if len(mapping):
+        ids[live] = np.where(li >= 0, mapping[np.maximum(li, 0)], -1)
+    scores[live] = ls
+
+    right_df = (pd.concat(streamed, ignore_index=True) if streamed
+                else pd.DataFrame(columns=right_columns or [right_on]))
+    rename = {c: f"{c}{suffix}" for c in right_df.columns if c in left_df.columns}
+    right_df = right_df.rename(columns=rename)
+
+    rows, right_rows, score_col, rank_col = [], [], [], []
+    for i in range(len(lkeys)):
+        matched = False
+        for r in range(top_k):
+            j, s = ids[i, r], scores[i, r]
+            if j >= 0 and s >= threshold:
+                rows.append(i)
+                right_rows.append(j)
+                score_col.append(float(s))
+                rank_col.append(r + 1)
+                matched = True
+        if not matched and how == "left":
+            rows.append(i)
+            right_rows.append(-1)
+            score_col.append(np.nan)
+            rank_col.append(np.nan)
+
+    out_left = left_df.iloc[rows].reset_index(drop=True)
+    out_right = right_df.reindex(np.asarray(right_rows, dtype=np.int64)).reset_index(drop=True)
+    out = pd.concat([out_left, out_right], axis=1)
+    if return_score:
+        out["match_score"] = pd.Series(score_col, dtype="float64")
+    if top_k > 1:
+        out["match_rank"] = pd.Series(rank_col, dtype="Int64")
+    if was_polars:
+        import polars as pl
+
+        return pl.from_pandas(out)
+    return out

@@ -1,0 +1,250 @@
+"""Entity retrieval over large dictionaries of canonical names (faiss)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pearl._validation import check_texts
+from pearl.applications._common import get_encoder
+
+__all__ = ["EntityIndex", "SearchResult"]
+
+_FORMAT = 1
+
+
+@dataclass
+class SearchResult:
+    """Top-k matches of each query.
+
+    Attributes
+    ----------
+    names : list of list of str
+    ids : ndarray of int64, shape (n_queries, k); -1 where fewer than k names exist
+    scores : ndarray of float32, shape (n_queries, k); cosine similarity
+    """
+
+    queries: list[str]
+    names: list[list[str]]
+    ids: np.ndarray
+    scores: np.ndarray
+
+    def to_frame(self):
+        """A long pandas DataFrame: query, rank, name, id, score."""
+        import pandas as pd
+
+        rows = [(q, r + 1, self.names[i][r], int(self.ids[i, r]), float(self.scores[i, r]))
+                for i, q in enumerate(self.queries) for r in range(self.ids.shape[1])
+                if self.ids[i, r] >= 0]
+        return pd.DataFrame(rows, columns=["query", "rank", "name", "id", "score"])
+
+
+def _normalize(x: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    n = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(n == 0, 1, n)
+
+
+class EntityIndex:
+    """Nearest-neighbour search of phrases in a dictionary of canonical names.
+
+    Parameters
+    ----------
+    model : str or encoder, default="all-MiniLM-L6-v2"
+        Encoder of names and queries.
+    index : {"flat", "hnsw", "ivf"}, default="flat"
+        ``"flat"``: exact inner product on normalised vectors (cosine). ``"hnsw"``:
+        graph index, approximate, no training. ``"ivf"``: inverted lists (trained on
+        the first names added; ``nlist`` = 4 sqrt(n)), approximate.
+    hnsw_m : int, default=32
+        HNSW graph degree.
+    ef_search : int, default=128
+        HNSW search breadth (higher: more exact, slower).
+    nprobe : int, default=16
+        IVF lists visited per query.
+    batch_size : int, default=64
+        Encoding batch size.
+
+    Examples
+    --------
+    >>> idx = EntityIndex().build(["The New York Times", "New York Post", "Boston Globe"])
+    >>> idx.search(["NYTimes"], k=2).names
+    [['The New York Times', 'New York Post']]
+    """
+
+    def __init__(self, model: Any = "all-MiniLM-L6-v2", index: str = "flat", hnsw_m: int = 32,
+                 ef_search: int = 128, nprobe: int = 16, batch_size: int = 64) -> None:
+        if index not in {"flat", "hnsw", "ivf"}:
+            raise ValueError(f"index must be 'flat', 'hnsw' or 'ivf', got {index!r}")
+        self.model = model
+        self.index = index
+        self.hnsw_m = hnsw_m
+        self.ef_search = ef_search
+        self.nprobe = nprobe
+        self.batch_size = batch_size
+        self.names_: list[str] = []
+        self._faiss = None
+        self.encode_seconds_ = 0.0
+        self.index_seconds_ = 0.0
+
+    # -- building -------------------------------------------------------------------------
+    @property
+    def encoder(self):
+        return get_encoder(self.model)
+
+    def _encode(self, texts: list[str], progress: bool) -> np.ndarray:
+        import time
+
+        t0 = time.perf_counter()
+        emb = self.encoder.encode(texts, batch_size=self.batch_size, normalize=True,
+                                  show_progress_bar=progress)
+        self.encode_seconds_ += time.perf_counter() - t0
+        return _normalize(emb)
+
+    def _new_faiss(self, dim: int, train: np.ndarray):
+        import faiss
+
+        if self.index == "flat":
+            return faiss.IndexFlatIP(dim)
+        if self.index == "hnsw":
+            idx = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            idx.hnsw.efSearch = self.ef_search
+            return idx
+        nlist = max(1, min(int(4 * np.sqrt(len(train))), len(train) // 39 or 1))
+        idx = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        idx.cp.seed = 0
+        idx.train(train)
+        idx.nprobe = self.nprobe
+        return idx
+
+    def _add_vectors(self, vecs: np.ndarray) -> None:
+        import time
+
+        t0 = time.perf_counter()
+        if self._faiss is None:
+            self._faiss = self._new_faiss(vecs.shape[1], vecs)
+        self._faiss.add(vecs)
+        self.index_seconds_ += time.perf_counter() - t0
+
+    def build(self, names, show_progress_bar: bool | None = None) -> EntityIndex:
+        """Index a list of canonical names (replacing any previous content).
+
+        Empty and duplicate names are kept (ids stay aligned with the input);
+        None/NaN/non-strings raise ``ValueError`` naming the index.
+        """
+        self.names_, self._faiss = [], None
+        self.encode_seconds_ = self.index_seconds_ = 0.0
+        return self.add(names, show_progress_bar=show_progress_bar)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, **kwargs) -> EntityIndex:
+        """Build from a text file with one name per line (blank lines skipped)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"names file not found: {path}")
+        with open(path, encoding="utf-8", errors="replace") as f:
+            names = [s for s in (line.rstrip("\n").strip() for line in f) if s]
+        return cls(**kwargs).build(names)
+
+    def add(self, names, show_progress_bar: bool | None = None) -> EntityIndex:
+        """Append names; their ids continue after the existing ones."""
+        items = check_texts(names, "names")
+        if not items:
+            return self
+        progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
+        self._add_vectors(self._encode(items, progress))
+        self.names_.extend(items)
+        return self
+
+    def __len__(self) -> int:
+        return len(self.names_)
+
+    # -- searching ------------------------------------------------------------------------
+    def search(self, queries, k: int = 5, show_progress_bar: bool | None = None) -> SearchResult:
+        """The k nearest names of each query by cosine similarity.
+
+        Parameters
+        ----------
+        queries : str or iterable of str
+        k : int, default=5
+
+        Returns
+        -------
+        SearchResult
+        """
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        items = check_texts(queries, "queries")
+        if self._faiss is None or not len(self):
+            raise ValueError("the index is empty; build() or add() names first")
+        progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
+        q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
+        scores, ids = self._faiss.search(q, k)
+        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
+        return SearchResult(queries=items, names=names, ids=ids.astype(np.int64),
+                            scores=scores.astype(np.float32))
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, folder: str | os.PathLike) -> Path:
+        """Write ``index.faiss``, ``names.jsonl`` and ``meta.json`` into ``folder``."""
+        import faiss
+
+        if self._faiss is None:
+            raise ValueError("nothing to save: the index is empty")
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        faiss.write_index(self._faiss, str(folder / "index.faiss.tmp"))
+        with open(folder / "names.jsonl.tmp", "w", encoding="utf-8") as f:
+            for n in self.names_:
+                f.write(json.dumps(n, ensure_ascii=False) + "\n")
+        enc = self.encoder
+        meta = {"format": _FORMAT, "model": str(getattr(enc, "model_name", self.model)),
+                "fingerprint": enc.fingerprint, "index": self.index, "size": len(self),
+                "dim": int(self._faiss.d), "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
+                "nprobe": self.nprobe}
+        (folder / "meta.json.tmp").write_text(json.dumps(meta, indent=2))
+        for name in ("index.faiss", "names.jsonl", "meta.json"):
+            os.replace(folder / f"{name}.tmp", folder / name)
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike, model: Any = None) -> EntityIndex:
+        """Load a saved index.
+
+        Parameters
+        ----------
+        folder : path-like
+        model : str or encoder, optional
+            Defaults to the model recorded in the folder. A model whose fingerprint
+            differs from the recorded one is refused (its vectors would not match).
+        """
+        import faiss
+
+        folder = Path(folder)
+        meta_path = folder / "meta.json"
+        if not meta_path.is_file():
+            raise FileNotFoundError(f"{folder} is not a pearl index (no meta.json)")
+        try:
+            meta = json.loads(meta_path.read_text())
+            names = [json.loads(line) for line in
+                     (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()]
+            raw = faiss.read_index(str(folder / "index.faiss"))
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
+        if raw.ntotal != len(names) or meta.get("size") != len(names):
+            raise OSError(f"corrupt index folder {folder}: {raw.ntotal} vectors, "
+                          f"{len(names)} names, meta says {meta.get('size')}")
+        obj = cls(model=model or meta["model"], index=meta["index"], hnsw_m=meta["hnsw_m"],
+                  ef_search=meta["ef_search"], nprobe=meta["nprobe"])
+        if obj.encoder.fingerprint != meta["fingerprint"]:
+            raise ValueError(
+                f"index {folder} was built with model {meta['model']!r} (fingerprint "
+                f"{meta['fingerprint']}); the given model has fingerprint "
+                f"{obj.encoder.fingerprint}. Rebuild the index with this model.")
+        obj._faiss, obj.names_ = raw, names
+        return obj

@@ -1,0 +1,38 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from pearl import cluster, deduplicate
+from pearl.applications import dedup
+
+
+def test_typos_map_to_the_most_frequent_spelling(hash_encoder):
+    values = pd.Series(["new york", "new york", "new yorkk", "nwe york", "boston", "bostn",
+                        "boston", None], index=list("abcdefgh"), name="city")
+    out = deduplicate(values, threshold=0.5, model=hash_encoder)
+    assert out.index.tolist() == list("abcdefgh") and out.name == "city"
+    assert out.tolist() == ["new york"] * 4 + ["boston"] * 3 + [None]
+
+
+def test_cluster_labels(hash_encoder):
+    lab = cluster(["aaaa bbbb", "aaaa bbbc", "zzzz yyyy", "zzzz yyyx", None],
+                  n_clusters=2, model=hash_encoder)
+    assert lab[0] == lab[1] != lab[2] == lab[3]
+    assert lab[4] == -1
+    assert cluster([], model=hash_encoder).shape == (0,)
+    assert list(cluster(["only"], model=hash_encoder)) == [0]
+
+
+def test_high_threshold_keeps_values_apart(hash_encoder):
+    vals = ["alpha", "alphb", "gamma"]
+    assert len(set(cluster(vals, threshold=0.999, model=hash_encoder))) == 3
+
+
+def test_numbers_are_strings_and_limits(hash_encoder, monkeypatch):
+    assert deduplicate([1, 1, 2], threshold=0.99, model=hash_encoder).tolist() == ["1", "1", "2"]
+    with pytest.raises(ValueError, match="n_clusters"):
+        cluster(["a", "b"], n_clusters=3, model=hash_encoder)
+    monkeypatch.setattr(dedup, "MAX_UNIQUE", 3)
+    with pytest.raises(ValueError, match="EntityIndex"):
+        cluster([str(i) for i in range(5)], model=hash_encoder)
+    assert np.all(cluster([None, np.nan], model=hash_encoder) == -1)

@@ -1,0 +1,77 @@
+import json
+
+import numpy as np
+import pytest
+from conftest import HashEncoder
+
+from pearl import EntityIndex
+
+NAMES = [f"{a} {b} company" for a in ("acme", "globex", "initech", "umbrella", "hooli",
+                                      "vandelay", "wonka", "stark") for b in
+         ("north", "south", "east", "west", "central")]
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_typo_queries_find_their_names(hash_encoder, kind):
+    idx = EntityIndex(model=hash_encoder, index=kind, nprobe=64).build(NAMES)
+    res = idx.search([n.replace("company", "compani") for n in NAMES[:10]], k=3)
+    assert res.ids.shape == (10, 3) and res.scores.dtype == np.float32
+    assert [r[0] for r in res.names] == NAMES[:10]
+    assert (np.diff(res.scores, axis=1) <= 1e-6).all()  # sorted by score
+
+
+def test_k_larger_than_the_index(hash_encoder):
+    res = EntityIndex(model=hash_encoder).build(["a", "b"]).search("a", k=4)
+    assert list(res.ids[0]) == [0, 1, -1, -1]
+    assert len(res.to_frame()) == 2
+
+
+def test_add_continues_ids(hash_encoder):
+    idx = EntityIndex(model=hash_encoder).build(NAMES[:5])
+    idx.add(NAMES[5:8])
+    assert len(idx) == 8
+    assert idx.search(NAMES[6], k=1).ids[0, 0] == 6
+
+
+def test_save_load_roundtrip_and_model_check(hash_encoder, tmp_path):
+    idx = EntityIndex(model=hash_encoder, index="hnsw").build(NAMES + ["🙂 café"])
+    idx.save(tmp_path / "idx")
+    back = EntityIndex.load(tmp_path / "idx", model=hash_encoder)
+    assert back.names_ == idx.names_ and back.index == "hnsw"
+    a, b = idx.search(NAMES[:5], k=2), back.search(NAMES[:5], k=2)
+    np.testing.assert_array_equal(a.ids, b.ids)
+    with pytest.raises(ValueError, match="Rebuild the index"):
+        EntityIndex.load(tmp_path / "idx", model=HashEncoder(dim=64))
+
+
+def test_corrupt_or_missing_folders(hash_encoder, tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a pearl index"):
+        EntityIndex.load(tmp_path)
+    idx = EntityIndex(model=hash_encoder).build(NAMES)
+    idx.save(tmp_path / "i")
+    (tmp_path / "i" / "index.faiss").write_bytes(b"junk")
+    with pytest.raises(OSError, match="corrupt"):
+        EntityIndex.load(tmp_path / "i", model=hash_encoder)
+    idx.save(tmp_path / "j")
+    meta = json.loads((tmp_path / "j" / "meta.json").read_text())
+    (tmp_path / "j" / "names.jsonl").write_text('"only one"\n')
+    assert meta["size"] == len(NAMES)
+    with pytest.raises(OSError, match="corrupt index folder"):
+        EntityIndex.load(tmp_path / "j", model=hash_encoder)
+
+
+def test_bad_input(hash_encoder, tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        EntityIndex(model=hash_encoder).search("x")
+    with pytest.raises(ValueError, match=r"names\[1\] is None"):
+        EntityIndex(model=hash_encoder).build(["a", None])
+    with pytest.raises(ValueError, match="index must be"):
+        EntityIndex(index="lsh")
+    with pytest.raises(FileNotFoundError):
+        EntityIndex.from_file(tmp_path / "nope.txt")
+
+
+def test_from_file_skips_blank_lines(hash_encoder, tmp_path):
+    f = tmp_path / "names.txt"
+    f.write_text("alpha\n\n  \nbeta\n", encoding="utf-8")
+    assert EntityIndex.from_file(f, model=hash_encoder).names_ == ["alpha", "beta"]
