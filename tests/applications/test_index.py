@@ -75,3 +75,13 @@ def test_from_file_skips_blank_lines(hash_encoder, tmp_path):
     f = tmp_path / "names.txt"
     f.write_text("alpha\n\n  \nbeta\n", encoding="utf-8")
     assert EntityIndex.from_file(f, model=hash_encoder).names_ == ["alpha", "beta"]
+
+
+def test_precomputed_embeddings_match_encoded(hash_encoder):
+    a = EntityIndex(model=hash_encoder).build(NAMES)
+    b = EntityIndex(model=hash_encoder).add_embeddings(NAMES, hash_encoder.encode(NAMES))
+    q = hash_encoder.encode(["acme north compani"])
+    np.testing.assert_array_equal(a.search("acme north compani", k=3).ids,
+                                  b.search_embeddings(q, k=3).ids)
+    with pytest.raises(ValueError, match="2 names but embeddings"):
+        EntityIndex(model=hash_encoder).add_embeddings(["a", "b"], np.zeros((3, 4)))

@@ -161,6 +161,23 @@ class EntityIndex:
         self.names_.extend(items)
         return self
 
+    def add_embeddings(self, names, embeddings: np.ndarray) -> EntityIndex:
+        """Append names with precomputed embeddings (rows aligned with ``names``).
+
+        The embeddings must come from this index's encoder; they are L2-normalised here.
+        """
+        items = check_texts(names, "names")
+        vecs = _normalize(np.asarray(embeddings))
+        if vecs.ndim != 2 or len(vecs) != len(items):
+            raise ValueError(f"{len(items)} names but embeddings of shape {vecs.shape}")
+        if self._faiss is not None and vecs.shape[1] != self._faiss.d:
+            raise ValueError(f"embeddings have {vecs.shape[1]} dimensions, the index "
+                             f"{self._faiss.d}")
+        if items:
+            self._add_vectors(vecs)
+            self.names_.extend(items)
+        return self
+
     def __len__(self) -> int:
         return len(self.names_)
 
@@ -184,10 +201,18 @@ class EntityIndex:
             raise ValueError("the index is empty; build() or add() names first")
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
         q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
+        return self.search_embeddings(q, k, queries=items)
+
+    def search_embeddings(self, embeddings: np.ndarray, k: int = 5,
+                          queries: list[str] | None = None) -> SearchResult:
+        """Like :meth:`search`, for query embeddings computed beforehand."""
+        if self._faiss is None or not len(self):
+            raise ValueError("the index is empty; build() or add() names first")
+        q = _normalize(np.atleast_2d(embeddings))
         scores, ids = self._faiss.search(q, k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
-        return SearchResult(queries=items, names=names, ids=ids.astype(np.int64),
-                            scores=scores.astype(np.float32))
+        return SearchResult(queries=queries or [""] * len(q), names=names,
+                            ids=ids.astype(np.int64), scores=scores.astype(np.float32))
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, folder: str | os.PathLike) -> Path:
