@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
 from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.encoders.base import normalize_rows
 
 __all__ = ["cluster", "deduplicate"]
 
@@ -23,10 +24,7 @@ def _unique_embeddings(values, model, batch_size):
             f"{len(uniq)} distinct values; clustering is quadratic and capped at {MAX_UNIQUE}."
             " Deduplicate against a reference list with pearl.EntityIndex instead.")
     enc = get_encoder(model)
-    emb = np.asarray(get_cache(enc, batch_size)(uniq), dtype=np.float32) if uniq else None
-    if emb is not None:
-        norms = np.linalg.norm(emb, axis=1, keepdims=True)
-        emb = emb / np.where(norms == 0, 1, norms)
+    emb = normalize_rows(get_cache(enc, batch_size)(uniq)) if uniq else None
     return texts, nulls, uniq, emb
 
 

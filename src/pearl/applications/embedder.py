@@ -8,6 +8,7 @@ from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.encoders.base import normalize_rows
 
 __all__ = ["PhraseEmbedder"]
 
@@ -87,10 +88,7 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
                                   name=name or "X")
         encoder = get_encoder(self.model, self.device)
         emb = get_cache(encoder, self.batch_size)(texts, show_progress_bar=len(texts) > 8192)
-        emb = np.asarray(emb, dtype=np.float32)
-        if self.normalize and len(emb):
-            norms = np.linalg.norm(emb, axis=1, keepdims=True)
-            emb = emb / np.where(norms == 0, 1, norms)
+        emb = normalize_rows(emb) if self.normalize else np.asarray(emb, dtype=np.float32)
         return emb, name
 
     def fit(self, X, y=None):

@@ -9,14 +9,11 @@ import numpy as np
 import pandas as pd
 
 from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.encoders.base import normalize_rows
 
 __all__ = ["fuzzy_join", "match_strings"]
 
 
-def _normalize(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
-    n = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(n == 0, 1, n)
 
 
 def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
@@ -33,7 +30,7 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
     scores : ndarray of float32, shape (n_queries, top_k); cosine, -inf where no match
     """
     cache = get_cache(encoder, batch_size)
-    q = _normalize(cache(queries, show_progress_bar=len(queries) > 8192)) if queries else None
+    q = normalize_rows(cache(queries, show_progress_bar=len(queries) > 8192)) if queries else None
     n = len(queries)
     best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
     best_i = np.full((n, top_k), -1, dtype=np.int64)
@@ -41,7 +38,7 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
     for chunk in chunks:
         if not chunk:
             continue
-        r = _normalize(encoder.encode(chunk, batch_size=batch_size,
+        r = normalize_rows(encoder.encode(chunk, batch_size=batch_size,
                                       show_progress_bar=len(chunk) > 8192))
         if n:
             for s in range(0, n, block):

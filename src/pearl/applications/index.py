@@ -12,6 +12,7 @@ import numpy as np
 
 from pearl._validation import check_texts
 from pearl.applications._common import get_encoder
+from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
 
@@ -44,10 +45,6 @@ class SearchResult:
         return pd.DataFrame(rows, columns=["query", "rank", "name", "id", "score"])
 
 
-def _normalize(x: np.ndarray) -> np.ndarray:
-    x = np.ascontiguousarray(x, dtype=np.float32)
-    n = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(n == 0, 1, n)
 
 
 class EntityIndex:
@@ -104,7 +101,7 @@ class EntityIndex:
         emb = self.encoder.encode(texts, batch_size=self.batch_size, normalize=True,
                                   show_progress_bar=progress)
         self.encode_seconds_ += time.perf_counter() - t0
-        return _normalize(emb)
+        return normalize_rows(emb)
 
     def _new_faiss(self, dim: int, train: np.ndarray):
         import faiss
@@ -167,7 +164,7 @@ class EntityIndex:
         The embeddings must come from this index's encoder; they are L2-normalised here.
         """
         items = check_texts(names, "names")
-        vecs = _normalize(np.asarray(embeddings))
+        vecs = normalize_rows(np.asarray(embeddings))
         if vecs.ndim != 2 or len(vecs) != len(items):
             raise ValueError(f"{len(items)} names but embeddings of shape {vecs.shape}")
         if self._faiss is not None and vecs.shape[1] != self._faiss.d:
@@ -208,7 +205,7 @@ class EntityIndex:
         """Like :meth:`search`, for query embeddings computed beforehand."""
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
-        q = _normalize(np.atleast_2d(embeddings))
+        q = normalize_rows(np.atleast_2d(embeddings))
         scores, ids = self._faiss.search(q, k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
         return SearchResult(queries=queries or [""] * len(q), names=names,

@@ -7,7 +7,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["Encoder", "cosine_matrix"]
+__all__ = ["Encoder", "cosine_matrix", "normalize_rows"]
+
+
+def normalize_rows(x: np.ndarray) -> np.ndarray:
+    """L2-normalise rows as contiguous float32; rows of zeros stay zero."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms == 0, 1, norms)
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -16,13 +23,7 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Rows of zeros (for instance a GloVe phrase with no known word) get a
     similarity of 0 with everything.
     """
-    a = np.asarray(a, dtype=np.float32)
-    b = np.asarray(b, dtype=np.float32)
-    na = np.linalg.norm(a, axis=1, keepdims=True)
-    nb = np.linalg.norm(b, axis=1, keepdims=True)
-    a = a / np.where(na == 0, 1, na)
-    b = b / np.where(nb == 0, 1, nb)
-    return a @ b.T
+    return normalize_rows(a) @ normalize_rows(b).T
 
 
 class Encoder(ABC):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from pearl._validation import check_texts
-from pearl.encoders.base import Encoder
+from pearl.encoders.base import Encoder, normalize_rows
 
 __all__ = ["GloveEncoder", "glove_tokenize"]
 
@@ -82,7 +82,4 @@ class GloveEncoder(Encoder):
             ids = [self.index[t] for t in glove_tokenize(text) if t in self.index]
             if ids:
                 out[row] = np.asarray(self.vectors[ids], dtype=np.float32).mean(axis=0)
-        if normalize:
-            norms = np.linalg.norm(out, axis=1, keepdims=True)
-            out /= np.where(norms == 0, 1, norms)
-        return out
+        return normalize_rows(out) if normalize else out

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from pearl.encoders.base import normalize_rows
+
 __all__ = ["NotApplicable", "TaskContext", "TaskResult", "normalize_rows"]
 
 
@@ -63,9 +65,3 @@ class TaskResult:
     std: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
-
-def normalize_rows(x: np.ndarray) -> np.ndarray:
-    """L2-normalise rows; zero rows stay zero."""
-    x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(norms == 0, 1, norms)
