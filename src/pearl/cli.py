@@ -75,7 +75,7 @@ def cmd_similarity(args) -> int:
 
 def cmd_eval(args) -> int:
     from pearl.encoders import DEFAULT_MODEL
-    from pearl.evaluation import evaluate, render_markdown, save_record, write_report
+    from pearl.evaluation import evaluate, load_records, render_markdown, save_record, write_report
 
     out = Path(args.output) if args.output else Path("results") / ("quick" if args.quick else "")
     failed = False
@@ -86,10 +86,11 @@ def cmd_eval(args) -> int:
                           show_progress=not args.quiet)
         path = save_record(record, out)
         print(f"\nwrote {path}", file=sys.stderr)
-        print(render_markdown([record], published=False))
         failed |= any(v.get("status") == "error" for v in record["tasks"].values())
     report = write_report(out)
-    print(f"table of all models in {out}: {report}", file=sys.stderr)
+    print(render_markdown(load_records(out)))
+    print(f"this table (every model evaluated into {out}, beside the paper's published rows) "
+          f"is in {report}", file=sys.stderr)
     return 1 if failed else 0
 
 

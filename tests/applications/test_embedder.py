@@ -86,3 +86,9 @@ def test_real_model_by_name(tiny_model_dir):
     out = PhraseEmbedder(model=str(tiny_model_dir), n_components=2).fit_transform(
         ["The New York Times", "NYTimes", "Le Monde"])
     assert out.shape == (3, 2)
+
+
+def test_all_null_column_embeds_as_empty_strings(hash_encoder):
+    out = PhraseEmbedder(model=hash_encoder).fit_transform(pd.Series([None, None]))
+    np.testing.assert_array_equal(out[0], out[1])
+    assert np.isfinite(out).all()

@@ -102,3 +102,10 @@ def test_cli_join_with_mixed_encodings(tiny_model_dir, tmp_path):
     with pytest.raises(SystemExit, match="not found"):
         main(["join", str(tmp_path / "x.csv"), str(tmp_path / "r.csv"), "--left-on", "a",
               "--right-on", "b", "-o", str(tmp_path / "o.csv")])
+
+
+def test_all_null_left_column(hash_encoder):
+    left = pd.DataFrame({"name": [None, float("nan")], "v": [1, 2]})
+    out = fuzzy_join(left, RIGHT, "name", "title", model=hash_encoder)
+    assert len(out) == 2 and out["title"].isna().all()
+    assert len(fuzzy_join(left, RIGHT, "name", "title", how="inner", model=hash_encoder)) == 0
