@@ -165,6 +165,70 @@ def cmd_dedup(args) -> int:
     return 0
 
 
+def _data_root(args) -> Path:
+    from pearl.evaluation.runner import default_data_root
+
+    return Path(args.data) if getattr(args, "data", None) else default_data_root()
+
+
+def cmd_build_corpus(args) -> int:
+    import json
+
+    from pearl.data.corpus import build_corpus
+
+    root = _data_root(args)
+    corpus = Path(args.corpus) if args.corpus else root / "corpus"
+    lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else root
+                                          / "lexicon")
+    stats = build_corpus(corpus, args.output, lexicon_root=lexicon, min_freq=args.min_freq,
+                         max_tokens=args.max_tokens, include_lists=not args.no_lists,
+                         n_process=args.processes, limit=args.limit,
+                         show_progress=not args.quiet)
+    print((Path(args.output) / "stats.md").read_text())
+    print(json.dumps({"phrases": stats.phrases, "seconds": stats.seconds}), file=sys.stderr)
+    return 0
+
+
+def cmd_augment(args) -> int:
+    from pearl.augment.sampler import AugmentationSampler, default_augmenters, precompute
+    from pearl.data.corpus import read_corpus
+
+    phrases = [r.phrase for r in read_corpus(args.corpus)]
+    if args.limit:
+        phrases = phrases[: args.limit]
+    root = _data_root(args)
+    mined = None
+    if "phrase" in args.levels and args.mine_paraphrases:
+        from pearl.augment.phrase import MinedParaphraser
+        from pearl.encoders import load_encoder
+
+        mined = MinedParaphraser(load_encoder(args.model)).fit(phrases)
+    augs = default_augmenters(args.levels.split(","), str(root / "lexicon" / "wordnet"),
+                              args.glove_threshold, mined)
+    weights = dict(kv.split("=") for kv in args.weights.split(",")) if args.weights else {}
+    sampler = AugmentationSampler(augs, {k: float(v) for k, v in weights.items()},
+                                  seed=args.seed)
+    precompute(phrases, sampler, args.output, views=args.views, show_progress=not args.quiet)
+    print(f"wrote {len(phrases) * args.views:,} positives to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_mine(args) -> int:
+    from pearl.data.corpus import read_corpus
+    from pearl.encoders import load_encoder
+    from pearl.mining import mine_hard_negatives
+
+    phrases = [r.phrase for r in read_corpus(args.corpus)]
+    if args.limit:
+        phrases = phrases[: args.limit]
+    res = mine_hard_negatives(phrases, load_encoder(args.model), args.output,
+                              min_ratio=args.min_ratio, max_cosine=args.max_cosine, k=args.k,
+                              show_progress=not args.quiet)
+    res.pop("negatives")
+    print(json.dumps(res, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pearl`` command."""
     parser = argparse.ArgumentParser(
@@ -295,6 +359,58 @@ def build_parser() -> argparse.ArgumentParser:
                    help="minimum average cosine similarity within a cluster (default 0.8)")
     model_arg(p)
     p.set_defaults(func=cmd_dedup)
+
+    p = sub.add_parser("build-corpus", help="build the typed phrase corpus from raw text",
+                       description="Parse raw text with spaCy, extract NP/VP/PP/ADVP/ADJP "
+                       "phrases from the dependency parse, type them (5 lexical classes x 18 "
+                       "OntoNotes types + OTHER), keep those seen --min-freq times, add WordNet "
+                       "lemmas and the NLTK name lists, and write corpus.tsv and statistics.")
+    p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument("--data", help="shared data root (default: $PEARL_DATA or ../shared/data)")
+    p.add_argument("--corpus", help="raw text folder (default: <data>/corpus)")
+    p.add_argument("--lexicon", help="lexicon folder with wordnet/ (default: <data>/lexicon)")
+    p.add_argument("--min-freq", type=int, default=2, help="minimum frequency (default 2)")
+    p.add_argument("--max-tokens", type=int, default=10, help="maximum tokens (default 10)")
+    p.add_argument("--no-lists", action="store_true", help="leave out WordNet and name lists")
+    p.add_argument("--processes", type=int, default=1, help="spaCy processes (default 1)")
+    p.add_argument("--limit", type=int, help="parse only the first N text lines")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_build_corpus)
+
+    p = sub.add_parser("augment", help="precompute augmented positives for a corpus",
+                       description="One positive per phrase (--views for more), drawn by "
+                       "weight among the character, token and phrase-level augmenters.")
+    p.add_argument("corpus", help="corpus.tsv written by build-corpus")
+    p.add_argument("-o", "--output", required=True, help="TSV file to write")
+    p.add_argument("--levels", default="char,token,phrase",
+                   help="comma-separated levels to use (default char,token,phrase)")
+    p.add_argument("--weights", help="name=weight,... e.g. acronym=2,char_swap=0.5")
+    p.add_argument("--views", type=int, default=1, help="positives per phrase (default 1)")
+    p.add_argument("--glove-threshold", type=float, default=0.8,
+                   help="minimum cosine of GloVe synonyms (default 0.8)")
+    p.add_argument("--mine-paraphrases", action="store_true",
+                   help="also mine near-paraphrases from the corpus with --model")
+    model_arg(p)
+    p.add_argument("--data", help="shared data root, for WordNet")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--limit", type=int, help="first N phrases only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_augment)
+
+    p = sub.add_parser("mine", help="mine hard negatives for a corpus",
+                       description="Candidates of small edit distance (blocked rapidfuzz), "
+                       "encoded by --model; those of low cosine are kept as hard negatives.")
+    p.add_argument("corpus", help="corpus.tsv written by build-corpus")
+    p.add_argument("-o", "--output", required=True, help="TSV file to write")
+    model_arg(p)
+    p.add_argument("--min-ratio", type=float, default=80,
+                   help="minimum rapidfuzz ratio of a candidate, 0-100 (default 80)")
+    p.add_argument("--max-cosine", type=float, default=0.6,
+                   help="maximum cosine of a hard negative (default 0.6)")
+    p.add_argument("-k", type=int, default=5, help="negatives per phrase (default 5)")
+    p.add_argument("--limit", type=int, help="first N phrases only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_mine)
     return parser
 
 

