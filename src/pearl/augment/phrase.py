@@ -119,14 +119,19 @@ class MinedParaphraser:
         self.batch_size = batch_size
         self.table_: dict[str, list[str]] = {}
 
-    def fit(self, phrases: list[str], show_progress_bar: bool = True) -> MinedParaphraser:
+    def fit(self, phrases: list[str], show_progress_bar: bool = True,
+            cache=None) -> MinedParaphraser:
+        """Mine the table of paraphrases among ``phrases`` (``cache``: an optional
+        :class:`~pearl.encoders.EmbeddingCache` of the same encoder to reuse)."""
         import faiss
 
         from pearl.encoders.base import normalize_rows
 
         phrases = list(dict.fromkeys(phrases))
-        emb = normalize_rows(self.encoder.encode(phrases, batch_size=self.batch_size,
-                                                 show_progress_bar=show_progress_bar))
+        raw = cache(phrases, show_progress_bar=show_progress_bar) if cache is not None else \
+            self.encoder.encode(phrases, batch_size=self.batch_size,
+                                show_progress_bar=show_progress_bar)
+        emb = normalize_rows(raw)
         index = faiss.IndexHNSWFlat(emb.shape[1], 32, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = max(64, 2 * self.k)
         index.add(emb)

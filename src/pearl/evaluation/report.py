@@ -95,6 +95,12 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
         "copied from the paper's Table 1, not measured here.",
         "",
     ]
+    missing = [(r["model"], [TASKS[k].column for k in PHRASE_TASKS if k not in r["tasks"]])
+               for r in records]
+    missing = [(m, cols) for m, cols in missing if cols]
+    if missing:
+        lines += ["– in a measured row: not run for that model ("
+                  + "; ".join(f"{m}: {', '.join(c)}" for m, c in missing) + ").", ""]
     scols = [TASKS[k].column for k in SHORT_TEXT_TASKS]
     lines += ["### Short-text classification", "",
               "| Model | Source | " + " | ".join(scols) + " | Avg |",

@@ -56,7 +56,7 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
 def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None = None,
                         min_ratio: float = 80.0, max_cosine: float = 0.6, k: int = 5,
                         block_size: int = 2000, batch_size: int = 64,
-                        show_progress: bool = True) -> dict:
+                        show_progress: bool = True, cache=None) -> dict:
     """Hard negatives for each phrase.
 
     Parameters
@@ -72,6 +72,8 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
         Candidates with a cosine below this are kept as hard negatives.
     k : int, default=5
         Negatives kept per phrase (most similar surface first).
+    cache : EmbeddingCache, optional
+        Reuse embeddings already computed for ``encoder`` (e.g. by paraphrase mining).
 
     Returns
     -------
@@ -87,7 +89,7 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
     idx = np.array(sorted(cands), dtype=np.int64).reshape(-1, 2)
     involved = np.unique(idx)
     t1 = time.perf_counter()
-    cache = EmbeddingCache(encoder, persist=False, batch_size=batch_size)
+    cache = cache or EmbeddingCache(encoder, persist=False, batch_size=batch_size)
     emb = normalize_rows(cache([phrases[i] for i in involved], show_progress_bar=show_progress))
     t_enc = time.perf_counter() - t1
     pos = {int(i): r for r, i in enumerate(involved)}
