@@ -107,3 +107,25 @@ def test_dedup_command(tiny_model_dir, tmp_path):
                  "-m", str(tiny_model_dir), "--threshold", "0.99"]) == 0
     frame = pd.read_csv(out)
     assert frame["city_deduplicated"].tolist()[:4] == ["Paris", "Paris", "Paris", "London"]
+
+
+def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "a.txt").write_text("Apple bought a startup in London.\n" * 2
+                               + "Apple bought a small startup in Paris.\n" * 2,
+                               encoding="utf-8")
+    out = tmp_path / "corpus"
+    assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out),
+                 "-q"]) == 0
+    assert "Phrase corpus" in capsys.readouterr().out
+    corpus = out / "corpus.tsv"
+    aug = tmp_path / "aug.tsv"
+    assert main(["augment", str(corpus), "-o", str(aug), "--levels", "char", "-q"]) == 0
+    rows = aug.read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "phrase\tpositive\taugmenter" and len(rows) > 3
+    neg = tmp_path / "neg.tsv"
+    assert main(["mine", str(corpus), "-o", str(neg), "-m", str(tiny_model_dir),
+                 "--min-ratio", "60", "--max-cosine", "1.01", "-q"]) == 0
+    assert neg.read_text().startswith("phrase\tnegative")
+    assert '"candidate_pairs"' in capsys.readouterr().out
