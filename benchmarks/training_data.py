@@ -68,7 +68,12 @@ def main() -> None:
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     ap.add_argument("--data", type=Path, default=default_data_root())
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--score-only", action="store_true",
+                    help="only re-score the labelled paraphrase sample into the report")
     args = ap.parse_args()
+    if args.score_only:
+        write_report(json.loads((OUT / "training_data.json").read_text()))
+        return
     res: dict = {"command": "python benchmarks/training_data.py", "model": args.model}
     phrases = [r.phrase for r in read_corpus(args.corpus)]
     res["phrases"] = len(phrases)
@@ -101,6 +106,8 @@ def main() -> None:
     negatives = [(p, n) for p, ns in neg["negatives"].items() for n in ns]
     neg_examples = rng.sample(sorted(negatives), min(20, len(negatives)))
 
+    res["augmentation_examples"] = aug_examples
+    res["hard_negative_examples"] = neg_examples
     paras = {"wordnet_paraphrase": WordNetParaphraser(wordnet), "acronym": AcronymParaphraser(),
              "mined_paraphrase": mined}
     sample = paraphrase_sample(paras, phrases, 67, args.seed)
@@ -110,14 +117,20 @@ def main() -> None:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(["paraphraser", "phrase", "paraphrase", "is_paraphrase"])
         w.writerows([(*r, "") for r in sample])
+    write_report(res)
+
+
+def write_report(res: dict) -> None:
+    """Score the labelled paraphrase sample, then write training_data.{json,md}."""
     labels = HERE / "data" / "paraphrase_labels.tsv"
     res["paraphrase_precision"] = score_labels(labels) if labels.is_file() else {}
-
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "training_data.json").write_text(json.dumps(res, indent=2) + "\n")
+    phrases = range(res["phrases"])
+    aug_examples, neg_examples = res["augmentation_examples"], res["hard_negative_examples"]
     m = res["mining"]
     md = [f"# Training data: augmentation and hard negatives ({len(phrases):,} phrases)", "",
-          f"`{res['command']}` with {args.model}, on this machine ({len(phrases):,} corpus "
+          f"`{res['command']}` with {res['model']}, on this machine ({len(phrases):,} corpus "
           "phrases).", "",
           "| step | wall time (s) | output |", "|---|---:|---|",
           f"| mine near-paraphrases (encode + HNSW) | {res['paraphrase_mining_s']:.0f} | "
