@@ -106,7 +106,9 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
             negatives.setdefault(phrases[i], []).append((phrases[j], r, c))
             negatives.setdefault(phrases[j], []).append((phrases[i], r, c))
     for p in negatives:
-        negatives[p] = sorted(negatives[p], key=lambda t: (-t[1], t[2], t[0]))[:k]
+        # cosines are compared as written (4 decimals), so float noise from a different
+        # batch composition of the encoder does not reorder the output
+        negatives[p] = sorted(negatives[p], key=lambda t: (-t[1], round(t[2], 4), t[0]))[:k]
     if out_path is not None:
         out_path = Path(out_path)
         out_path.parent.mkdir(parents=True, exist_ok=True)
