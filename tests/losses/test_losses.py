@@ -1,0 +1,45 @@
+import math
+
+import pytest
+import torch
+
+from pearl.losses import info_nce, triplet_loss
+
+
+def test_info_nce_prefers_aligned_pairs():
+    torch.manual_seed(0)
+    a = torch.randn(8, 16)
+    good = info_nce(a, a + 0.01 * torch.randn(8, 16))
+    bad = info_nce(a, torch.randn(8, 16))
+    assert good < bad
+    assert good < 0.1
+
+
+def test_info_nce_matches_a_hand_computation():
+    a = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    p = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    n = torch.tensor([[1.0, 1.0]])
+    t = 0.5
+    got = info_nce(a, p, n, temperature=t)
+    c = 1 / math.sqrt(2)
+    row = -math.log(math.exp(1 / t) / (math.exp(1 / t) + math.exp(0) + math.exp(c / t)))
+    assert got.item() == pytest.approx(row, rel=1e-5)
+
+
+def test_hard_negatives_raise_the_loss_and_errors():
+    torch.manual_seed(1)
+    a = torch.randn(4, 8)
+    p = a + 0.1 * torch.randn(4, 8)
+    assert info_nce(a, p, a[:2] + 0.05) > info_nce(a, p)
+    with pytest.raises(ValueError):
+        info_nce(a, p[:3])
+    with pytest.raises(ValueError):
+        info_nce(a, p, temperature=0)
+
+
+def test_triplet():
+    a = torch.zeros(2, 3)
+    assert triplet_loss(a, a, a + 10, margin=1.0).item() == 0.0
+    assert triplet_loss(a, a + 1, a, margin=1.0).item() == pytest.approx(1 + math.sqrt(3), rel=1e-4)
+    with pytest.raises(ValueError):
+        triplet_loss(a, a[:1], a)
