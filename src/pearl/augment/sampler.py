@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from pearl._io import atomic_tsv
 from pearl.augment.char import drop_char, insert_char, keyboard_typo, swap_chars
 from pearl.augment.token import swap_tokens
 
@@ -94,18 +95,13 @@ def precompute(phrases: Iterable[str], sampler: AugmentationSampler, path: str |
                views: int = 1, show_progress: bool = True) -> Path:
     """Write ``phrase<TAB>positive<TAB>augmenter`` rows (``views`` per phrase), atomically."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     phrases = list(phrases)
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f, delimiter="\t", lineterminator="\n")
-        w.writerow(["phrase", "positive", "augmenter"])
+    with atomic_tsv(path, ["phrase", "positive", "augmenter"]) as w:
         for i, p in enumerate(tqdm(phrases, desc="augment", unit="phrase",
                                    disable=not show_progress)):
             for v in range(views):
                 pos, name = sampler.augment(p, i * views + v)
                 w.writerow([p, pos, name])
-    tmp.replace(path)
     return path
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from pearl._io import atomic_tsv
 from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
 from pearl.data.lexicon import iter_name_lists, iter_wordnet_lemmas
 from pearl.data.phrases import extract_spans, phrase_entity
@@ -183,15 +184,10 @@ def build_corpus(
             records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
         bar.close()
 
-    path = out_dir / "corpus.tsv"
-    tmp = path.with_suffix(".tsv.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        w.writerow(["phrase", "label", "frequency", "source"])
+    with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
         for text in sorted(records):
             r = records[text]
             w.writerow([r.phrase, r.label, r.frequency, r.source])
-    tmp.replace(path)
 
     stats = CorpusStats(phrases=len(records), skipped={**report.as_dict()["skipped"],
                                                        **{f"phrase: {k}": v for k, v in

@@ -3,12 +3,13 @@ rapidfuzz), encoded by the backbone, and those of low cosine kept."""
 
 from __future__ import annotations
 
-import csv
 import time
 from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
+
+from pearl._io import atomic_tsv
 
 __all__ = ["edit_candidates", "mine_hard_negatives"]
 
@@ -110,16 +111,10 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
         # batch composition of the encoder does not reorder the output
         negatives[p] = sorted(negatives[p], key=lambda t: (-t[1], round(t[2], 4), t[0]))[:k]
     if out_path is not None:
-        out_path = Path(out_path)
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out_path.with_suffix(out_path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f, delimiter="\t", lineterminator="\n")
-            w.writerow(["phrase", "negative", "edit_ratio", "cosine"])
+        with atomic_tsv(out_path, ["phrase", "negative", "edit_ratio", "cosine"]) as w:
             for p in sorted(negatives):
                 for n, r, c in negatives[p]:
                     w.writerow([p, n, f"{r:.0f}", f"{c:.4f}"])
-        tmp.replace(out_path)
     return {"negatives": {p: [n for n, _, _ in v] for p, v in negatives.items()},
             "phrases": len(phrases), "candidate_pairs": len(idx),
             "phrases_with_negatives": len(negatives), "blocking_seconds": t_block,
