@@ -24,19 +24,16 @@ import pandas as pd
 
 from pearl import StringDistance, fuzzy_join
 from pearl.evaluation.runner import default_data_root
-from pearl.evaluation.tasks.fuzzy_join import dataset_names
+from pearl.evaluation.tasks.fuzzy_join import dataset_names, load_autofj
 
 OUT = Path(__file__).parent / "results"
 
 
 def load(folder: Path):
-    def read(name):
-        return pd.read_csv(folder / name, dtype=str, keep_default_na=False)
-
-    left, right, gt = read("left.csv"), read("right.csv"), read("gt.csv")
-    truth = dict(zip(gt.title_r, gt.title_l, strict=True))
-    queries = right[right.title.isin(truth)].reset_index(drop=True)
-    return left[["title"]], queries[["title"]], truth
+    """Left titles, the right titles that have a ground-truth match, and the truth."""
+    left, right, truth = load_autofj(folder)
+    queries = pd.DataFrame({"title": [t for t in right if t in truth]})
+    return pd.DataFrame({"title": left}), queries, truth
 
 
 def run_pearl(left, queries, model):

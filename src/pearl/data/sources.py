@@ -22,7 +22,6 @@ __all__ = ["SkipReport", "TextUnit", "iter_text", "LIST_SOURCES", "MAX_LINE_CHAR
 MAX_LINE_CHARS = 20_000
 #: NLTK packages that are word lists, not running text.
 LIST_SOURCES = {"names", "gazetteers", "words", "stopwords"}
-_SKIP_PACKAGES = LIST_SOURCES | {"conll2000_chunks"}
 
 _TAG_TOKEN = re.compile(r"^[^\s]+/[A-Za-z$.,:`'()*+\-]+$")
 _MARKUP = re.compile(r"<[^>]+>")
@@ -146,7 +145,7 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
     for path in files:
         package = path.stem.lower()
         if path.suffix == ".zip":
-            if package in _SKIP_PACKAGES:
+            if package in LIST_SOURCES:
                 continue
             try:
                 with zipfile.ZipFile(path) as z:
