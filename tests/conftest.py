@@ -164,3 +164,18 @@ def mini_benchmark(tmp_path) -> Path:
         _write(st / "atis" / part / "label", "\n".join(intents[i % 3] for i in range(40))
                + "\n")
     return root
+
+
+@pytest.fixture(scope="session")
+def tiny_pearl_dir(tiny_model_dir, tmp_path_factory) -> Path:
+    """A fused PEARL model (tiny backbone + character encoder + type head), saved."""
+    import torch
+
+    from pearl.models import build_pearl_model
+
+    torch.manual_seed(0)
+    model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16},
+                              labels=["NP-ORG", "NP-GPE", "NP-OTHER"])
+    out = tmp_path_factory.mktemp("tiny-pearl") / "model"
+    model.save(str(out))
+    return out

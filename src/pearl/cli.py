@@ -229,6 +229,33 @@ def cmd_mine(args) -> int:
     return 0
 
 
+def cmd_train(args) -> int:
+    from pearl.training import Trainer, load_config
+
+    overrides = {}
+    for item in args.set or []:
+        if "=" not in item:
+            raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        overrides[key.strip().replace("-", "_")] = value.strip()
+    for key in ("output", "backbone", "corpus", "augmented", "negatives"):
+        if getattr(args, key, None):
+            overrides[key] = getattr(args, key)
+    config = load_config(args.config, overrides)
+    if args.dry_run:
+        print(json.dumps(config.to_dict(), indent=2))
+        return 0
+    result = Trainer(config, show_progress=not args.quiet).train(resume=args.resume)
+    if result.interrupted:
+        print(f"interrupted at step {result.steps}/{result.total_steps}; the checkpoint is in "
+              f"{config.checkpoints}. Continue with the same command and --resume.",
+              file=sys.stderr)
+        return 130
+    print(f"trained {result.steps} steps in {result.seconds:.0f} s; model saved to "
+          f"{result.output}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pearl`` command."""
     parser = argparse.ArgumentParser(
@@ -411,6 +438,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_mine)
+
+    p = sub.add_parser("train", help="train a PEARL model",
+                       description="Contrastive training of a fused phrase + character "
+                       "encoder with hard negatives and the phrase-type loss. Options come "
+                       "from --config (TOML) and --set KEY=VALUE overrides; --dry-run prints "
+                       "the resolved configuration.")
+    p.add_argument("-c", "--config", help="TOML configuration file (see configs/)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override one option, e.g. --set batch_size=64; repeatable")
+    p.add_argument("-o", "--output", help="model folder to write (overrides the config)")
+    p.add_argument("--backbone", help="backbone model name or folder")
+    p.add_argument("--corpus", help="corpus.tsv of typed phrases")
+    p.add_argument("--augmented", help="augmented positives TSV")
+    p.add_argument("--negatives", help="hard negatives TSV")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the last checkpoint of the same configuration")
+    p.add_argument("--dry-run", action="store_true", help="print the configuration and stop")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
     return parser
 
 

@@ -88,6 +88,6 @@ class CharEncoder(nn.Module):
         safe = pad.clone()
         safe[:, 0] = False
         h = self.attention(x, src_key_padding_mask=safe)
-        keep = (~pad).unsqueeze(-1).float()
+        keep = (~pad).unsqueeze(-1).to(h.dtype)
         pooled = (h * keep).sum(1) / keep.sum(1).clamp(min=1.0)
         return self.project(pooled)

@@ -1,0 +1,150 @@
+"""The training configuration: one dataclass, read from a TOML file plus overrides."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["TrainConfig", "load_config"]
+
+
+@dataclass
+class TrainConfig:
+    """Everything a PEARL training run depends on (the paper's values as defaults).
+
+    Files
+        ``backbone`` (a model name or folder), ``corpus`` (typed phrases, from
+        ``pearl build-corpus``), ``augmented`` (positive views, from ``pearl augment``),
+        ``negatives`` (from ``pearl mine``), ``output`` (the model folder written).
+    Objective
+        InfoNCE at ``temperature`` with in-batch negatives plus ``hard_negatives`` mined
+        negatives per batch, plus ``type_weight`` x cross-entropy of the phrase type on both
+        views.
+    Optimisation
+        Adam at ``lr``, multiplied by ``lr_decay`` every ``decay_steps`` steps.
+    Switches (the ablations of Table 3)
+        ``use_chars``, ``type_loss``, ``char_aug``, ``token_aug``, ``phrase_aug``,
+        ``hard_negatives`` (0 = off), ``average`` (weight averaging; ``average_weight`` is the
+        weight of the original model, 0.5 in the paper).
+    """
+
+    backbone: str = "all-MiniLM-L6-v2"
+    corpus: str = "data_out/corpus/corpus.tsv"
+    augmented: str = "data_out/augmented.tsv"
+    negatives: str = "data_out/hard_negatives.tsv"
+    output: str = "models/pearl-minilm"
+    checkpoint_dir: str = ""  # default: <output>.checkpoints
+    # model
+    char_out_dim: int = 128
+    char_dim: int = 64
+    output_dim: int = 0  # 0: the concatenation
+    max_seq_length: int = 32
+    use_chars: bool = True
+    # character encoder pretraining (mimic the backbone's word embeddings)
+    char_pretrain_steps: int = 1500
+    char_pretrain_words: int = 30000
+    char_pretrain_batch: int = 256
+    char_pretrain_lr: float = 2e-3
+    # objective
+    temperature: float = 0.07
+    hard_negatives: int = 2
+    type_loss: bool = True
+    type_weight: float = 1.0
+    # augmentation
+    char_aug: bool = True
+    token_aug: bool = True
+    phrase_aug: bool = True
+    augmenter_weights: dict[str, float] = field(default_factory=lambda: {
+        "mined_paraphrase": 0.25, "acronym": 0.35})
+    # optimisation
+    batch_size: int = 512
+    epochs: float = 2.0
+    max_steps: int = 0  # > 0 caps the run
+    max_examples: int = 0  # > 0: a random subset of the corpus
+    lr: float = 3e-5
+    char_lr: float = 1e-3
+    lr_decay: float = 0.98
+    decay_steps: int = 2000
+    seed: int = 0
+    # end of training
+    average: bool = True
+    average_weight: float = 0.5
+    save_dtype: str = "float32"  # or "float16"
+    # bookkeeping
+    checkpoint_every: int = 200
+    threads: int = 0  # 0: torch default
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 2:
+            raise ValueError("batch_size must be >= 2 (in-batch negatives)")
+        if self.temperature <= 0:
+            raise ValueError("temperature must be > 0")
+        if not 0.0 <= self.average_weight <= 1.0:
+            raise ValueError("average_weight must be in [0, 1]")
+        if self.hard_negatives < 0 or self.checkpoint_every < 1:
+            raise ValueError("hard_negatives must be >= 0 and checkpoint_every >= 1")
+        if self.save_dtype not in ("float32", "float16"):
+            raise ValueError("save_dtype must be 'float32' or 'float16'")
+
+    @property
+    def levels(self) -> set[str]:
+        """The augmentation levels switched on."""
+        return {lvl for lvl, on in (("char", self.char_aug), ("token", self.token_aug),
+                                    ("phrase", self.phrase_aug)) if on}
+
+    @property
+    def checkpoints(self) -> Path:
+        return Path(self.checkpoint_dir or f"{self.output}.checkpoints")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _coerce(name: str, value: Any, current: Any) -> Any:
+    if not isinstance(value, str) or isinstance(current, str):
+        return value
+    if isinstance(current, bool):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{name}: expected a boolean, got {value!r}")
+    if isinstance(current, int):
+        return int(value)
+    if isinstance(current, float):
+        return float(value)
+    if isinstance(current, dict):
+        return tomllib.loads(f"x = {value}")["x"]
+    return value
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None
+                ) -> TrainConfig:
+    """A :class:`TrainConfig` from a TOML file (optional) and ``key=value`` overrides.
+
+    Keys may sit at the top level of the file or in any table (``[objective]`` etc.); an
+    unknown key is an error, so a typo never silently trains the default.
+    """
+    values: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file not found: {path}")
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+        for key, value in raw.items():
+            if isinstance(value, dict) and key not in ("augmenter_weights",):
+                values.update(value)
+            else:
+                values[key] = value
+    values.update(overrides or {})
+    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"unknown training option(s): {', '.join(unknown)}")
+    defaults = TrainConfig()
+    coerced = {k: _coerce(k, v, getattr(defaults, k)) for k, v in values.items()}
+    return TrainConfig(**coerced)

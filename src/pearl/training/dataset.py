@@ -1,0 +1,125 @@
+"""Training examples: (phrase, positive view, type label) plus mined hard negatives.
+
+Everything comes from the files of the training-data pipeline: the typed corpus
+(``pearl build-corpus``), the precomputed positive views (``pearl augment``) and the hard
+negatives (``pearl mine``). Batches are a pure function of ``(seed, step)``, which is what
+lets an interrupted run resume to the same weights.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pearl.augment.sampler import LEVELS, read_augmented
+from pearl.data.labels import LABEL_TO_ID
+
+__all__ = ["TrainingData", "Batch"]
+
+
+@dataclass
+class Batch:
+    """One step's texts: anchors, their positives, shared hard negatives, type ids."""
+
+    anchors: list[str]
+    positives: list[str]
+    negatives: list[str]
+    labels: np.ndarray
+
+
+def _read_tsv(path: Path, what: str) -> list[list[str]]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+        next(rows, None)
+        return [r for r in rows if r]
+
+
+class TrainingData:
+    """Pairs for contrastive training, filtered by augmentation level and weight.
+
+    Parameters
+    ----------
+    pairs : list of (phrase, positive, augmenter)
+    labels : dict of phrase -> label name
+    negatives : dict of phrase -> list of hard negatives
+    levels : set of {"char", "token", "phrase"}
+        Augmentation levels kept; pairs made by a switched-off level are dropped. With no
+        level at all, every phrase becomes its own positive (dropout noise only).
+    augmenter_weights : dict of name -> float in [0, 1]
+        Probability of keeping a pair made by that augmenter (to weight noisy augmenters
+        down); 1 for the others.
+    max_examples : int, default=0
+        When > 0, a random subset of that many pairs.
+    seed : int, default=0
+    """
+
+    def __init__(self, pairs, labels, negatives, levels=("char", "token", "phrase"),
+                 augmenter_weights=None, max_examples: int = 0, seed: int = 0) -> None:
+        levels = set(levels)
+        weights = augmenter_weights or {}
+        rng = random.Random(seed)
+        kept = []
+        for phrase, positive, name in pairs:
+            if not phrase:
+                continue
+            if not levels:
+                kept.append((phrase, phrase))
+                continue
+            level = LEVELS.get(name)
+            if level is None or level not in levels or positive == phrase:
+                continue
+            if rng.random() < float(weights.get(name, 1.0)):
+                kept.append((phrase, positive))
+        if max_examples and len(kept) > max_examples:
+            idx = sorted(random.Random(seed + 1).sample(range(len(kept)), max_examples))
+            kept = [kept[i] for i in idx]
+        if not kept:
+            raise ValueError("no training pairs left after filtering")
+        self.anchors = [a for a, _ in kept]
+        self.positives = [p for _, p in kept]
+        self.labels = np.array([LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors],
+                               dtype=np.int64)
+        self.negatives = {a: negatives[a] for a in self.anchors if negatives.get(a)}
+        self.seed = seed
+
+    @classmethod
+    def from_files(cls, corpus, augmented, negatives=None, **kwargs) -> TrainingData:
+        """Read the three files of the training-data pipeline."""
+        labels = {r[0]: r[1] for r in _read_tsv(Path(corpus), "corpus") if len(r) >= 2}
+        aug_path = Path(augmented)
+        if not aug_path.is_file():
+            raise FileNotFoundError(f"augmented file not found: {aug_path}")
+        pairs = read_augmented(aug_path)
+        negs: dict[str, list[str]] = {}
+        if negatives:
+            for r in _read_tsv(Path(negatives), "hard negatives"):
+                if len(r) >= 2:
+                    negs.setdefault(r[0], []).append(r[1])
+        return cls(pairs, labels, negs, **kwargs)
+
+    def __len__(self) -> int:
+        return len(self.anchors)
+
+    def steps_per_epoch(self, batch_size: int) -> int:
+        return max(1, len(self) // batch_size)
+
+    def batch(self, step: int, batch_size: int, hard_negatives: int = 0) -> Batch:
+        """The batch of a global step (epochs are seeded permutations; the tail is dropped)."""
+        per_epoch = self.steps_per_epoch(batch_size)
+        epoch, pos = divmod(step, per_epoch)
+        order = np.random.default_rng([self.seed, epoch]).permutation(len(self))
+        idx = order[pos * batch_size:(pos + 1) * batch_size]
+        anchors = [self.anchors[i] for i in idx]
+        negatives: list[str] = []
+        if hard_negatives:
+            rng = random.Random(f"{self.seed}:neg:{step}")
+            with_neg = [a for a in anchors if a in self.negatives]
+            for a in rng.sample(with_neg, min(hard_negatives, len(with_neg))):
+                negatives.append(rng.choice(self.negatives[a]))
+        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx])

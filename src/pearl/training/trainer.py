@@ -1,0 +1,345 @@
+"""The PEARL training loop: InfoNCE + hard negatives + phrase types, with checkpoints.
+
+The run is a pure function of its configuration: batches come from ``(seed, step)``, and
+a checkpoint holds the weights, the optimiser and scheduler states and the torch random
+state, so ``resume=True`` after an interruption ends on the same weights as an
+uninterrupted run. SIGINT and SIGTERM finish the current step, write a checkpoint and stop.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
+from tqdm.auto import tqdm
+
+from pearl.data.labels import LABELS
+from pearl.losses import info_nce
+from pearl.models.pearl_model import build_pearl_model, fusion_module
+from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
+from pearl.training.config import TrainConfig
+from pearl.training.dataset import TrainingData
+
+__all__ = ["Trainer", "TrainResult", "train"]
+
+logger = logging.getLogger(__name__)
+
+STATE = "state.pt"
+INITIAL = "initial.safetensors"
+# options that may change between an interrupted run and its resumption
+_RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir"}
+
+
+@dataclass
+class TrainResult:
+    """What a call to :func:`train` did."""
+
+    output: Path | None
+    steps: int
+    total_steps: int
+    interrupted: bool
+    seconds: float
+    history: list[dict] = field(default_factory=list)
+
+
+def _atomic_torch_save(obj, path: Path) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def _atomic_safetensors(state: dict, path: Path) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    save_file({k: v.detach().contiguous().clone() for k, v in state.items()}, str(tmp))
+    os.replace(tmp, path)
+
+
+class Trainer:
+    """Train a fused PEARL model from a :class:`TrainConfig`.
+
+    Parameters
+    ----------
+    config : TrainConfig
+    show_progress : bool, default=True
+    on_step : callable(trainer, step, record), optional
+        Called after every optimisation step (e.g. to log, or to :meth:`request_stop`).
+    """
+
+    def __init__(self, config: TrainConfig, show_progress: bool = True,
+                 on_step: Callable | None = None) -> None:
+        self.config = config
+        self.show_progress = show_progress
+        self.on_step = on_step
+        self._stop = False
+
+    def request_stop(self) -> None:
+        """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
+        self._stop = True
+
+    # -- set-up -------------------------------------------------------------------------
+    def _build(self):
+        from pearl.encoders.resolve import resolve_model_path
+
+        cfg = self.config
+        model = build_pearl_model(
+            resolve_model_path(cfg.backbone),
+            {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
+            output_dim=cfg.output_dim or None,
+            labels=list(LABELS) if cfg.type_loss else None,
+            use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length)
+        return model
+
+    def _optimizer(self, model):
+        cfg = self.config
+        fusion = fusion_module(model)
+        fusion_ids = {id(p) for p in fusion.parameters()}
+        backbone = [p for p in model.parameters() if id(p) not in fusion_ids]
+        groups = [{"params": backbone, "lr": cfg.lr}]
+        if fusion_ids:
+            groups.append({"params": list(fusion.parameters()), "lr": cfg.char_lr})
+        opt = torch.optim.Adam(groups)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: cfg.lr_decay ** (s // cfg.decay_steps))
+        return opt, sched
+
+    def _check_resumable(self, saved: dict) -> None:
+        now = self.config.to_dict()
+        diff = sorted(k for k in now if k not in _RESUMABLE and saved.get(k) != now[k])
+        if diff:
+            raise ValueError("the checkpoint was written with a different configuration "
+                             f"({', '.join(diff)}); resume with the same options or start "
+                             "a fresh run")
+
+    # -- one step -----------------------------------------------------------------------
+    def _step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
+        cfg = self.config
+        b = len(batch.anchors)
+        texts = batch.anchors + batch.positives + batch.negatives
+        feats = model.preprocess(texts)
+        emb = model(feats)["sentence_embedding"]
+        a, p, n = emb[:b], emb[b:2 * b], emb[2 * b:]
+        contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
+        record = {"contrastive": contrastive.item()}
+        loss = contrastive
+        if cfg.type_loss:
+            y = torch.as_tensor(batch.labels)
+            logits = fusion.type_logits(torch.cat([a, p]))
+            typed = F.cross_entropy(logits, torch.cat([y, y]), ignore_index=-100)
+            if torch.isfinite(typed):
+                loss = loss + cfg.type_weight * typed
+            record["type"] = typed.item()
+        record["loss"] = loss.item()
+        return loss, record
+
+    # -- the run ------------------------------------------------------------------------
+    def train(self, resume: bool = False) -> TrainResult:
+        cfg = self.config
+        if cfg.threads:
+            torch.set_num_threads(cfg.threads)
+        torch.manual_seed(cfg.seed)
+        data = TrainingData.from_files(
+            cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
+            levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
+            max_examples=cfg.max_examples, seed=cfg.seed)
+        per_epoch = data.steps_per_epoch(cfg.batch_size)
+        total = max(1, math.ceil(cfg.epochs * per_epoch))
+        if cfg.max_steps:
+            total = min(total, cfg.max_steps)
+        model = self._build()
+        fusion = fusion_module(model)
+        ckpt = cfg.checkpoints
+        state_path = ckpt / STATE
+        history: list[dict] = []
+        start = 0
+        if resume and state_path.is_file():
+            state = torch.load(state_path, map_location="cpu", weights_only=False)
+            self._check_resumable(state["config"])
+            model.load_state_dict(state["model"])
+            opt, sched = self._optimizer(model)
+            opt.load_state_dict(state["optimizer"])
+            sched.load_state_dict(state["scheduler"])
+            torch.set_rng_state(state["torch_rng"])
+            start, history = state["step"], state["history"]
+            initial = load_file(str(ckpt / INITIAL))
+            logger.info("resumed at step %d of %d", start, total)
+        else:
+            if resume:
+                logger.warning("no checkpoint in %s; starting from scratch", ckpt)
+            ckpt.mkdir(parents=True, exist_ok=True)
+            if cfg.use_chars and cfg.char_pretrain_steps:
+                words = vocabulary(data.anchors, cfg.char_pretrain_words)
+                pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
+                                      batch_size=cfg.char_pretrain_batch,
+                                      lr=cfg.char_pretrain_lr, seed=cfg.seed,
+                                      show_progress=self.show_progress)
+            initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            _atomic_safetensors(initial, ckpt / INITIAL)
+            torch.manual_seed(cfg.seed + 1)
+            opt, sched = self._optimizer(model)
+
+        def save_checkpoint(step: int) -> None:
+            _atomic_torch_save({
+                "config": cfg.to_dict(), "step": step, "history": history,
+                "model": model.state_dict(), "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state()},
+                state_path)
+
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+        def handler(signum, frame):  # noqa: ARG001
+            logger.warning("signal %d: stopping after this step with a checkpoint", signum)
+            self._stop = True
+
+        in_main = _is_main_thread()
+        if in_main:
+            for s in previous:
+                signal.signal(s, handler)
+        t0 = time.time()
+        step = start
+        interrupted = False
+        try:
+            model.train()
+            bar = tqdm(total=total, initial=start, desc="train", unit="step",
+                       disable=not self.show_progress)
+            while step < total:
+                t_step = time.time()
+                batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)
+                loss, record = self._step_loss(model, fusion, batch)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                sched.step()
+                step += 1
+                n_texts = 2 * len(batch.anchors) + len(batch.negatives)
+                record.update(step=step, lr=sched.get_last_lr()[0],
+                              phrases_per_s=n_texts / max(time.time() - t_step, 1e-9))
+                history.append(record)
+                bar.update(1)
+                bar.set_postfix(loss=f"{record['loss']:.3f}",
+                                phrases_s=f"{record['phrases_per_s']:.0f}")
+                if self.on_step is not None:
+                    self.on_step(self, step, record)
+                if step % cfg.checkpoint_every == 0 or step == total:
+                    save_checkpoint(step)
+                if self._stop and step < total:
+                    save_checkpoint(step)
+                    interrupted = True
+                    break
+            bar.close()
+        finally:
+            if in_main:
+                for s, h in previous.items():
+                    signal.signal(s, h)
+        seconds = time.time() - t0
+        if interrupted:
+            logger.warning("interrupted at step %d/%d; checkpoint in %s (resume=True "
+                           "continues)", step, total, ckpt)
+            return TrainResult(None, step, total, True, seconds, history)
+        model.eval()
+        if cfg.average:
+            average_weights(model, initial, cfg.average_weight)
+        out = Path(cfg.output)
+        save_model(model, out, cfg.save_dtype)
+        write_training_log(out, cfg, history, data_size=len(data), total_steps=total)
+        return TrainResult(out, step, total, False, seconds, history)
+
+
+def _is_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
+    """``weight * initial + (1 - weight) * current`` for every tensor present in both
+    (the type head, trained from scratch, is left as trained)."""
+    state = model.state_dict()
+    with torch.no_grad():
+        for key, value in state.items():
+            if "type_head" in key or key not in initial or not value.is_floating_point():
+                continue
+            value.copy_(weight * initial[key].to(value.dtype) + (1 - weight) * value)
+
+
+def save_model(model, output: Path, dtype: str = "float32") -> None:
+    """Save in the sentence-transformers folder format (written beside, then renamed)."""
+    output = Path(output)
+    tmp = output.with_name(output.name + ".partial")
+    if tmp.exists():
+        import shutil
+
+        shutil.rmtree(tmp)
+    if dtype == "float16":
+        import copy
+
+        model = copy.deepcopy(model).half()  # the caller's model keeps float32 weights
+    model.save(str(tmp))
+    if dtype == "float16":
+        # stored in float16 to halve the folder, computed in float32: sentence-transformers
+        # passes these model_kwargs to from_pretrained whoever loads the folder
+        cfg_path = tmp / "sentence_bert_config.json"
+        st_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
+        cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
+    if output.exists():
+        import shutil
+
+        shutil.rmtree(output)
+    os.replace(tmp, output)
+
+
+def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data_size: int,
+                       total_steps: int) -> None:
+    """``training/``: the configuration, the per-step losses and the loss-curve plot."""
+    log = Path(output) / "training"
+    log.mkdir(parents=True, exist_ok=True)
+    (log / "config.json").write_text(json.dumps(
+        {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps}, indent=2))
+    keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
+    with open(log / "loss.tsv", "w", encoding="utf-8") as f:
+        f.write("\t".join(keys) + "\n")
+        for r in history:
+            f.write("\t".join(f"{r.get(k, float('nan')):.6g}" for k in keys) + "\n")
+    plot_losses(history, log / "loss.png")
+
+
+def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
+    """The loss curves (moving average over ``window`` steps)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    steps = np.array([r["step"] for r in history])
+    for key in ("loss", "contrastive", "type"):
+        vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
+        if len(vals) == 0 or np.all(np.isnan(vals)):
+            continue
+        w = max(1, min(window, len(vals)))
+        smooth = np.convolve(np.nan_to_num(vals), np.ones(w) / w, mode="valid")
+        ax.plot(steps[w - 1:], smooth, label=key)
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"loss (moving average, {window} steps)")
+    ax.set_title("PEARL training")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def train(config: TrainConfig, resume: bool = False, show_progress: bool = True
+          ) -> TrainResult:
+    """Train (or resume) a PEARL model; see :class:`Trainer`."""
+    return Trainer(config, show_progress=show_progress).train(resume=resume)
