@@ -129,3 +129,32 @@ def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
                  "--min-ratio", "60", "--max-cosine", "1.01", "-q"]) == 0
     assert neg.read_text().startswith("phrase\tnegative")
     assert '"candidate_pairs"' in capsys.readouterr().out
+
+
+def test_train_dry_run_resolves_config_and_overrides(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[optimisation]\nbatch_size = 16\n")
+    assert main(["train", "-c", str(cfg), "--set", "hard-negatives=0", "--dry-run"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["batch_size"] == 16 and out["hard_negatives"] == 0
+    assert main(["train", "--set", "nonsense=1", "--dry-run"]) == 2
+    assert "unknown training option" in capsys.readouterr().err
+
+
+def test_train_tiny_model(tiny_model_dir, tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "training_conftest", Path(__file__).parent / "training" / "conftest.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    files = mod.write_training_files(tmp_path / "data")
+    args = ["train", "-q", "--backbone", str(tiny_model_dir), "-o", str(tmp_path / "m"),
+            "--corpus", files["corpus"], "--augmented", files["augmented"],
+            "--negatives", files["negatives"]]
+    for kv in ("batch_size=4", "max_steps=2", "char_pretrain_steps=2", "char_out_dim=8"):
+        args += ["--set", kv]
+    assert main(args) == 0
+    assert (tmp_path / "m" / "modules.json").is_file()
+    assert "trained 2 steps" in capsys.readouterr().err

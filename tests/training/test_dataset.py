@@ -1,0 +1,55 @@
+import pytest
+
+from pearl.data.labels import LABEL_TO_ID
+from pearl.training import TrainingData
+
+PAIRS = [("a b", "a c", "char_swap"), ("New York", "NY", "acronym"),
+         ("grown man", "adult male", "wordnet_paraphrase"), ("red car", "car red", "token_swap"),
+         ("x", "x", "identity"), ("", "y", "char_drop")]
+LABELS = {"New York": "NP-GPE", "a b": "NP-OTHER"}
+
+
+def test_levels_filter_pairs():
+    data = TrainingData(PAIRS, LABELS, {}, levels={"char"})
+    assert data.anchors == ["a b"]
+    data = TrainingData(PAIRS, LABELS, {}, levels={"char", "token", "phrase"})
+    assert sorted(data.anchors) == ["New York", "a b", "grown man", "red car"]
+
+
+def test_no_level_makes_each_phrase_its_own_positive():
+    data = TrainingData(PAIRS, LABELS, {}, levels=())
+    assert data.anchors == data.positives and "" not in data.anchors
+
+
+def test_weight_zero_drops_an_augmenter_and_labels_are_ids():
+    data = TrainingData(PAIRS, LABELS, {}, augmenter_weights={"acronym": 0.0})
+    assert "New York" not in data.anchors
+    assert data.labels[data.anchors.index("a b")] == LABEL_TO_ID["NP-OTHER"]
+    assert data.labels[data.anchors.index("grown man")] == -100  # unlabelled: ignored
+
+
+def test_nothing_left_is_an_error():
+    with pytest.raises(ValueError, match="no training pairs"):
+        TrainingData(PAIRS, LABELS, {}, levels={"char"}, augmenter_weights={"char_swap": 0})
+
+
+def test_batches_are_a_function_of_seed_and_step(training_files):
+    data = TrainingData.from_files(**training_files, seed=3)
+    b1, b2 = data.batch(5, 4, hard_negatives=2), data.batch(5, 4, hard_negatives=2)
+    assert b1.anchors == b2.anchors and b1.negatives == b2.negatives
+    assert len(b1.anchors) == 4 and len(b1.negatives) == 2
+    epoch = [a for s in range(data.steps_per_epoch(4)) for a in data.batch(s, 4).anchors]
+    assert len(set(epoch)) == len(epoch)  # no phrase twice in an epoch
+    assert data.batch(0, 4).anchors != TrainingData.from_files(
+        **training_files, seed=4).batch(0, 4).anchors or len(data) <= 4
+
+
+def test_max_examples(training_files):
+    assert len(TrainingData.from_files(**training_files, max_examples=3)) == 3
+
+
+def test_missing_files_are_named(training_files, tmp_path):
+    with pytest.raises(FileNotFoundError, match="augmented"):
+        TrainingData.from_files(training_files["corpus"], tmp_path / "nope.tsv")
+    with pytest.raises(FileNotFoundError, match="corpus"):
+        TrainingData.from_files(tmp_path / "nope.tsv", training_files["augmented"])

@@ -1,0 +1,99 @@
+import os
+import signal
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from pearl import PhraseEncoder
+from pearl.training import Trainer, average_weights, load_config
+
+
+def _config(files, backbone, output, **extra):
+    opts = dict(files, backbone=str(backbone), output=str(output), batch_size=4, epochs=3,
+                char_pretrain_steps=3, char_pretrain_batch=8, char_pretrain_words=50,
+                checkpoint_every=2, char_out_dim=8, char_dim=16, max_seq_length=16,
+                augmenter_weights="{}")
+    opts.update(extra)
+    return load_config(None, opts)
+
+
+def _weights(folder):
+    out = {}
+    for f in ("model.safetensors", "2_CharFusion/model.safetensors"):
+        out.update({f"{f}:{k}": v for k, v in load_file(str(folder / f)).items()})
+    return out
+
+
+def test_full_run_writes_a_loadable_model_and_logs(training_files, tiny_model_dir, tmp_path):
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "model")
+    result = Trainer(cfg, show_progress=False).train()
+    assert not result.interrupted and result.steps == result.total_steps == 9
+    log = tmp_path / "model" / "training"
+    assert (log / "loss.png").stat().st_size > 0
+    assert len((log / "loss.tsv").read_text().splitlines()) == 10
+    assert all(np.isfinite(r["loss"]) for r in result.history)
+    emb = PhraseEncoder(tmp_path / "model").encode(["The New York Times", ""])
+    assert emb.shape == (2, 40) and np.isfinite(emb).all()
+
+
+def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_path):
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "a"), show_progress=False).train()
+
+    def stop_at_5(trainer, step, record):
+        if step == 5:
+            trainer.request_stop()
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "b")
+    first = Trainer(cfg, show_progress=False, on_step=stop_at_5).train()
+    assert first.interrupted and first.steps == 5 and first.output is None
+    assert not (tmp_path / "b").exists()
+    second = Trainer(cfg, show_progress=False).train(resume=True)
+    assert second.steps == 9 and len(second.history) == 9
+    wa, wb = _weights(tmp_path / "a"), _weights(tmp_path / "b")
+    assert wa.keys() == wb.keys()
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
+
+
+def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path):
+    def interrupt(trainer, step, record):
+        if step == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
+    result = Trainer(cfg, show_progress=False, on_step=interrupt).train()
+    assert result.interrupted and result.steps == 3
+    assert (cfg.checkpoints / "state.pt").is_file()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_resume_with_another_configuration_is_refused(training_files, tiny_model_dir,
+                                                       tmp_path):
+    def stop(trainer, step, record):
+        trainer.request_stop()
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
+    Trainer(cfg, show_progress=False, on_step=stop).train()
+    other = _config(training_files, tiny_model_dir, tmp_path / "m", lr=1e-3)
+    with pytest.raises(ValueError, match="different configuration.*lr"):
+        Trainer(other, show_progress=False).train(resume=True)
+
+
+def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp_path):
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "bare", use_chars=False,
+                  type_loss=False, hard_negatives=0, char_aug=False, token_aug=False,
+                  phrase_aug=False, average=False, max_steps=2)
+    result = Trainer(cfg, show_progress=False).train()
+    assert "type" not in result.history[0]
+    assert PhraseEncoder(tmp_path / "bare").encode(["x"]).shape == (1, 32)
+
+
+def test_weight_averaging():
+    model = torch.nn.Linear(2, 2)
+    initial = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    average_weights(model, initial, 0.25)
+    for k, v in model.state_dict().items():
+        torch.testing.assert_close(v, 0.75 * before[k])
