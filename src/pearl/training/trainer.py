@@ -37,8 +37,10 @@ logger = logging.getLogger(__name__)
 
 STATE = "state.pt"
 INITIAL = "initial.safetensors"
-# options that may change between an interrupted run and its resumption
-_RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir"}
+# options that may change between an interrupted run and its resumption (bookkeeping, and
+# what happens after the last step: resuming a finished run re-does only the end)
+_RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir", "output", "average",
+              "average_weight", "save_dtype"}
 
 
 @dataclass
@@ -145,6 +147,8 @@ class Trainer:
     # -- the run ------------------------------------------------------------------------
     def train(self, resume: bool = False) -> TrainResult:
         cfg = self.config
+        t_start = time.time()
+        elapsed_before = 0.0
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
@@ -171,6 +175,7 @@ class Trainer:
             sched.load_state_dict(state["scheduler"])
             torch.set_rng_state(state["torch_rng"])
             start, history = state["step"], state["history"]
+            elapsed_before = float(state.get("seconds", 0.0))
             initial = load_file(str(ckpt / INITIAL))
             logger.info("resumed at step %d of %d", start, total)
         else:
@@ -192,7 +197,8 @@ class Trainer:
             _atomic_torch_save({
                 "config": cfg.to_dict(), "step": step, "history": history,
                 "model": model.state_dict(), "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state()},
+                "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state(),
+                "seconds": elapsed_before + time.time() - t_start},
                 state_path)
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -251,7 +257,8 @@ class Trainer:
             average_weights(model, initial, cfg.average_weight)
         out = Path(cfg.output)
         save_model(model, out, cfg.save_dtype)
-        write_training_log(out, cfg, history, data_size=len(data), total_steps=total)
+        write_training_log(out, cfg, history, data_size=len(data), total_steps=total,
+                           seconds=elapsed_before + time.time() - t_start)
         return TrainResult(out, step, total, False, seconds, history)
 
 
@@ -300,12 +307,13 @@ def save_model(model, output: Path, dtype: str = "float32") -> None:
 
 
 def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data_size: int,
-                       total_steps: int) -> None:
+                       total_steps: int, seconds: float | None = None) -> None:
     """``training/``: the configuration, the per-step losses and the loss-curve plot."""
     log = Path(output) / "training"
     log.mkdir(parents=True, exist_ok=True)
     (log / "config.json").write_text(json.dumps(
-        {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps}, indent=2))
+        {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
+         "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
     with open(log / "loss.tsv", "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")

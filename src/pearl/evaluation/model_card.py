@@ -1,0 +1,126 @@
+"""Write the model card (README.md) of a trained PEARL model folder.
+
+It gathers what the folder itself records (``training/config.json``, ``training/loss.tsv``)
+and the benchmark records written by ``pearl eval`` for the model and its backbone, so the
+card says how the model was made and how it scores, from files rather than by hand::
+
+    python -m pearl.evaluation.model_card src/pearl/pretrained/pearl-minilm \\
+        --results results --backbone all-MiniLM-L6-v2 --train-seconds 4000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pearl.evaluation.report import load_records, render_markdown
+
+__all__ = ["write_model_card"]
+
+
+def _record(records: list[dict], name: str) -> dict | None:
+    return next((r for r in records if r["model"] == name), None)
+
+
+def write_model_card(folder: str | Path, results: str | Path | None = None,
+                     backbone_name: str | None = None, train_seconds: float | None = None,
+                     command: str | None = None) -> Path:
+    """Render ``<folder>/README.md``; returns its path.
+
+    Parameters
+    ----------
+    folder : path-like
+        A model folder written by ``pearl train``.
+    results : path-like, optional
+        Folder of ``pearl eval`` records (JSON); the model's row (matched by folder name)
+        and the backbone's row are put in the card.
+    backbone_name : str, optional
+        Name of the backbone's record; defaults to the training config's backbone.
+    train_seconds : float, optional
+        Wall time of the training run.
+    command : str, optional
+        The command that trained it.
+    """
+    folder = Path(folder)
+    cfg_path = folder / "training" / "config.json"
+    if not cfg_path.is_file():
+        raise FileNotFoundError(f"{cfg_path} not found: is {folder} a folder from pearl train?")
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    name = folder.name
+    train_seconds = train_seconds or cfg.get("train_seconds")
+    backbone_name = backbone_name or cfg["backbone"]
+    loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
+    last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
+    first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
+    switches = {k: cfg[k] for k in ("use_chars", "type_loss", "char_aug", "token_aug",
+                                    "phrase_aug", "average")}
+    lines = [
+        "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
+        f"base_model: sentence-transformers/{cfg['backbone']}", "tags: [pearl, phrase-embeddings]",
+        "---", "", f"# {name}", "",
+        f"A PEARL phrase encoder trained with [pearl](../../../../README.md) from "
+        f"`{cfg['backbone']}`: the backbone's mean-pooled embedding concatenated with a "
+        f"LOVE-style character encoder ({cfg['char_out_dim']}-d), fine-tuned with InfoNCE "
+        f"(temperature {cfg['temperature']}), {cfg['hard_negatives']} hard negatives per batch "
+        "and a phrase-type classifier over 95 labels, then averaged with the original weights "
+        f"(weight {cfg['average_weight']}).", "",
+        "## Use", "", "```python", "import pearl", "",
+        f'enc = pearl.PhraseEncoder("{name}")',
+        'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
+        "With sentence-transformers alone (pearl must be installed; sentence-transformers 6 "
+        "asks for `trust_remote_code=True` for any module outside its own namespace):", "",
+        "```python", "from sentence_transformers import SentenceTransformer", "",
+        'model = SentenceTransformer("path/to/' + name + '", trust_remote_code=True)', "```",
+        "", "Weights are stored in float16 and computed in float32." if
+        cfg.get("save_dtype") == "float16" else "", "",
+        "## Training data", "",
+        f"- Corpus: `{cfg['corpus']}` (typed phrases from `pearl build-corpus`, raw text of "
+        "../shared/data only; no benchmark data).",
+        f"- Positives: `{cfg['augmented']}` (`pearl augment`); levels on: "
+        f"char={cfg['char_aug']}, token={cfg['token_aug']}, phrase={cfg['phrase_aug']}; "
+        f"keep-probabilities of noisy augmenters: {cfg['augmenter_weights']}.",
+        f"- Hard negatives: `{cfg['negatives']}` (`pearl mine`).",
+        f"- Training pairs after filtering: {cfg.get('training_pairs', 'n/a'):,}." if
+        isinstance(cfg.get("training_pairs"), int) else "",
+        "", "## Recipe", "",
+        f"- Character encoder pretrained for {cfg['char_pretrain_steps']} steps to mimic the "
+        f"backbone's embeddings of the {cfg['char_pretrain_words']:,} most frequent corpus "
+        "words (and typo'd variants).",
+        f"- {cfg.get('total_steps')} steps, batch {cfg['batch_size']}, Adam lr {cfg['lr']} "
+        f"(character encoder and type head {cfg['char_lr']}), x{cfg['lr_decay']} every "
+        f"{cfg['decay_steps']} steps, seed {cfg['seed']}, max {cfg['max_seq_length']} tokens.",
+        f"- Components: {switches}.",
+    ]
+    if first and last:
+        lines.append(f"- Loss {first[1]:.3f} at step 1, {last[1]:.3f} at step {int(last[0])} "
+                     "(curve: `training/loss.png`, values: `training/loss.tsv`).")
+    if train_seconds:
+        lines.append(f"- Training wall time: {train_seconds / 60:.0f} min on a 2-core CPU, "
+                     "character-encoder pretraining included.")
+    if command:
+        lines += ["", "Command:", "", f"    {command}"]
+    if results:
+        records = load_records(results)
+        rows = [r for r in (_record(records, backbone_name), _record(records, name)) if r]
+        if rows:
+            lines += ["", "## Benchmark (`pearl eval`)", "",
+                      render_markdown(rows, published=False)]
+    path = folder / "README.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="write a PEARL model card")
+    ap.add_argument("folder")
+    ap.add_argument("--results")
+    ap.add_argument("--backbone")
+    ap.add_argument("--train-seconds", type=float)
+    ap.add_argument("--command")
+    a = ap.parse_args(argv)
+    print(write_model_card(a.folder, a.results, a.backbone, a.train_seconds, a.command))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+import json
+
+import pytest
+
+from pearl.evaluation.model_card import write_model_card
+from pearl.training import Trainer, load_config
+
+
+def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, tmp_path):
+    out = tmp_path / "pearl-tiny"
+    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
+                                 batch_size=4, max_steps=2, char_pretrain_steps=2,
+                                 char_out_dim=8))
+    Trainer(cfg, show_progress=False).train()
+    results = tmp_path / "results"
+    results.mkdir()
+    for name, score in (("pearl-tiny", 50.0), (str(tiny_model_dir), 40.0)):
+        task = {"status": "ok", "score": score, "wall_time_s": 1.0}
+        (results / f"{abs(hash(name))}.json").write_text(json.dumps({
+            "model": name, "parameters": 1, "tasks": {"bird": task}, "averages": {}}))
+    card = write_model_card(out, results, train_seconds=120, command="pearl train -c x")
+    text = card.read_text()
+    assert "# pearl-tiny" in text and "2 steps, batch 4" in text
+    assert "pearl train -c x" in text and "2 min" in text
+    assert "| pearl-tiny |" in text and "50.0" in text and "40.0" in text
+
+
+def test_card_needs_a_trained_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="pearl train"):
+        write_model_card(tmp_path)
