@@ -2,7 +2,9 @@
 
 The public API:
 
-* :class:`PhraseEncoder`: a transformer phrase encoder (mean pooling).
+* :class:`PhraseEncoder`: a transformer phrase encoder (mean pooling); by default the
+  shipped ``pearl-minilm`` (phrase + character encoder trained with the PEARL recipe).
+* :func:`train`, :class:`TrainConfig`: the PEARL training framework.
 * :class:`GloveEncoder`, :class:`StringDistance`: the paper's baselines.
 * :func:`evaluate`: run the PEARL benchmark on a model.
 * :class:`PhraseEmbedder`, :class:`EntityIndex`, :func:`fuzzy_join`, :func:`deduplicate`,
@@ -24,6 +26,7 @@ from pearl.encoders import (
     load_encoder,
 )
 from pearl.evaluation import evaluate
+from pearl.training import TrainConfig, train
 
 __version__ = "0.1.0"
 
@@ -38,6 +41,8 @@ __all__ = [
     "PhraseEncoder",
     "StringDistance",
     "evaluate",
+    "TrainConfig",
+    "train",
     "load_encoder",
     "__version__",
 ]

@@ -261,8 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pearl",
         description="Phrase embeddings that understand names, typos and types. "
-        "Models: a sentence-transformers folder, 'all-MiniLM-L6-v2' (default) or "
-        "'all-mpnet-base-v2' (both offline), 'glove', 'string-distance', or a Hugging Face "
+        "Models: a sentence-transformers folder, 'pearl-minilm' (default, shipped), "
+        "'all-MiniLM-L6-v2' or 'all-mpnet-base-v2' (offline), 'glove', 'string-distance', "
+        "or a Hugging Face "
         "name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
@@ -270,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="what to do")
 
     def model_arg(p, multi=False):
-        help_ = "model name or folder (default: all-MiniLM-L6-v2)"
+        help_ = "model name or folder (default: pearl-minilm, the shipped PEARL model)"
         if multi:
             p.add_argument("-m", "--model", action="append",
                            help=help_ + "; repeat to evaluate several models")

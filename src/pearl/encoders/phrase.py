@@ -22,7 +22,7 @@ __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
 logger = logging.getLogger(__name__)
 
 #: The model ``PhraseEncoder()`` loads when given no name.
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_MODEL = "pearl-minilm"
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
@@ -95,9 +95,10 @@ class PhraseEncoder(Encoder):
 
     Parameters
     ----------
-    model : str or path-like, default="all-MiniLM-L6-v2"
-        A sentence-transformers folder, a known offline name
-        (``"all-MiniLM-L6-v2"``, ``"all-mpnet-base-v2"``) or a Hugging Face name
+    model : str or path-like, default="pearl-minilm"
+        A sentence-transformers folder (PEARL folders included), a known offline name
+        (``"pearl-minilm"``, the model shipped with pearl; ``"all-MiniLM-L6-v2"``,
+        ``"all-mpnet-base-v2"``) or a Hugging Face name
         (needs a reachable hub or a local HF cache).
     device : str, optional
         Torch device; CPU unless given.

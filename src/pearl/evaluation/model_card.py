@@ -106,6 +106,11 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         if rows:
             lines += ["", "## Benchmark (`pearl eval`)", "",
                       render_markdown(rows, published=False)]
+        if len(rows) == 2:
+            a, b = (r.get("averages", {}).get("avg7") for r in rows)
+            if a is not None and b is not None:
+                lines += [f"Avg-7 against the backbone: {b - a:+.1f} points "
+                          f"({b:.1f} vs {a:.1f})."]
     path = folder / "README.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
