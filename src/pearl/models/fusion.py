@@ -1,0 +1,159 @@
+"""PEARL's fusion of phrase and character embeddings, as a sentence-transformers module.
+
+The module sits after ``Transformer`` and ``Pooling`` (mean) in a SentenceTransformer. It
+reads the phrase back from the token ids the first module produced (sentence-transformers
+tokenises with its first module only), runs the :class:`~pearl.models.CharEncoder` on its
+characters and subword ids, and concatenates the result to the pooled phrase vector. An
+optional linear layer maps the concatenation to ``output_dim``. The phrase-type head (a
+linear softmax layer over the 95 labels) lives here too, so a saved model can still predict
+types; it does not take part in :meth:`forward`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import torch
+from safetensors.torch import load_file, save_file
+from sentence_transformers.base.modules import Module
+from torch import nn
+
+from pearl.models.char_encoder import CharEncoder, encode_chars
+
+__all__ = ["CharFusion"]
+
+WEIGHTS = "model.safetensors"
+CONFIG = "config.json"
+
+
+class CharFusion(Module):
+    """Concatenate a pooled phrase vector with a LOVE-style character vector.
+
+    Parameters
+    ----------
+    phrase_dim : int
+        Size of the pooled phrase vector (the backbone's hidden size).
+    char_config : dict, optional
+        Keyword arguments of :class:`~pearl.models.CharEncoder`.
+    output_dim : int, optional
+        When given, a linear layer maps the concatenation to this size; by default the
+        output is the concatenation itself (``phrase_dim + char out_dim``, as in the paper).
+    labels : list of str, optional
+        Names of the phrase-type labels of the type head; no head when empty.
+    max_chars : int, default=64
+        Characters (UTF-8 bytes) read per phrase.
+    use_chars : bool, default=True
+        False turns the module into an identity (the "without character encoder" ablation).
+    """
+
+    config_keys = ["phrase_dim", "char_config", "output_dim", "labels", "max_chars",
+                   "use_chars"]
+
+    def __init__(self, phrase_dim: int, char_config: dict | None = None,
+                 output_dim: int | None = None, labels: list[str] | None = None,
+                 max_chars: int = 64, use_chars: bool = True) -> None:
+        super().__init__()
+        self.phrase_dim = int(phrase_dim)
+        self.char_config = dict(char_config or {})
+        self.output_dim = output_dim
+        self.labels = list(labels or [])
+        self.max_chars = max_chars
+        self.use_chars = use_chars
+        self.char_encoder = CharEncoder(**self.char_config) if use_chars else None
+        concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)
+        self.project = nn.Linear(concat, output_dim) if output_dim else None
+        self.type_head = nn.Linear(self.embedding_dim, len(self.labels)) if self.labels \
+            else None
+        self.tokenizer = None  # set by on_model_ready / set_tokenizer
+
+    @property
+    def embedding_dim(self) -> int:
+        if self.output_dim:
+            return int(self.output_dim)
+        return self.phrase_dim + (self.char_encoder.config["out_dim"] if self.use_chars else 0)
+
+    def get_embedding_dimension(self) -> int:
+        return self.embedding_dim
+
+    get_sentence_embedding_dimension = get_embedding_dimension
+
+    def set_tokenizer(self, tokenizer) -> None:
+        """The backbone tokenizer, used to read phrases back from token ids."""
+        self.tokenizer = tokenizer
+
+    def on_model_ready(self, model) -> None:
+        self.set_tokenizer(model.tokenizer)
+
+    def char_inputs(self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Character ids and subword ids (special tokens removed) of each row."""
+        if self.tokenizer is None:
+            raise RuntimeError("CharFusion has no tokenizer: load it inside a "
+                               "SentenceTransformer or call set_tokenizer()")
+        special = torch.tensor(sorted(self.tokenizer.all_special_ids), device=input_ids.device)
+        keep = attention_mask.bool() & ~torch.isin(input_ids, special)
+        rows = [ids[k].tolist() for ids, k in zip(input_ids, keep, strict=True)]
+        texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
+        chars = encode_chars(texts, self.max_chars).to(input_ids.device)
+        width = max((len(r) for r in rows), default=0) or 1
+        sub = torch.zeros(len(rows), width, dtype=torch.long, device=input_ids.device)
+        for i, r in enumerate(rows):
+            if r:
+                sub[i, : len(r)] = torch.tensor(r, device=input_ids.device)
+        if not self.char_encoder.config["subword_vocab"]:
+            return chars, None
+        return chars, sub
+
+    def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
+        phrase = features["sentence_embedding"]
+        if self.use_chars:
+            chars, sub = self.char_inputs(features["input_ids"], features["attention_mask"])
+            char_vec = self.char_encoder(chars, sub).to(phrase.dtype)
+            features["char_embedding"] = char_vec
+            out = torch.cat([phrase, char_vec], dim=-1)
+        else:
+            out = phrase
+        if self.project is not None:
+            out = self.project(out)
+        features["sentence_embedding"] = out
+        return features
+
+    def type_logits(self, embeddings: torch.Tensor) -> torch.Tensor:
+        """Phrase-type logits of fused embeddings."""
+        if self.type_head is None:
+            raise ValueError("this model has no phrase-type head (no labels)")
+        return self.type_head(embeddings)
+
+    def save(self, output_path: str, *args, safe_serialization: bool = True, **kwargs) -> None:
+        os.makedirs(output_path, exist_ok=True)
+        with open(os.path.join(output_path, CONFIG), "w", encoding="utf-8") as f:
+            json.dump(self.get_config_dict(), f, indent=2)
+        state = {k: v.detach().contiguous() for k, v in self.state_dict().items()}
+        save_file(state, os.path.join(output_path, WEIGHTS))
+
+    @classmethod
+    def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs) -> CharFusion:
+        folder = os.path.join(model_name_or_path, subfolder)
+        config_path = os.path.join(folder, CONFIG)
+        weights_path = os.path.join(folder, WEIGHTS)
+        for p in (config_path, weights_path):
+            if not os.path.isfile(p):
+                raise OSError(f"incomplete PEARL model: {p} is missing")
+        try:
+            with open(config_path, encoding="utf-8") as f:
+                config = json.load(f)
+            module = cls(**config)
+            state = load_file(weights_path)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the file named
+            raise OSError(f"corrupt PEARL module in {folder}: {exc}") from exc
+        # weights may be stored in float16 (the shipped model); compute in float32 like the
+        # Transformer module, which sentence-transformers loads in float32 by default
+        state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
+        try:
+            module.load_state_dict(state, strict=True)
+        except RuntimeError as exc:
+            raise OSError(f"PEARL module weights in {folder} do not match its config: "
+                          f"{exc}") from exc
+        return module
