@@ -3,6 +3,7 @@ rapidfuzz), encoded by the backbone, and those of low cosine kept."""
 
 from __future__ import annotations
 
+import csv
 import time
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from tqdm.auto import tqdm
 
 from pearl._io import atomic_tsv
 
-__all__ = ["edit_candidates", "mine_hard_negatives"]
+__all__ = ["edit_candidates", "mine_hard_negatives", "read_hard_negatives"]
 
 
 def _blocks(keys: list[str], block_size: int) -> list[np.ndarray]:
@@ -120,3 +121,15 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
             "phrases_with_negatives": len(negatives), "blocking_seconds": t_block,
             "encoding_seconds": t_enc, "encoded_phrases": int(len(involved)),
             "total_seconds": time.perf_counter() - t0}
+
+
+def read_hard_negatives(path: str | Path) -> dict[str, list[str]]:
+    """Read a hard-negatives TSV back: phrase -> its negatives, in file order."""
+    out: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = csv.reader(f, delimiter="\t")
+        next(rows, None)
+        for r in rows:
+            if len(r) >= 2:
+                out.setdefault(r[0], []).append(r[1])
+    return out

@@ -8,7 +8,6 @@ lets an interrupted run resume to the same weights.
 
 from __future__ import annotations
 
-import csv
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from pearl.augment.sampler import LEVELS, read_augmented
+from pearl.data.corpus import read_corpus
 from pearl.data.labels import LABEL_TO_ID
+from pearl.mining.hard_negatives import read_hard_negatives
 
 __all__ = ["TrainingData", "Batch"]
 
@@ -31,13 +32,11 @@ class Batch:
     labels: np.ndarray
 
 
-def _read_tsv(path: Path, what: str) -> list[list[str]]:
+def _require(path, what: str) -> Path:
+    path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{what} file not found: {path}")
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
-        next(rows, None)
-        return [r for r in rows if r]
+    return path
 
 
 class TrainingData:
@@ -91,16 +90,9 @@ class TrainingData:
     @classmethod
     def from_files(cls, corpus, augmented, negatives=None, **kwargs) -> TrainingData:
         """Read the three files of the training-data pipeline."""
-        labels = {r[0]: r[1] for r in _read_tsv(Path(corpus), "corpus") if len(r) >= 2}
-        aug_path = Path(augmented)
-        if not aug_path.is_file():
-            raise FileNotFoundError(f"augmented file not found: {aug_path}")
-        pairs = read_augmented(aug_path)
-        negs: dict[str, list[str]] = {}
-        if negatives:
-            for r in _read_tsv(Path(negatives), "hard negatives"):
-                if len(r) >= 2:
-                    negs.setdefault(r[0], []).append(r[1])
+        labels = {r.phrase: r.label for r in read_corpus(_require(corpus, "corpus"))}
+        pairs = read_augmented(_require(augmented, "augmented"))
+        negs = read_hard_negatives(_require(negatives, "hard negatives")) if negatives else {}
         return cls(pairs, labels, negs, **kwargs)
 
     def __len__(self) -> int:
