@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
+from pearl._io import atomic_path
 from pearl.data.labels import LABELS
 from pearl.losses import info_nce
 from pearl.models.pearl_model import build_pearl_model, fusion_module
@@ -53,18 +55,6 @@ class TrainResult:
     interrupted: bool
     seconds: float
     history: list[dict] = field(default_factory=list)
-
-
-def _atomic_torch_save(obj, path: Path) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
-def _atomic_safetensors(state: dict, path: Path) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    save_file({k: v.detach().contiguous().clone() for k, v in state.items()}, str(tmp))
-    os.replace(tmp, path)
 
 
 class Trainer:
@@ -189,17 +179,18 @@ class Trainer:
                                       lr=cfg.char_pretrain_lr, seed=cfg.seed,
                                       show_progress=self.show_progress)
             initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            _atomic_safetensors(initial, ckpt / INITIAL)
+            with atomic_path(ckpt / INITIAL) as tmp:
+                save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
             torch.manual_seed(cfg.seed + 1)
             opt, sched = self._optimizer(model)
 
         def save_checkpoint(step: int) -> None:
-            _atomic_torch_save({
-                "config": cfg.to_dict(), "step": step, "history": history,
-                "model": model.state_dict(), "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state(),
-                "seconds": elapsed_before + time.time() - t_start},
-                state_path)
+            with atomic_path(state_path) as tmp:
+                torch.save({
+                    "config": cfg.to_dict(), "step": step, "history": history,
+                    "model": model.state_dict(), "optimizer": opt.state_dict(),
+                    "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state(),
+                    "seconds": elapsed_before + time.time() - t_start}, tmp)
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -284,8 +275,6 @@ def save_model(model, output: Path, dtype: str = "float32") -> None:
     output = Path(output)
     tmp = output.with_name(output.name + ".partial")
     if tmp.exists():
-        import shutil
-
         shutil.rmtree(tmp)
     if dtype == "float16":
         import copy
@@ -300,8 +289,6 @@ def save_model(model, output: Path, dtype: str = "float32") -> None:
         st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
         cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
     if output.exists():
-        import shutil
-
         shutil.rmtree(output)
     os.replace(tmp, output)
 
