@@ -57,7 +57,7 @@ def _folder_fingerprint(path: Path) -> str:
 def _load_sentence_transformer(model: str, device: str | None):
     from sentence_transformers import SentenceTransformer
 
-    from pearl.models.pearl_model import is_pearl_folder
+    from pearl.models.pearl_model import open_model_folder
 
     target = resolve_model_path(model)
     if Path(target).is_dir():
@@ -66,16 +66,7 @@ def _load_sentence_transformer(model: str, device: str | None):
                 f"{target} is not a sentence-transformers or Hugging Face model folder "
                 "(no config JSON found)"
             )
-        # pearl's own modules (the fused PEARL model) are imported from the installed
-        # package; sentence-transformers 6 asks for trust_remote_code for any module
-        # outside its namespace
-        trust = is_pearl_folder(target)
-        try:
-            model = SentenceTransformer(target, device=device, local_files_only=True,
-                                        trust_remote_code=trust)
-            return model.float(), target
-        except Exception as exc:  # noqa: BLE001 - re-raised with context
-            raise OSError(f"could not load the model folder {target}: {exc}") from exc
+        return open_model_folder(target, device).float(), target
     try:  # a Hugging Face name already in the local HF cache
         return SentenceTransformer(target, device=device, local_files_only=True), target
     except Exception:  # noqa: BLE001

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pearl.models.fusion import CharFusion
 
-__all__ = ["build_pearl_model", "load_pearl_model", "is_pearl_folder", "fusion_module"]
+__all__ = ["build_pearl_model", "load_pearl_model", "open_model_folder", "is_pearl_folder",
+           "fusion_module"]
 
 
 def build_pearl_model(backbone: str, char_config: dict | None = None,
@@ -78,15 +79,25 @@ def fusion_module(model) -> CharFusion | None:
     return None
 
 
-def load_pearl_model(path: str | os.PathLike, device: str = "cpu"):
-    """Load a PEARL (or any sentence-transformers) folder, with a clear error when broken."""
+def open_model_folder(path: str | os.PathLike, device: str | None = "cpu"):
+    """``SentenceTransformer`` of a local folder, any failure re-raised as ``OSError``.
+
+    pearl's own modules (the fused PEARL model) are imported from the installed package;
+    sentence-transformers 6 asks for ``trust_remote_code`` for any module outside its
+    namespace, so it is set for folders whose ``modules.json`` lists a pearl module.
+    """
     from sentence_transformers import SentenceTransformer
 
-    path = Path(path)
-    if not (path / "modules.json").is_file():
-        raise OSError(f"{path} is not a sentence-transformers folder (no modules.json)")
     try:
         return SentenceTransformer(str(path), device=device, local_files_only=True,
                                    trust_remote_code=is_pearl_folder(path))
     except Exception as exc:  # noqa: BLE001 - re-raised with context
         raise OSError(f"could not load the model folder {path}: {exc}") from exc
+
+
+def load_pearl_model(path: str | os.PathLike, device: str = "cpu"):
+    """Load a PEARL (or any sentence-transformers) folder, with a clear error when broken."""
+    path = Path(path)
+    if not (path / "modules.json").is_file():
+        raise OSError(f"{path} is not a sentence-transformers folder (no modules.json)")
+    return open_model_folder(path, device)
