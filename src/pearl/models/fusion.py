@@ -63,6 +63,7 @@ class CharFusion(Module):
         self.use_chars = use_chars
         self.char_encoder = CharEncoder(**self.char_config) if use_chars else None
         concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)
+        self._embedding_dim = int(output_dim) if output_dim else concat
         self.project = nn.Linear(concat, output_dim) if output_dim else None
         self.type_head = nn.Linear(self.embedding_dim, len(self.labels)) if self.labels \
             else None
@@ -70,9 +71,7 @@ class CharFusion(Module):
 
     @property
     def embedding_dim(self) -> int:
-        if self.output_dim:
-            return int(self.output_dim)
-        return self.phrase_dim + (self.char_encoder.config["out_dim"] if self.use_chars else 0)
+        return self._embedding_dim
 
     def get_embedding_dimension(self) -> int:
         return self.embedding_dim
@@ -97,13 +96,13 @@ class CharFusion(Module):
         rows = [ids[k].tolist() for ids, k in zip(input_ids, keep, strict=True)]
         texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
         chars = encode_chars(texts, self.max_chars).to(input_ids.device)
+        if not self.char_encoder.config["subword_vocab"]:
+            return chars, None
         width = max((len(r) for r in rows), default=0) or 1
         sub = torch.zeros(len(rows), width, dtype=torch.long, device=input_ids.device)
         for i, r in enumerate(rows):
             if r:
                 sub[i, : len(r)] = torch.tensor(r, device=input_ids.device)
-        if not self.char_encoder.config["subword_vocab"]:
-            return chars, None
         return chars, sub
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
