@@ -79,10 +79,16 @@ def test_float16_storage_computes_in_float32(tiny_model_dir, tmp_path):
     np.testing.assert_allclose(loaded.encode(TEXTS), ref, atol=2e-2)
 
 
-def test_missing_module_weights_give_a_clear_error(tiny_pearl_dir, tmp_path):
+def _copy(model_dir, tmp_path):
+    """A copy of a model folder to break, and its CharFusion subfolder."""
     broken = tmp_path / "broken"
-    shutil.copytree(tiny_pearl_dir, broken)
-    (broken / "2_CharFusion" / "model.safetensors").unlink()
+    shutil.copytree(model_dir, broken)
+    return broken, broken / "2_CharFusion"
+
+
+def test_missing_module_weights_give_a_clear_error(tiny_pearl_dir, tmp_path):
+    broken, fusion = _copy(tiny_pearl_dir, tmp_path)
+    (fusion / "model.safetensors").unlink()
     with pytest.raises(OSError, match="missing"):
         load_pearl_model(broken)
     with pytest.raises(OSError, match="missing"):
@@ -90,9 +96,8 @@ def test_missing_module_weights_give_a_clear_error(tiny_pearl_dir, tmp_path):
 
 
 def test_corrupt_module_weights_give_a_clear_error(tiny_pearl_dir, tmp_path):
-    broken = tmp_path / "corrupt"
-    shutil.copytree(tiny_pearl_dir, broken)
-    path = broken / "2_CharFusion" / "model.safetensors"
+    broken, fusion = _copy(tiny_pearl_dir, tmp_path)
+    path = fusion / "model.safetensors"
     path.write_bytes(path.read_bytes()[:100])
     with pytest.raises(OSError, match="corrupt"):
         load_pearl_model(broken)
@@ -101,9 +106,8 @@ def test_corrupt_module_weights_give_a_clear_error(tiny_pearl_dir, tmp_path):
 def test_weights_that_do_not_match_the_config(tiny_pearl_dir, tmp_path):
     import json
 
-    broken = tmp_path / "mismatch"
-    shutil.copytree(tiny_pearl_dir, broken)
-    cfg = broken / "2_CharFusion" / "config.json"
+    broken, fusion = _copy(tiny_pearl_dir, tmp_path)
+    cfg = fusion / "config.json"
     data = json.loads(cfg.read_text())
     data["char_config"]["out_dim"] = 4
     cfg.write_text(json.dumps(data))
