@@ -454,7 +454,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--augmented", help="augmented positives TSV")
     p.add_argument("--negatives", help="hard negatives TSV")
     p.add_argument("--resume", action="store_true",
-                   help="continue from the last checkpoint of the same configuration")
+                   help="continue from the last checkpoint of the same configuration "
+                        "(a larger epochs or max_steps extends a finished run)")
     p.add_argument("--dry-run", action="store_true", help="print the configuration and stop")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)

@@ -57,6 +57,41 @@ def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_pat
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
 
 
+def test_a_finished_run_extended_by_resume_equals_the_longer_run(training_files,
+                                                                 tiny_model_dir, tmp_path):
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "long", max_steps=7),
+            show_progress=False).train()
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=4),
+            show_progress=False).train()
+    longer = _config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=7)
+    result = Trainer(longer, show_progress=False).train(resume=True)
+    assert result.steps == 7 and len(result.history) == 7
+    wa, wb = _weights(tmp_path / "long"), _weights(tmp_path / "ext")
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
+
+
+def test_resume_cannot_shorten_a_run_past_its_checkpoint(training_files, tiny_model_dir,
+                                                         tmp_path):
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "m", max_steps=6),
+            show_progress=False).train()
+    shorter = _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=3)
+    with pytest.raises(ValueError, match="past the 3 steps"):
+        Trainer(shorter, show_progress=False).train(resume=True)
+
+
+def test_saved_model_ends_with_normalize_unless_switched_off(training_files, tiny_model_dir,
+                                                            tmp_path):
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "unit", max_steps=2),
+            show_progress=False).train()
+    emb = PhraseEncoder(tmp_path / "unit").encode(["The New York Times", "NYTimes"])
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, rtol=1e-5)
+    assert "Normalize" in (tmp_path / "unit" / "modules.json").read_text()
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "raw", max_steps=2,
+                    normalize=False), show_progress=False).train()
+    assert "Normalize" not in (tmp_path / "raw" / "modules.json").read_text()
+
+
 def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path):
     def interrupt(trainer, step, record):
         if step == 3:

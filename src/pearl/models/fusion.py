@@ -120,7 +120,11 @@ class CharFusion(Module):
         return features
 
     def type_logits(self, embeddings: torch.Tensor) -> torch.Tensor:
-        """Phrase-type logits of fused embeddings."""
+        """Phrase-type logits of fused embeddings.
+
+        The head was trained on the unnormalised fused vector (the output of this module),
+        not on the unit vectors of a saved model that ends with ``Normalize``.
+        """
         if self.type_head is None:
             raise ValueError("this model has no phrase-type head (no labels)")
         return self.type_head(embeddings)

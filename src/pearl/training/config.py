@@ -29,6 +29,10 @@ class TrainConfig:
         ``use_chars``, ``type_loss``, ``char_aug``, ``token_aug``, ``phrase_aug``,
         ``hard_negatives`` (0 = off), ``average`` (weight averaging; ``average_weight`` is the
         weight of the original model, 0.5 in the paper).
+    Output
+        ``save_dtype`` (float16 halves the folder), ``normalize`` (the saved model ends
+        with a ``Normalize`` module like its sentence-transformers backbone, so encodings
+        are unit vectors; clustering and other Euclidean tools then see cosine geometry).
     """
 
     backbone: str = "all-MiniLM-L6-v2"
@@ -73,6 +77,7 @@ class TrainConfig:
     average: bool = True
     average_weight: float = 0.5
     save_dtype: str = "float32"  # or "float16"
+    normalize: bool = True  # the saved model ends with a Normalize module (unit vectors)
     # bookkeeping
     checkpoint_every: int = 200
     threads: int = 0  # 0: torch default

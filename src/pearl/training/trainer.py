@@ -42,7 +42,11 @@ INITIAL = "initial.safetensors"
 # options that may change between an interrupted run and its resumption (bookkeeping, and
 # what happens after the last step: resuming a finished run re-does only the end)
 _RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir", "output", "average",
-              "average_weight", "save_dtype"}
+              "average_weight", "save_dtype", "normalize"}
+# options that set only where the run stops: a resume may raise them to extend a run (the
+# batches and the learning-rate schedule depend on the step alone, so an extended run ends
+# on the weights of a run started with the larger length)
+_EXTENDABLE = {"epochs", "max_steps"}
 
 
 @dataclass
@@ -107,7 +111,8 @@ class Trainer:
 
     def _check_resumable(self, saved: dict) -> None:
         now = self.config.to_dict()
-        diff = sorted(k for k in now if k not in _RESUMABLE and saved.get(k) != now[k])
+        skip = _RESUMABLE | _EXTENDABLE
+        diff = sorted(k for k in now if k not in skip and saved.get(k) != now[k])
         if diff:
             raise ValueError("the checkpoint was written with a different configuration "
                              f"({', '.join(diff)}); resume with the same options or start "
@@ -165,6 +170,10 @@ class Trainer:
             sched.load_state_dict(state["scheduler"])
             torch.set_rng_state(state["torch_rng"])
             start, history = state["step"], state["history"]
+            if start > total:
+                raise ValueError(f"the checkpoint is at step {start}, past the {total} steps "
+                                 "this configuration asks for; raise epochs/max_steps or "
+                                 "start a fresh run")
             elapsed_before = float(state.get("seconds", 0.0))
             initial = load_file(str(ckpt / INITIAL))
             logger.info("resumed at step %d of %d", start, total)
@@ -247,7 +256,7 @@ class Trainer:
         if cfg.average:
             average_weights(model, initial, cfg.average_weight)
         out = Path(cfg.output)
-        save_model(model, out, cfg.save_dtype)
+        save_model(model, out, cfg.save_dtype, normalize=cfg.normalize)
         write_training_log(out, cfg, history, data_size=len(data), total_steps=total,
                            seconds=elapsed_before + time.time() - t_start)
         return TrainResult(out, step, total, False, seconds, history)
@@ -270,8 +279,24 @@ def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> N
             value.copy_(weight * initial[key].to(value.dtype) + (1 - weight) * value)
 
 
-def save_model(model, output: Path, dtype: str = "float32") -> None:
-    """Save in the sentence-transformers folder format (written beside, then renamed)."""
+def save_model(model, output: Path, dtype: str = "float32", normalize: bool = False) -> None:
+    """Save in the sentence-transformers folder format (written beside, then renamed).
+
+    Parameters
+    ----------
+    model : sentence_transformers.SentenceTransformer
+    output : Path
+        The model folder; an existing one is replaced once the new one is complete.
+    dtype : {"float32", "float16"}, default="float32"
+        Storage type of the weights (float16 folders still compute in float32).
+    normalize : bool, default=False
+        Append a ``Normalize`` module (unless the model ends with one), as the
+        sentence-transformers backbones do, so that encodings are unit vectors. Training
+        itself runs without it: the type head reads the unnormalised fused vector.
+    """
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize
+
     output = Path(output)
     tmp = output.with_name(output.name + ".partial")
     if tmp.exists():
@@ -280,6 +305,8 @@ def save_model(model, output: Path, dtype: str = "float32") -> None:
         import copy
 
         model = copy.deepcopy(model).half()  # the caller's model keeps float32 weights
+    if normalize and not isinstance(model[-1], Normalize):
+        model = SentenceTransformer(modules=[*model, Normalize()], device="cpu")
     model.save(str(tmp))
     if dtype == "float16":
         # stored in float16 to halve the folder, computed in float32: sentence-transformers
