@@ -116,6 +116,13 @@ def test_resume_with_another_configuration_is_refused(training_files, tiny_model
         Trainer(other, show_progress=False).train(resume=True)
 
 
+def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5,
+                  max_steps=2)
+    result = Trainer(cfg, show_progress=False).train()
+    assert all(np.isfinite(r["type"]) for r in result.history)
+
+
 def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp_path):
     cfg = _config(training_files, tiny_model_dir, tmp_path / "bare", use_chars=False,
                   type_loss=False, hard_negatives=0, char_aug=False, token_aug=False,

@@ -16,7 +16,7 @@ import shutil
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +78,7 @@ class Trainer:
         self.show_progress = show_progress
         self.on_step = on_step
         self._stop = False
+        self._class_weights: torch.Tensor | None = None
 
     def request_stop(self) -> None:
         """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
@@ -112,7 +113,10 @@ class Trainer:
     def _check_resumable(self, saved: dict) -> None:
         now = self.config.to_dict()
         skip = _RESUMABLE | _EXTENDABLE
-        diff = sorted(k for k in now if k not in skip and saved.get(k) != now[k])
+        # an option added after the checkpoint was written counts at its default value
+        defaults = {f.name: f.default for f in fields(TrainConfig)}
+        diff = sorted(k for k in now
+                      if k not in skip and saved.get(k, defaults.get(k)) != now[k])
         if diff:
             raise ValueError("the checkpoint was written with a different configuration "
                              f"({', '.join(diff)}); resume with the same options or start "
@@ -132,7 +136,8 @@ class Trainer:
         if cfg.type_loss:
             y = torch.as_tensor(batch.labels)
             logits = fusion.type_logits(torch.cat([a, p]))
-            typed = F.cross_entropy(logits, torch.cat([y, y]), ignore_index=-100)
+            typed = F.cross_entropy(logits, torch.cat([y, y]), weight=self._class_weights,
+                                    ignore_index=-100)
             if torch.isfinite(typed):
                 loss = loss + cfg.type_weight * typed
             record["type"] = typed.item()
@@ -152,6 +157,8 @@ class Trainer:
             levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
             max_examples=cfg.max_examples, seed=cfg.seed)
         per_epoch = data.steps_per_epoch(cfg.batch_size)
+        if cfg.type_loss and cfg.type_balance:
+            self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
         total = max(1, math.ceil(cfg.epochs * per_epoch))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
