@@ -92,6 +92,11 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         f"{cfg['decay_steps']} steps, seed {cfg['seed']}, max {cfg['max_seq_length']} tokens.",
         f"- Components: {switches}.",
     ]
+    if cfg.get("type_loss") and cfg.get("type_balance"):
+        lines.append(f"- Type classes weighted by (n_max / n_c) ** {cfg['type_balance']} "
+                     "(capped at 10).")
+    if cfg.get("normalize", False):
+        lines.append("- The folder ends with a `Normalize` module: encodings are unit vectors.")
     if first and last:
         lines.append(f"- Loss {first[1]:.3f} at step 1, {last[1]:.3f} at step {int(last[0])} "
                      "(curve: `training/loss.png`, values: `training/loss.tsv`).")
