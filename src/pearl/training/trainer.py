@@ -16,7 +16,7 @@ import shutil
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -112,11 +112,10 @@ class Trainer:
 
     def _check_resumable(self, saved: dict) -> None:
         now = self.config.to_dict()
-        skip = _RESUMABLE | _EXTENDABLE
         # an option added after the checkpoint was written counts at its default value
-        defaults = {f.name: f.default for f in fields(TrainConfig)}
-        diff = sorted(k for k in now
-                      if k not in skip and saved.get(k, defaults.get(k)) != now[k])
+        defaults = TrainConfig().to_dict()
+        diff = sorted(k for k in now if k not in _RESUMABLE | _EXTENDABLE
+                      and saved.get(k, defaults[k]) != now[k])
         if diff:
             raise ValueError("the checkpoint was written with a different configuration "
                              f"({', '.join(diff)}); resume with the same options or start "
