@@ -18,7 +18,15 @@ def raw(tmp_path):
         z.writestr("names/female.txt", "Abigail\nAda\n")
     lex = tmp_path / "lexicon" / "wordnet"
     lex.mkdir(parents=True)
-    (lex / "index.noun").write_text("  header line\nheart_attack n 1 0 1 0 1\n")
+    (lex / "lexnames").write_text("03\tnoun.Tops\t1\n15\tnoun.location\t1\n"
+                                  "14\tnoun.group\t1\n")
+    (lex / "data.noun").write_text(
+        "  1 header line\n"
+        "00000010 03 n 01 heart_attack 0 000 | a gloss\n"
+        "00000020 15 n 01 city 0 000 | a city\n"
+        "00000030 15 n 02 Paris 0 City_of_Light 0 001 @i 00000020 n 0000 | French capital\n"
+        "00000040 14 n 01 NATO 0 000 | an alliance\n"
+        "00000050 15 n 01 Apple 0 001 @i 00000020 n 0000 | not the company\n")
     return root, tmp_path / "lexicon"
 
 
@@ -31,6 +39,11 @@ def test_build_writes_typed_phrases(raw, tmp_path):
     assert "The New York Times" not in rows  # seen once: below min_freq
     assert rows["heart attack"].source == "wordnet" and rows["heart attack"].label[:3] == "NP-"
     assert rows["Ada"].source == "names" and rows["Ada"].frequency == 0
+    assert rows["Ada"].label == "NP-PERSON"  # the list's type, not a tagger's guess
+    assert rows["Paris"].label == "NP-LOC" and rows["Paris"].source == "wordnet"
+    assert rows["City of Light"].label == "NP-LOC"
+    assert rows["NATO"].label == "NP-OTHER"  # capitalised, but no organisation ancestor
+    assert rows["Apple"].label == "NP-ORG"  # seen in the text: its type in context wins
     assert all(r.label in LABELS for r in rows.values())
     assert stats.phrases == len(rows)
     assert sum(stats.by_lexical.values()) == len(rows)

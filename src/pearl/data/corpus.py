@@ -105,6 +105,9 @@ def build_corpus(
     lexicon_root : path-like, optional
         The shared ``lexicon`` folder (``wordnet/``); WordNet lemmas are added from it.
         The NLTK name and gazetteer lists are read from ``<corpus_root>/nltk`` if present.
+        List phrases not seen in the text take the entity type their list gives
+        (:mod:`pearl.data.lexicon`); phrases from the text keep the type spaCy gave them
+        in context.
     min_freq : int, default=2
         Phrases from running text are kept when seen at least this often (list sources
         are exempt).
@@ -159,30 +162,27 @@ def build_corpus(
     del labels, sources
 
     if include_lists:
-        listed: list[tuple[str, str, str]] = []  # phrase, lexical class, source
+        # phrase, lexical class, source, entity type (the lists know their types)
+        listed: list[tuple[str, str, str, str | None]] = []
         if lexicon_root is not None:
-            listed += [(lemma, lex, "wordnet") for lemma, lex in
+            listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
                        iter_wordnet_lemmas(Path(lexicon_root) / "wordnet", report)]
         nltk_dir = Path(corpus_root) / "nltk"
         if nltk_dir.is_dir():
-            listed += [(name, "NP", pkg) for name, pkg in iter_name_lists(nltk_dir, report)]
-        todo = {}
-        for text, lex, src in listed:
+            listed += [(name, "NP", pkg, ent) for name, pkg, ent in
+                       iter_name_lists(nltk_dir, report)]
+        first: dict[str, tuple[str, str]] = {}
+        types: dict[str, Counter] = defaultdict(Counter)
+        for text, lex, src, ent in listed:
             text = " ".join(text.split())
-            if text in records or text in todo or is_junk(text, max_tokens):
+            if text in records or is_junk(text, max_tokens):
                 continue
-            todo[text] = (lex, src)
-        ner = load_spacy(parser=False)
-        bar = tqdm(total=len(todo), desc="type list phrases", unit="phrase",
-                   disable=not show_progress)
-        for doc, text in ner.pipe(((t, t) for t in todo), as_tuples=True,
-                                  batch_size=batch_size, n_process=n_process):
-            bar.update()
-            lex, src = todo[text]
-            ent = next((e.label_ for e in doc.ents if e.start == 0 and e.end == len(doc)),
-                       None)
+            first.setdefault(text, (lex, src))
+            if ent is not None:
+                types[text][ent] += 1
+        for text, (lex, src) in first.items():
+            ent = _best(types[text]) if types.get(text) else None
             records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
-        bar.close()
 
     with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
         for text in sorted(records):
