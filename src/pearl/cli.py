@@ -182,6 +182,7 @@ def cmd_build_corpus(args) -> int:
                                           / "lexicon")
     stats = build_corpus(corpus, args.output, lexicon_root=lexicon, min_freq=args.min_freq,
                          max_tokens=args.max_tokens, include_lists=not args.no_lists,
+                         list_types=args.list_types,
                          n_process=args.processes, limit=args.limit,
                          show_progress=not args.quiet)
     print((Path(args.output) / "stats.md").read_text())
@@ -400,6 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-freq", type=int, default=2, help="minimum frequency (default 2)")
     p.add_argument("--max-tokens", type=int, default=10, help="maximum tokens (default 10)")
     p.add_argument("--no-lists", action="store_true", help="leave out WordNet and name lists")
+    p.add_argument("--list-types", choices=["tagger", "lists"], default="tagger",
+                   help="type list phrases by NER on the isolated phrase (default; the "
+                        "shipped model's corpus) or by the type their list gives")
     p.add_argument("--processes", type=int, default=1, help="spaCy processes (default 1)")
     p.add_argument("--limit", type=int, help="parse only the first N text lines")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")

@@ -18,6 +18,7 @@ def raw(tmp_path):
         z.writestr("names/female.txt", "Abigail\nAda\n")
     lex = tmp_path / "lexicon" / "wordnet"
     lex.mkdir(parents=True)
+    (lex / "index.noun").write_text("  header line\nheart_attack n 1 0 1 0 1\n")
     (lex / "lexnames").write_text("03\tnoun.Tops\t1\n15\tnoun.location\t1\n"
                                   "14\tnoun.group\t1\n")
     (lex / "data.noun").write_text(
@@ -32,7 +33,8 @@ def raw(tmp_path):
 
 def test_build_writes_typed_phrases(raw, tmp_path):
     root, lexicon = raw
-    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False)
+    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False,
+                         list_types="lists")
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     assert rows["Apple"].frequency == 3 and rows["Apple"].label == "NP-ORG"
     assert rows["in London"].label.startswith("PP-")
@@ -50,6 +52,17 @@ def test_build_writes_typed_phrases(raw, tmp_path):
     for name in ("stats.json", "stats.md", "stats.png"):
         assert (tmp_path / "out" / name).is_file()
     assert stats.skipped["empty line"] == 1
+
+
+def test_tagger_typing_reads_the_lower_case_index(raw, tmp_path):
+    root, lexicon = raw
+    build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False)
+    rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
+    assert rows["heart attack"].source == "wordnet"
+    assert "Paris" not in rows  # the index only, not the data files
+    assert rows["Ada"].source == "names" and rows["Ada"].label[:3] == "NP-"
+    with pytest.raises(ValueError, match="list_types"):
+        build_corpus(root, tmp_path / "x", lexicon_root=lexicon, list_types="ner")
 
 
 def test_rebuild_is_byte_identical(raw, tmp_path):

@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 
 from pearl._io import atomic_tsv
 from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
-from pearl.data.lexicon import iter_name_lists, iter_wordnet_lemmas
+from pearl.data.lexicon import iter_name_lists, iter_wordnet_index, iter_wordnet_lemmas
 from pearl.data.phrases import extract_spans, phrase_entity
 from pearl.data.sources import SkipReport, iter_text
 
@@ -89,6 +89,7 @@ def build_corpus(
     min_freq: int = 2,
     max_tokens: int = 10,
     include_lists: bool = True,
+    list_types: str = "tagger",
     n_process: int = 1,
     batch_size: int = 512,
     limit: int | None = None,
@@ -105,9 +106,12 @@ def build_corpus(
     lexicon_root : path-like, optional
         The shared ``lexicon`` folder (``wordnet/``); WordNet lemmas are added from it.
         The NLTK name and gazetteer lists are read from ``<corpus_root>/nltk`` if present.
-        List phrases not seen in the text take the entity type their list gives
-        (:mod:`pearl.data.lexicon`); phrases from the text keep the type spaCy gave them
-        in context.
+        Phrases from the text keep the type spaCy gave them in context.
+    list_types : {"tagger", "lists"}, default="tagger"
+        How list phrases not seen in the text are typed: by spaCy's NER on the isolated
+        phrase, WordNet lemmas lower-cased from the index files (the corpus of the shipped
+        pearl-minilm), or by the type their list gives, WordNet lemmas with their case
+        (:mod:`pearl.data.lexicon`).
     min_freq : int, default=2
         Phrases from running text are kept when seen at least this often (list sources
         are exempt).
@@ -122,6 +126,8 @@ def build_corpus(
         Parse only the first ``limit`` text units (tests, smoke runs).
     show_progress : bool, default=True
     """
+    if list_types not in {"tagger", "lists"}:
+        raise ValueError(f"list_types must be 'tagger' or 'lists', not {list_types!r}")
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -161,7 +167,32 @@ def build_corpus(
     junk["below min_freq"] += sum(1 for n in freq.values() if n < min_freq)
     del labels, sources
 
-    if include_lists:
+    if include_lists and list_types == "tagger":
+        listed_t: list[tuple[str, str, str]] = []  # phrase, lexical class, source
+        if lexicon_root is not None:
+            listed_t += [(lemma, lex, "wordnet") for lemma, lex in
+                         iter_wordnet_index(Path(lexicon_root) / "wordnet", report)]
+        nltk_dir = Path(corpus_root) / "nltk"
+        if nltk_dir.is_dir():
+            listed_t += [(name, "NP", pkg) for name, pkg, _ in iter_name_lists(nltk_dir, report)]
+        todo = {}
+        for text, lex, src in listed_t:
+            text = " ".join(text.split())
+            if text in records or text in todo or is_junk(text, max_tokens):
+                continue
+            todo[text] = (lex, src)
+        ner = load_spacy(parser=False)
+        bar = tqdm(total=len(todo), desc="type list phrases", unit="phrase",
+                   disable=not show_progress)
+        for doc, text in ner.pipe(((t, t) for t in todo), as_tuples=True,
+                                  batch_size=batch_size, n_process=n_process):
+            bar.update()
+            lex, src = todo[text]
+            ent = next((e.label_ for e in doc.ents if e.start == 0 and e.end == len(doc)),
+                       None)
+            records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
+        bar.close()
+    elif include_lists:
         # phrase, lexical class, source, entity type (the lists know their types)
         listed: list[tuple[str, str, str, str | None]] = []
         if lexicon_root is not None:

@@ -1,8 +1,10 @@
-"""Phrase lists that enter the corpus whatever their frequency, with the entity type their
-source knows: WordNet lemmas and the NLTK name and gazetteer lists.
+"""Phrase lists that enter the corpus whatever their frequency: WordNet lemmas and the NLTK
+name and gazetteer lists, with the entity type their source knows.
 
-Types come from the lists themselves, not from a named-entity tagger run on isolated
-strings (which, on lower-cased WordNet lemmas, tagged "birth canal" a PERSON):
+The corpus builder types them either with a named-entity tagger run on each isolated
+string (``list_types="tagger"``, the default and the corpus of the shipped model; on
+lower-cased WordNet lemmas from :func:`iter_wordnet_index` it tagged "birth canal" a
+PERSON), or with the types the lists themselves give (``list_types="lists"``):
 
 * WordNet: lemmas are read from the ``data.<pos>`` files, so proper nouns keep their case
   ("London", not "london"). An *instance* synset (one with an instance-hypernym pointer)
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from pearl.data.sources import SkipReport
 
-__all__ = ["iter_wordnet_lemmas", "iter_name_lists", "wordnet_entity_type"]
+__all__ = ["iter_wordnet_index", "iter_wordnet_lemmas", "iter_name_lists", "wordnet_entity_type"]
 
 _WORDNET_POS = {"noun": "NP", "verb": "VP", "adj": "ADJP", "adv": "ADVP"}
 
@@ -106,6 +108,27 @@ def _clean_lemma(word: str) -> str:
     if word.endswith(")") and "(" in word:  # adjective markers: (a), (p), (ip)
         word = word[:word.rindex("(")]
     return word.replace("_", " ")
+
+
+def iter_wordnet_index(wordnet_dir: str | Path, report: SkipReport | None = None
+                       ) -> Iterator[tuple[str, str]]:
+    """``(lemma, lexical_class)`` for every lemma of WordNet's ``index.<pos>`` files,
+    lower-cased as the index stores them (the first corpus, ``list_types="tagger"``)."""
+    report = report if report is not None else SkipReport()
+    for pos, lex in _WORDNET_POS.items():
+        path = Path(wordnet_dir) / f"index.{pos}"
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            report.skip("unreadable file")
+            continue
+        report.files += 1
+        for line in lines:
+            if not line or line.startswith(" "):
+                continue
+            lemma = line.split(" ", 1)[0].replace("_", " ")
+            if any(c.isalpha() for c in lemma):
+                yield lemma, lex
 
 
 def iter_wordnet_lemmas(wordnet_dir: str | Path, report: SkipReport | None = None
