@@ -167,42 +167,22 @@ def build_corpus(
     junk["below min_freq"] += sum(1 for n in freq.values() if n < min_freq)
     del labels, sources
 
-    if include_lists and list_types == "tagger":
-        listed_t: list[tuple[str, str, str]] = []  # phrase, lexical class, source
-        if lexicon_root is not None:
-            listed_t += [(lemma, lex, "wordnet") for lemma, lex in
-                         iter_wordnet_index(Path(lexicon_root) / "wordnet", report)]
-        nltk_dir = Path(corpus_root) / "nltk"
-        if nltk_dir.is_dir():
-            listed_t += [(name, "NP", pkg) for name, pkg, _ in iter_name_lists(nltk_dir, report)]
-        todo = {}
-        for text, lex, src in listed_t:
-            text = " ".join(text.split())
-            if text in records or text in todo or is_junk(text, max_tokens):
-                continue
-            todo[text] = (lex, src)
-        ner = load_spacy(parser=False)
-        bar = tqdm(total=len(todo), desc="type list phrases", unit="phrase",
-                   disable=not show_progress)
-        for doc, text in ner.pipe(((t, t) for t in todo), as_tuples=True,
-                                  batch_size=batch_size, n_process=n_process):
-            bar.update()
-            lex, src = todo[text]
-            ent = next((e.label_ for e in doc.ents if e.start == 0 and e.end == len(doc)),
-                       None)
-            records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
-        bar.close()
-    elif include_lists:
-        # phrase, lexical class, source, entity type (the lists know their types)
+    if include_lists:
+        # phrase, lexical class, source, entity type given by the list (None: unknown)
         listed: list[tuple[str, str, str, str | None]] = []
         if lexicon_root is not None:
-            listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
-                       iter_wordnet_lemmas(Path(lexicon_root) / "wordnet", report)]
+            wordnet = Path(lexicon_root) / "wordnet"
+            if list_types == "tagger":
+                listed += [(lemma, lex, "wordnet", None) for lemma, lex in
+                           iter_wordnet_index(wordnet, report)]
+            else:
+                listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
+                           iter_wordnet_lemmas(wordnet, report)]
         nltk_dir = Path(corpus_root) / "nltk"
         if nltk_dir.is_dir():
             listed += [(name, "NP", pkg, ent) for name, pkg, ent in
                        iter_name_lists(nltk_dir, report)]
-        first: dict[str, tuple[str, str]] = {}
+        first: dict[str, tuple[str, str]] = {}  # lexical class and source of first sight
         types: dict[str, Counter] = defaultdict(Counter)
         for text, lex, src, ent in listed:
             text = " ".join(text.split())
@@ -211,9 +191,20 @@ def build_corpus(
             first.setdefault(text, (lex, src))
             if ent is not None:
                 types[text][ent] += 1
+        if list_types == "tagger":
+            ents = {}
+            ner = load_spacy(parser=False)
+            for doc, text in tqdm(ner.pipe(((t, t) for t in first), as_tuples=True,
+                                           batch_size=batch_size, n_process=n_process),
+                                  total=len(first), desc="type list phrases", unit="phrase",
+                                  disable=not show_progress):
+                ents[text] = next((e.label_ for e in doc.ents
+                                   if e.start == 0 and e.end == len(doc)), None)
+        else:
+            ents = {t: _best(types[t]) if types.get(t) else None for t in first}
         for text, (lex, src) in first.items():
-            ent = _best(types[text]) if types.get(text) else None
-            records[text] = PhraseRecord(text, make_label(lex, ent), freq.get(text, 0), src)
+            records[text] = PhraseRecord(text, make_label(lex, ents[text]),
+                                         freq.get(text, 0), src)
 
     with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
         for text in sorted(records):

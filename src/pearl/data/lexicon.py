@@ -50,11 +50,11 @@ def wordnet_entity_type(lexname: str, ancestors: set[int], instance: bool = True
         ("Apache") and members of groups ("Democrat", "Frenchman": NORP, as OntoNotes
         does); the rest ("Doberman", "Bunsen burner") stay untyped.
     """
+    if lexname == "noun.group":  # instances and capitalised lemmas alike
+        if _ORGANIZATION in ancestors:
+            return "ORG"
+        return "NORP" if ancestors & _PEOPLES else None
     if not instance:
-        if lexname == "noun.group":
-            if _ORGANIZATION in ancestors:
-                return "ORG"
-            return "NORP" if ancestors & _PEOPLES else None
         return "NORP" if lexname == "noun.person" else None
     if lexname == "noun.person":
         return "PERSON"
@@ -62,10 +62,6 @@ def wordnet_entity_type(lexname: str, ancestors: set[int], instance: bool = True
         return "GPE" if ancestors & {_CITY, _DISTRICT, _COUNTRY} else "LOC"
     if lexname == "noun.object":  # rivers, mountains, islands, continents, planets
         return "LOC"
-    if lexname == "noun.group":
-        if _ORGANIZATION in ancestors:
-            return "ORG"
-        return "NORP" if ancestors & _PEOPLES else None
     if lexname in {"noun.act", "noun.event"}:  # battles, wars, crusades
         return "EVENT"
     if lexname == "noun.communication":  # books, scriptures, documents
@@ -110,22 +106,25 @@ def _clean_lemma(word: str) -> str:
     return word.replace("_", " ")
 
 
+def _wordnet_lines(path: Path, report: SkipReport) -> Iterator[str]:
+    """The entry lines of a WordNet database file (licence header lines, which start with
+    a space, and blank lines left out); an unreadable file is counted and yields nothing."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        report.skip("unreadable file")
+        return
+    report.files += 1
+    yield from (line for line in lines if line and not line.startswith(" "))
+
+
 def iter_wordnet_index(wordnet_dir: str | Path, report: SkipReport | None = None
                        ) -> Iterator[tuple[str, str]]:
     """``(lemma, lexical_class)`` for every lemma of WordNet's ``index.<pos>`` files,
     lower-cased as the index stores them (the first corpus, ``list_types="tagger"``)."""
     report = report if report is not None else SkipReport()
     for pos, lex in _WORDNET_POS.items():
-        path = Path(wordnet_dir) / f"index.{pos}"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            report.skip("unreadable file")
-            continue
-        report.files += 1
-        for line in lines:
-            if not line or line.startswith(" "):
-                continue
+        for line in _wordnet_lines(Path(wordnet_dir) / f"index.{pos}", report):
             lemma = line.split(" ", 1)[0].replace("_", " ")
             if any(c.isalpha() for c in lemma):
                 yield lemma, lex
@@ -144,17 +143,8 @@ def iter_wordnet_lemmas(wordnet_dir: str | Path, report: SkipReport | None = Non
     wordnet_dir = Path(wordnet_dir)
     lexnames = _read_lexnames(wordnet_dir)
     for pos, lex in _WORDNET_POS.items():
-        path = wordnet_dir / f"data.{pos}"
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            report.skip("unreadable file")
-            continue
-        report.files += 1
         synsets = {}
-        for line in lines:
-            if not line or line.startswith(" "):
-                continue
+        for line in _wordnet_lines(wordnet_dir / f"data.{pos}", report):
             parsed = _parse_data_line(line)
             if parsed is None:
                 report.skip("malformed WordNet line")
