@@ -67,3 +67,13 @@ def test_missing_lists_are_reported(tmp_path):
     assert list(iter_name_lists(tmp_path / "nowhere", report)) == []
     assert list(iter_wordnet_lemmas(tmp_path / "nowhere", report)) == []
     assert report.counts["unreadable file"] == 6
+    assert report.counts["no WordNet lexnames file (WordNet lemmas left untyped)"] == 1
+
+
+def test_missing_lexnames_leaves_lemmas_untyped_and_is_reported(tmp_path):
+    _wordnet(tmp_path)
+    (tmp_path / "lexnames").unlink()
+    report = SkipReport()
+    rows = {lemma: ent for lemma, _, ent in iter_wordnet_lemmas(tmp_path, report)}
+    assert rows["Paris"] is None and rows["Chopin"] is None
+    assert report.counts["no WordNet lexnames file (WordNet lemmas left untyped)"] == 1

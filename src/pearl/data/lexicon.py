@@ -73,10 +73,13 @@ def wordnet_entity_type(lexname: str, ancestors: set[int], instance: bool = True
     return None
 
 
-def _read_lexnames(wordnet_dir: Path) -> dict[int, str]:
+def _read_lexnames(wordnet_dir: Path, report: SkipReport) -> dict[int, str]:
+    """Lexicographer file numbers to names; without the file no instance can be typed,
+    which is counted in ``report`` (the lemmas are still yielded, untyped)."""
     try:
         lines = (wordnet_dir / "lexnames").read_text(encoding="utf-8").splitlines()
     except OSError:
+        report.skip("no WordNet lexnames file (WordNet lemmas left untyped)")
         return {}
     out = {}
     for line in lines:
@@ -141,7 +144,7 @@ def iter_wordnet_lemmas(wordnet_dir: str | Path, report: SkipReport | None = Non
     """
     report = report if report is not None else SkipReport()
     wordnet_dir = Path(wordnet_dir)
-    lexnames = _read_lexnames(wordnet_dir)
+    lexnames = _read_lexnames(wordnet_dir, report)
     for pos, lex in _WORDNET_POS.items():
         synsets = {}
         for line in _wordnet_lines(wordnet_dir / f"data.{pos}", report):
