@@ -22,6 +22,7 @@ import torch
 from pearl.encoders import PhraseEncoder
 from pearl.evaluation import evaluate
 from pearl.evaluation.tasks import PAPER_OWN_TASKS
+from pearl.models import fusion_module
 
 OUT = Path(__file__).parent / "results"
 PROBE_PHRASES = ["The New York Times", "nytimes.com", "New York Post", "heavy rain",
@@ -32,7 +33,7 @@ def scaled_copy(model: str, alpha: float, out: Path) -> Path:
     """Save ``model`` with its character output layer multiplied by ``alpha``."""
     enc = PhraseEncoder(model)
     st = enc.model.float()
-    fusion = _fusion(st)
+    fusion = fusion_module(st)
     if fusion is None or fusion.char_encoder is None:
         raise SystemExit(f"{model} has no character encoder")
     with torch.no_grad():
@@ -42,23 +43,20 @@ def scaled_copy(model: str, alpha: float, out: Path) -> Path:
     return out
 
 
-def _fusion(st):
-    return next((m for m in st if hasattr(m, "char_encoder")), None)
-
-
 def part_norms(model: str | Path) -> tuple[float, float]:
     """Mean norms of the phrase and character parts of the fused, unnormalised vector."""
     st = PhraseEncoder(str(model)).model
-    phrase_dim = _fusion(st).phrase_dim
+    fusion = fusion_module(st)
     feats = st.preprocess(PROBE_PHRASES)
     with torch.no_grad():
         for module in st:
             feats = module(feats)
-            if hasattr(module, "char_encoder"):  # stop before Normalize
+            if module is fusion:  # stop before Normalize
                 break
         x = feats["sentence_embedding"].float().numpy()
-    return (float(np.linalg.norm(x[:, :phrase_dim], axis=1).mean()),
-            float(np.linalg.norm(x[:, phrase_dim:], axis=1).mean()))
+    d = fusion.phrase_dim
+    return (float(np.linalg.norm(x[:, :d], axis=1).mean()),
+            float(np.linalg.norm(x[:, d:], axis=1).mean()))
 
 
 def main(argv: list[str] | None = None) -> None:
