@@ -124,3 +124,26 @@ def test_fusion_without_tokenizer_says_so():
     fusion = CharFusion(4, {"out_dim": 2})
     with pytest.raises(RuntimeError, match="tokenizer"):
         fusion.char_inputs(torch.ones(1, 3, dtype=torch.long), torch.ones(1, 3))
+
+
+def test_char_gain_scales_the_character_part_and_round_trips(tiny_model_dir, tmp_path):
+    torch.manual_seed(0)
+    model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16}, char_gain=True)
+    fusion = fusion_module(model)
+    assert fusion.char_scale == 1.0  # starts as the plain concatenation
+    before = model.encode(TEXTS)
+    with torch.no_grad():
+        fusion.char_log_scale.fill_(float(np.log(3.0)))
+    after = model.encode(TEXTS)
+    np.testing.assert_allclose(after[:, :32], before[:, :32], atol=1e-6)
+    np.testing.assert_allclose(after[:, 32:], 3.0 * before[:, 32:], rtol=1e-4, atol=1e-6)
+    save_model(model, tmp_path / "gain")
+    loaded = load_pearl_model(tmp_path / "gain")
+    assert fusion_module(loaded).char_scale == pytest.approx(3.0)
+    np.testing.assert_allclose(loaded.encode(TEXTS), after, atol=1e-5)
+
+
+def test_without_char_gain_there_is_no_scale_parameter(tiny_model_dir):
+    fusion = fusion_module(build_pearl_model(str(tiny_model_dir), {"out_dim": 8}))
+    assert fusion.char_log_scale is None and fusion.char_scale == 1.0
+    assert not any("char_log_scale" in k for k in fusion.state_dict())

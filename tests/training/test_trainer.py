@@ -123,6 +123,22 @@ def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
     assert all(np.isfinite(r["type"]) for r in result.history)
 
 
+def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_model_dir,
+                                                        tmp_path):
+    from pearl.models import fusion_module, load_pearl_model
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", char_gain=True,
+                  max_steps=4, char_lr=0.05)
+    result = Trainer(cfg, show_progress=False).train()
+    scales = [r["char_scale"] for r in result.history]
+    assert scales[-1] != 1.0  # the scale is a trained parameter
+    header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
+    assert header.split("\t")[-1] == "char_scale"
+    saved = fusion_module(load_pearl_model(tmp_path / "m")).char_scale
+    # weight averaging mixes the log-scale with its start (0) like every other weight
+    assert saved == pytest.approx(np.exp(0.5 * np.log(scales[-1])), rel=1e-5)
+
+
 def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp_path):
     cfg = _config(training_files, tiny_model_dir, tmp_path / "bare", use_chars=False,
                   type_loss=False, hard_negatives=0, char_aug=False, token_aug=False,

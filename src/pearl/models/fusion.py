@@ -46,14 +46,19 @@ class CharFusion(Module):
         Characters (UTF-8 bytes) read per phrase.
     use_chars : bool, default=True
         False turns the module into an identity (the "without character encoder" ablation).
+    char_gain : bool, default=False
+        Multiply the character vector by a learned scalar ``exp(char_log_scale)`` (1 at
+        the start) before the concatenation, so that training decides how much the
+        character part weighs in the cosine; False is the paper's plain concatenation.
     """
 
     config_keys = ["phrase_dim", "char_config", "output_dim", "labels", "max_chars",
-                   "use_chars"]
+                   "use_chars", "char_gain"]
 
     def __init__(self, phrase_dim: int, char_config: dict | None = None,
                  output_dim: int | None = None, labels: list[str] | None = None,
-                 max_chars: int = 64, use_chars: bool = True) -> None:
+                 max_chars: int = 64, use_chars: bool = True, char_gain: bool = False
+                 ) -> None:
         super().__init__()
         self.phrase_dim = int(phrase_dim)
         self.char_config = dict(char_config or {})
@@ -61,7 +66,10 @@ class CharFusion(Module):
         self.labels = list(labels or [])
         self.max_chars = max_chars
         self.use_chars = use_chars
+        self.char_gain = bool(char_gain) and use_chars
         self.char_encoder = CharEncoder(**self.char_config) if use_chars else None
+        # a parameter only when asked for, so folders saved without one load strictly
+        self.char_log_scale = nn.Parameter(torch.zeros(())) if self.char_gain else None
         concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)
         self._embedding_dim = int(output_dim) if output_dim else concat
         self.project = nn.Linear(concat, output_dim) if output_dim else None
@@ -75,6 +83,13 @@ class CharFusion(Module):
 
     def get_embedding_dimension(self) -> int:
         return self.embedding_dim
+
+    @property
+    def char_scale(self) -> float:
+        """The factor applied to the character vector (1.0 without ``char_gain``)."""
+        if self.char_log_scale is None:
+            return 1.0
+        return float(self.char_log_scale.detach().exp())
 
     get_sentence_embedding_dimension = get_embedding_dimension
 
@@ -110,6 +125,8 @@ class CharFusion(Module):
         if self.use_chars:
             chars, sub = self.char_inputs(features["input_ids"], features["attention_mask"])
             char_vec = self.char_encoder(chars, sub).to(phrase.dtype)
+            if self.char_log_scale is not None:
+                char_vec = char_vec * self.char_log_scale.exp().to(phrase.dtype)
             features["char_embedding"] = char_vec
             out = torch.cat([phrase, char_vec], dim=-1)
         else:

@@ -22,7 +22,7 @@ __all__ = ["build_pearl_model", "load_pearl_model", "open_model_folder", "is_pea
 def build_pearl_model(backbone: str, char_config: dict | None = None,
                       output_dim: int | None = None, labels: list[str] | None = None,
                       use_chars: bool = True, max_seq_length: int = 32,
-                      device: str = "cpu"):
+                      device: str = "cpu", char_gain: bool = False):
     """A fused PEARL model from a backbone folder.
 
     Parameters
@@ -40,6 +40,8 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
     max_seq_length : int, default=32
         Phrases are short; longer inputs are truncated.
     device : str, default="cpu"
+    char_gain : bool, default=False
+        A learned scalar weight on the character vector (see :class:`CharFusion`).
 
     Returns
     -------
@@ -54,7 +56,7 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
     char_config = dict(char_config or {})
     char_config.setdefault("subword_vocab", len(transformer.tokenizer))
     fusion = CharFusion(dim, char_config, output_dim=output_dim, labels=labels,
-                        use_chars=use_chars)
+                        use_chars=use_chars, char_gain=char_gain)
     fusion.set_tokenizer(transformer.tokenizer)
     return SentenceTransformer(modules=[transformer, pooling, fusion], device=device)
 

@@ -50,6 +50,7 @@ class TrainConfig:
     output_dim: int = 0  # 0: the concatenation
     max_seq_length: int = 32
     use_chars: bool = True
+    char_gain: bool = False  # a learned scalar weight on the character vector
     # character encoder pretraining (mimic the backbone's word embeddings)
     char_pretrain_steps: int = 1500
     char_pretrain_words: int = 30000

@@ -94,7 +94,8 @@ class Trainer:
             {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
             output_dim=cfg.output_dim or None,
             labels=list(LABELS) if cfg.type_loss else None,
-            use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length)
+            use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length,
+            char_gain=cfg.char_gain)
         return model
 
     def _optimizer(self, model):
@@ -236,6 +237,8 @@ class Trainer:
                 n_texts = 2 * len(batch.anchors) + len(batch.negatives)
                 record.update(step=step, lr=sched.get_last_lr()[0],
                               phrases_per_s=n_texts / max(time.time() - t_step, 1e-9))
+                if fusion is not None and fusion.char_log_scale is not None:
+                    record["char_scale"] = fusion.char_scale
                 history.append(record)
                 bar.update(1)
                 bar.set_postfix(loss=f"{record['loss']:.3f}",
@@ -335,6 +338,8 @@ def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data
         {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
          "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
+    if history and "char_scale" in history[-1]:
+        keys.append("char_scale")
     with open(log / "loss.tsv", "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")
         for r in history:
