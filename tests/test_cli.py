@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import SHARED_DATA
 
 from pearl.cli import build_parser, main
 
@@ -129,6 +130,22 @@ def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
                  "--min-ratio", "60", "--max-cosine", "1.01", "-q"]) == 0
     assert neg.read_text().startswith("phrase\tnegative")
     assert '"candidate_pairs"' in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "lexicon" / "wordnet").is_dir(),
+                    reason="shared WordNet not present")
+def test_augment_glove_keep_names(tmp_path):
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("phrase\tlabel\tfrequency\tsource\nVictoria Falls\tNP-GPE\t1\tt\n"
+                      "big house\tNP-OTHER\t1\tt\n", encoding="utf-8")
+    aug = tmp_path / "aug.tsv"
+    assert main(["augment", str(corpus), "-o", str(aug), "--levels", "token", "--views", "8",
+                 "--weights", "wordnet_synonym=0,token_swap=0", "--glove-keep-names",
+                 "--data", str(SHARED_DATA), "-q"]) == 0
+    rows = [r.split("\t") for r in aug.read_text(encoding="utf-8").splitlines()[1:]]
+    assert {p for p, _, _ in rows} == {"Victoria Falls", "big house"}
+    assert all(pos == "Victoria Falls" for p, pos, _ in rows if p == "Victoria Falls")
+    assert any(pos != "big house" for p, pos, _ in rows if p == "big house")
 
 
 def test_train_dry_run_resolves_config_and_overrides(tmp_path, capsys):

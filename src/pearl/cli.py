@@ -205,7 +205,8 @@ def cmd_augment(args) -> int:
 
         mined = MinedParaphraser(load_encoder(args.model)).fit(phrases)
     augs = default_augmenters(args.levels.split(","), str(root / "lexicon" / "wordnet"),
-                              args.glove_threshold, mined)
+                              args.glove_threshold, mined,
+                              glove_keep_names=args.glove_keep_names)
     weights = dict(kv.split("=") for kv in args.weights.split(",")) if args.weights else {}
     sampler = AugmentationSampler(augs, {k: float(v) for k, v in weights.items()},
                                   seed=args.seed)
@@ -420,6 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--views", type=int, default=1, help="positives per phrase (default 1)")
     p.add_argument("--glove-threshold", type=float, default=0.8,
                    help="minimum cosine of GloVe synonyms (default 0.8)")
+    p.add_argument("--glove-keep-names", action="store_true",
+                   help="GloVe synonyms leave capitalised words (names) alone; off by "
+                   "default, as for the shipped pearl-minilm's data")
     p.add_argument("--mine-paraphrases", action="store_true",
                    help="also mine near-paraphrases from the corpus with --model")
     model_arg(p)

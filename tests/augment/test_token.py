@@ -33,3 +33,15 @@ def test_glove_neighbours_respect_threshold():
     out = loose("big house", random.Random(0))
     assert out != "big house"
     assert strict("big house", random.Random(0)) == "big house"
+
+
+def test_glove_can_leave_names_alone():
+    names = GloveSynonyms(threshold=0.5, keep_names=True)
+    plain = GloveSynonyms(threshold=0.5)
+    assert plain.neighbours("falls")  # the common word has neighbours ...
+    # ... so by default the name's token is replaced, with keep_names it never is
+    assert plain("Victoria Falls", random.Random(0)) != "Victoria Falls"
+    for seed in range(20):
+        assert names("Victoria Falls", random.Random(seed)) == "Victoria Falls"
+        out = names("Victoria falls", random.Random(seed)).split()
+        assert out[0] == "Victoria" and out[1] != "falls"

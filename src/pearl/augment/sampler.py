@@ -32,9 +32,10 @@ Augmenter = Callable[[str, random.Random], "str | None"]
 
 def default_augmenters(levels: Iterable[str] = ("char", "token", "phrase"),
                        wordnet_dir: str | None = None, glove_threshold: float = 0.8,
-                       mined=None) -> dict[str, Augmenter]:
+                       mined=None, glove_keep_names: bool = False) -> dict[str, Augmenter]:
     """The offline augmenters of the chosen levels (``mined`` is a fitted
-    :class:`~pearl.augment.phrase.MinedParaphraser`, or None to leave it out)."""
+    :class:`~pearl.augment.phrase.MinedParaphraser`, or None to leave it out;
+    ``glove_keep_names`` is :class:`~pearl.augment.token.GloveSynonyms`' ``keep_names``)."""
     levels = set(levels)
     out: dict[str, Augmenter] = {}
     if "char" in levels:
@@ -44,7 +45,8 @@ def default_augmenters(levels: Iterable[str] = ("char", "token", "phrase"),
         from pearl.augment.token import GloveSynonyms, WordNetSynonyms
 
         out.update(token_swap=swap_tokens, wordnet_synonym=WordNetSynonyms(wordnet_dir),
-                   glove_synonym=GloveSynonyms(threshold=glove_threshold))
+                   glove_synonym=GloveSynonyms(threshold=glove_threshold,
+                                                 keep_names=glove_keep_names))
     if "phrase" in levels:
         from pearl.augment.phrase import AcronymParaphraser, WordNetParaphraser
 

@@ -84,6 +84,11 @@ class GloveSynonyms:
         Candidate neighbours per word.
     glove : GloveEncoder, optional
         Defaults to the packaged GloVe 6B 50-d.
+    keep_names : bool, default=False
+        Leave capitalised words alone, as :class:`WordNetSynonyms` does. GloVe 6B is
+        lower-cased, so a name's token is otherwise replaced by a neighbour of the common
+        word ("Victoria Falls" -> "Victoria Rises"), a false positive pair. False keeps the
+        behaviour the shipped pearl-minilm was trained with.
 
     Notes
     -----
@@ -92,11 +97,12 @@ class GloveSynonyms:
     """
 
     def __init__(self, threshold: float = 0.8, vocab_size: int = 50_000, k: int = 5,
-                 glove=None) -> None:
+                 glove=None, keep_names: bool = False) -> None:
         from pearl.encoders.base import normalize_rows
         from pearl.encoders.glove import GloveEncoder
 
         self.threshold, self.k = threshold, k
+        self.keep_names = keep_names
         g = glove or GloveEncoder()
         words = sorted(g.index, key=g.index.get)[:vocab_size]
         self.words = [w for w in words if w.isalpha()]
@@ -118,7 +124,8 @@ class GloveSynonyms:
 
     def __call__(self, phrase: str, rng: random.Random) -> str:
         toks = phrase.split()
-        options = [i for i, t in enumerate(toks) if self.neighbours(t)]
+        options = [i for i, t in enumerate(toks)
+                   if not (self.keep_names and t[:1].isupper()) and self.neighbours(t)]
         if not options:
             return phrase
         i = rng.choice(options)
