@@ -78,6 +78,16 @@ def test_eval_writes_json_and_table(mini_benchmark, tmp_path, capsys):
     assert "String Distance | - | measured" in capsys.readouterr().out
 
 
+def test_eval_probe_runs(mini_benchmark, tiny_model_dir, tmp_path):
+    out = tmp_path / "res"
+    assert main(["eval", "-m", str(tiny_model_dir), "--tasks", "ppdb", "--probe-runs", "2",
+                 "-q", "--no-cache", "--data", str(mini_benchmark / "benchmark"),
+                 "-o", str(out)]) == 0
+    (path,) = out.glob("*.json")
+    res = json.loads(path.read_text())["tasks"]["ppdb"]
+    assert len(res["details"]["runs"]) == 2 and res["std"] is not None
+
+
 def test_index_build_and_search(tiny_model_dir, tmp_path, capsys):
     names = tmp_path / "names.txt"
     names.write_text("The New York Times\nNew York Post\nBoston Globe\n", encoding="utf-8")

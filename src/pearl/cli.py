@@ -83,7 +83,7 @@ def cmd_eval(args) -> int:
         record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,
                           quick=args.quick, seed=args.seed, batch_size=args.batch_size,
                           retrieval_index=args.retrieval_index, cache=not args.no_cache,
-                          show_progress=not args.quiet)
+                          show_progress=not args.quiet, probe_runs=args.probe_runs)
         path = save_record(record, out)
         print(f"\nwrote {path}", file=sys.stderr)
         failed |= any(v.get("status") == "error" for v in record["tasks"].values())
@@ -322,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true",
                    help="subsample every task for a smoke run (labelled QUICK in the output)")
     p.add_argument("--seed", type=int, default=0, help="seed of splits and probes (default 0)")
+    p.add_argument("--probe-runs", type=int, default=1,
+                   help="PPDB/PPDB-filtered: mean over N probe runs with seeds seed..seed+N-1 "
+                   "(default 1, the paper's single probe)")
     p.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
     p.add_argument("--retrieval-index", choices=["flat", "ivfpq"], default="flat",
                    help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ")

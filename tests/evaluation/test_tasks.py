@@ -95,3 +95,33 @@ def test_nearest_finds_exact_copies(index):
     assert (ids == np.arange(50)).mean() >= (1.0 if index == "flat" else 0.8)
     with pytest.raises(ValueError):
         nearest(queries, names, index="hnsw")
+
+
+def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmark,
+                                                      monkeypatch):
+    from pearl.evaluation.tasks import paraphrase
+
+    seeds, real = [], paraphrase.train_probe
+
+    def recording_probe(*args, seed, **kw):
+        seeds.append(seed)
+        res = real(*args, seed=seed, **kw)
+        res.test_accuracy = seed / 100  # a distinct, known score per run
+        return res
+
+    monkeypatch.setattr(paraphrase, "train_probe", recording_probe)
+    rec = _run(hash_encoder, mini_benchmark, tasks="ppdb,ppdb_filtered", seed=3,
+               probe_runs=3)
+    assert seeds == [3, 4, 5, 3, 4, 5]  # run r uses seed + r, for both tasks
+    res = rec["tasks"]["ppdb"]
+    assert res["details"]["runs"] == pytest.approx([3.0, 4.0, 5.0])
+    assert res["score"] == pytest.approx(4.0)
+    assert res["std"] == pytest.approx(np.std([3, 4, 5]), abs=1e-3)
+    assert len(rec["tasks"]["ppdb_filtered"]["details"]["epochs_per_run"]) == 3
+    assert rec["seeds"]["paraphrase_probe_runs"] == "seed + run, run = 0..2"
+    seeds.clear()
+    single = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=3)["tasks"]["ppdb"]
+    assert seeds == [3] and single["score"] == pytest.approx(3.0)
+    assert single["std"] is None and "runs" not in single["details"]
+    with pytest.raises(ValueError, match="probe_runs"):
+        _run(hash_encoder, mini_benchmark, tasks="ppdb", probe_runs=0)

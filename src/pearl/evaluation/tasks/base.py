@@ -40,6 +40,9 @@ class TaskContext:
         Seed of splits, probes and subsampling.
     retrieval_index : str
         ``"flat"`` (exact) or ``"ivfpq"`` (the paper's approximate index).
+    probe_runs : int
+        Probe runs of the paraphrase tasks (seeds ``seed .. seed + probe_runs - 1``, mean
+        reported); 1, a single probe, is the paper's protocol.
     """
 
     model: Any
@@ -49,6 +52,7 @@ class TaskContext:
     quick: bool = False
     seed: int = 0
     retrieval_index: str = "flat"
+    probe_runs: int = 1
 
     def require_embeddings(self) -> Callable[[list[str]], np.ndarray]:
         if self.embed is None:
