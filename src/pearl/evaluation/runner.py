@@ -118,8 +118,6 @@ def evaluate(
     """
     from pearl.encoders import DEFAULT_MODEL
 
-    if int(probe_runs) < 1:
-        raise ValueError(f"probe_runs must be >= 1, got {probe_runs}")
     keys = select_tasks(tasks)
     data = Path(data) if data else default_data_root() / "benchmark"
     short_text = Path(short_text) if short_text else data.parent / "short_text"

@@ -54,6 +54,10 @@ class TaskContext:
     retrieval_index: str = "flat"
     probe_runs: int = 1
 
+    def __post_init__(self) -> None:
+        if int(self.probe_runs) < 1:
+            raise ValueError(f"probe_runs must be >= 1, got {self.probe_runs}")
+
     def require_embeddings(self) -> Callable[[list[str]], np.ndarray]:
         if self.embed is None:
             raise NotApplicable(f"{getattr(self.model, 'name', self.model)} has no embeddings")

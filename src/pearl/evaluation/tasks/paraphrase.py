@@ -32,25 +32,23 @@ def run_paraphrase(ctx: TaskContext, name: str) -> TaskResult:
     probe sometimes stops early on a validation plateau, which moves PPDB-filtered by
     several points for the same embeddings.
     """
-    if ctx.probe_runs < 1:
-        raise ValueError(f"probe_runs must be >= 1, got {ctx.probe_runs}")
     embed = ctx.require_embeddings()
     p1, p2, y = load_ppdb(ctx.data / name / f"{name}.json")
     if ctx.quick:
         keep = np.random.default_rng(ctx.seed).permutation(len(y))[:QUICK_PAIRS]
         p1, p2, y = [p1[i] for i in keep], [p2[i] for i in keep], y[keep]
     x = np.hstack([embed(p1), embed(p2)])
-    runs = []
+    results = []
     for run in range(ctx.probe_runs):
         seed = ctx.seed + run
-        tr, va, te = split_indices(len(y), seed)
-        runs.append((train_probe(x, y, tr, va, te, seed=seed, lr=1e-4), (tr, va, te)))
-    accs = [100 * res.test_accuracy for res, _ in runs]
-    res, (tr, va, te) = runs[0]
-    details = {"epochs": res.epochs, "best_val_accuracy": 100 * res.best_val_accuracy,
+        tr, va, te = split_indices(len(y), seed)  # the sizes depend on len(y) alone
+        results.append(train_probe(x, y, tr, va, te, seed=seed, lr=1e-4))
+    accs = [100 * r.test_accuracy for r in results]
+    details = {"epochs": results[0].epochs,
+               "best_val_accuracy": 100 * results[0].best_val_accuracy,
                "split": [len(tr), len(va), len(te)]}
     if ctx.probe_runs > 1:
-        details.update(runs=accs, epochs_per_run=[r.epochs for r, _ in runs])
+        details.update(runs=accs, epochs_per_run=[r.epochs for r in results])
     return TaskResult(
         score=float(np.mean(accs)),
         n=len(y),
