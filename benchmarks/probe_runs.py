@@ -18,19 +18,16 @@ import argparse
 import json
 from pathlib import Path
 
-from pearl.evaluation.runner import averages
+from pearl.evaluation.report import _fmt
+from pearl.evaluation.runner import averages, task_scores
 
 OUT = Path(__file__).parent / "results"
 PROBED = ("ppdb", "ppdb_filtered")
 
 
-def _scores(record: dict) -> dict[str, float]:
-    return {k: v["score"] for k, v in record["tasks"].items() if v.get("status") == "ok"}
-
-
 def combine(single: dict, multi: dict) -> dict:
     """One row: single-probe and N-run scores of the paraphrase tasks, and both Avg-7."""
-    one, many = _scores(single), _scores(multi)
+    one, many = task_scores(single["tasks"]), task_scores(multi["tasks"])
     missing = [k for k in PROBED if k not in many]
     if missing:
         raise SystemExit(f"{multi['model']}: no {', '.join(missing)} in the multi-run record")
@@ -55,16 +52,12 @@ def render(rows: list[dict], n_runs: int, command: str) -> str:
              "|---|---:|---:|---:|---:|---|---|---:|---:|"]
     for r in rows:
         p, f = r["ppdb"], r["ppdb_filtered"]
-
-        def a(v):
-            return "–" if v is None else f"{v:.1f}"
-
         lines.append(
-            f"| {r['model']} | {a(p['single'])} | {p['mean']:.1f} ± {p['std'] or 0:.1f} "
-            f"| {a(f['single'])} | {f['mean']:.1f} ± {f['std'] or 0:.1f} "
+            f"| {r['model']} | {_fmt(p['single'])} | {_fmt(p['mean'], p['std'] or 0)} "
+            f"| {_fmt(f['single'])} | {_fmt(f['mean'], f['std'] or 0)} "
             f"| {' / '.join(f'{x:.1f}' for x in f['runs'])} "
             f"| {' / '.join(str(e) for e in f['epochs'])} "
-            f"| {a(r['avg7_single'])} | {a(r['avg7_multi'])} |")
+            f"| {_fmt(r['avg7_single'])} | {_fmt(r['avg7_multi'])} |")
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from pearl.evaluation.published import PUBLISHED_PHRASE, PUBLISHED_SHORT_TEXT, PUBLISHED_SIZE
-from pearl.evaluation.runner import averages
+from pearl.evaluation.runner import averages, task_scores
 from pearl.evaluation.tasks import PHRASE_TASKS, SHORT_TEXT_TASKS, TASKS
 
 __all__ = ["save_record", "load_records", "render_markdown", "write_report"]
@@ -32,8 +32,7 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
         merged = dict(old.get("tasks", {}))
         merged.update(record["tasks"])
         record = {**record, "tasks": merged}
-        scores = {k: v["score"] for k, v in merged.items() if v.get("status") == "ok"}
-        record["averages"] = averages(scores)
+        record["averages"] = averages(task_scores(merged))
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 

@@ -26,7 +26,7 @@ from pearl.evaluation.tasks import (
     select_tasks,
 )
 
-__all__ = ["default_data_root", "evaluate", "averages"]
+__all__ = ["default_data_root", "evaluate", "averages", "task_scores"]
 
 
 def default_data_root() -> Path:
@@ -50,6 +50,11 @@ def _param_count(model) -> int | None:
     if inner is None or not hasattr(inner, "parameters"):
         return None
     return int(sum(p.numel() for p in inner.parameters()))
+
+
+def task_scores(tasks: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """The scores of a record's tasks that ran (status ``ok``)."""
+    return {k: v["score"] for k, v in tasks.items() if v.get("status") == "ok"}
 
 
 def averages(scores: dict[str, float]) -> dict[str, float | None]:
@@ -171,6 +176,5 @@ def evaluate(
             "newly_encoded": (embed.n_encoded - before) if embed is not None else 0,
             "details": res.details,
         }
-    scores = {k: v["score"] for k, v in record["tasks"].items() if v["status"] == "ok"}
-    record["averages"] = averages(scores)
+    record["averages"] = averages(task_scores(record["tasks"]))
     return record
