@@ -181,8 +181,8 @@ def cmd_build_corpus(args) -> int:
     lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else root
                                           / "lexicon")
     stats = build_corpus(corpus, args.output, lexicon_root=lexicon, min_freq=args.min_freq,
-                         max_tokens=args.max_tokens, include_lists=not args.no_lists,
-                         list_types=args.list_types,
+                         typed_min_freq=args.typed_min_freq, max_tokens=args.max_tokens,
+                         include_lists=not args.no_lists, list_types=args.list_types,
                          n_process=args.processes, limit=args.limit,
                          show_progress=not args.quiet)
     print((Path(args.output) / "stats.md").read_text())
@@ -403,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="raw text folder (default: <data>/corpus)")
     p.add_argument("--lexicon", help="lexicon folder with wordnet/ (default: <data>/lexicon)")
     p.add_argument("--min-freq", type=int, default=2, help="minimum frequency (default 2)")
+    p.add_argument("--typed-min-freq", type=int,
+                   help="minimum frequency of phrases typed as entities in context (default: "
+                        "--min-freq; 1 keeps the entity names seen once)")
     p.add_argument("--max-tokens", type=int, default=10, help="maximum tokens (default 10)")
     p.add_argument("--no-lists", action="store_true", help="leave out WordNet and name lists")
     p.add_argument("--list-types", choices=["tagger", "lists"], default="tagger",

@@ -54,6 +54,23 @@ def test_build_writes_typed_phrases(raw, tmp_path):
     assert stats.skipped["empty line"] == 1
 
 
+def test_typed_min_freq_keeps_entity_names_seen_once(raw, tmp_path):
+    root, lexicon = raw
+    stats = build_corpus(root, tmp_path / "out", show_progress=False, include_lists=False,
+                         typed_min_freq=1)
+    rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
+    build_corpus(root, tmp_path / "d", show_progress=False, include_lists=False)
+    default = {r.phrase for r in read_corpus(tmp_path / "d" / "corpus.tsv")}
+    added = set(rows) - default
+    assert "The New York Times" in added  # seen once, typed ORG in context
+    assert added and all(not rows[t].label.endswith("-OTHER") for t in added)
+    assert all(rows[t].frequency == 1 for t in added)
+    assert default <= set(rows)
+    assert stats.skipped["phrase: below min_freq"] > 0  # untyped phrases seen once
+    with pytest.raises(ValueError, match="at least 1"):
+        build_corpus(root, tmp_path / "x", show_progress=False, typed_min_freq=0)
+
+
 def test_tagger_typing_reads_the_lower_case_index(raw, tmp_path):
     root, lexicon = raw
     build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False)

@@ -87,6 +87,7 @@ def build_corpus(
     out_dir: str | Path,
     lexicon_root: str | Path | None = None,
     min_freq: int = 2,
+    typed_min_freq: int | None = None,
     max_tokens: int = 10,
     include_lists: bool = True,
     list_types: str = "tagger",
@@ -115,6 +116,10 @@ def build_corpus(
     min_freq : int, default=2
         Phrases from running text are kept when seen at least this often (list sources
         are exempt).
+    typed_min_freq : int, optional
+        The same threshold for phrases whose label in context names an entity type
+        (``NP-PERSON``, not ``NP-OTHER``): 1 keeps the entity names seen once, which are
+        most of them. Default: ``min_freq``.
     max_tokens : int, default=10
         Longer phrases are dropped.
     include_lists : bool, default=True
@@ -128,6 +133,10 @@ def build_corpus(
     """
     if list_types not in {"tagger", "lists"}:
         raise ValueError(f"list_types must be 'tagger' or 'lists', not {list_types!r}")
+    if typed_min_freq is None:
+        typed_min_freq = min_freq
+    if min(min_freq, typed_min_freq) < 1:
+        raise ValueError("min_freq and typed_min_freq must be at least 1")
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -162,9 +171,13 @@ def build_corpus(
             labels[text][make_label(lex, phrase_entity(doc, start, end))] += 1
             sources[text][source] += 1
     bar.close()
-    records = {t: PhraseRecord(t, _best(labels[t]), n, _best(sources[t]))
-               for t, n in freq.items() if n >= min_freq}
-    junk["below min_freq"] += sum(1 for n in freq.values() if n < min_freq)
+    records = {}
+    for t, n in freq.items():
+        label = _best(labels[t])
+        if n >= (min_freq if split_label(label)[1] == "OTHER" else typed_min_freq):
+            records[t] = PhraseRecord(t, label, n, _best(sources[t]))
+        else:
+            junk["below min_freq"] += 1
     del labels, sources
 
     if include_lists:
