@@ -120,6 +120,23 @@ def test_dedup_command(tiny_model_dir, tmp_path):
     assert frame["city_deduplicated"].tolist()[:4] == ["Paris", "Paris", "Paris", "London"]
 
 
+def test_build_corpus_typed_min_freq(tmp_path, capsys):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "a.txt").write_text("Apple bought a startup in London.\n" * 2
+                               + "The New York Times reported it.\n", encoding="utf-8")
+    phrases = {}
+    for name, extra in (("default", []), ("typed", ["--typed-min-freq", "1"])):
+        out = tmp_path / name
+        assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out),
+                     "-q", *extra]) == 0
+        lines = (out / "corpus.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        phrases[name] = {line.split("\t")[0] for line in lines}
+    capsys.readouterr()
+    assert "The New York Times" in phrases["typed"] - phrases["default"]
+    assert phrases["default"] < phrases["typed"]
+
+
 def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
     raw = tmp_path / "raw"
     raw.mkdir()
