@@ -5,6 +5,7 @@ import pytest
 from conftest import SHARED_DATA
 
 from pearl.cli import build_parser, main
+from pearl.data.corpus import read_corpus
 
 
 @pytest.mark.parametrize("cmd", [[], ["encode"], ["similarity"], ["eval"], ["index"],
@@ -130,8 +131,7 @@ def test_build_corpus_typed_min_freq(tmp_path, capsys):
         out = tmp_path / name
         assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out),
                      "-q", *extra]) == 0
-        lines = (out / "corpus.tsv").read_text(encoding="utf-8").splitlines()[1:]
-        phrases[name] = {line.split("\t")[0] for line in lines}
+        phrases[name] = {r.phrase for r in read_corpus(out / "corpus.tsv")}
     capsys.readouterr()
     assert "The New York Times" in phrases["typed"] - phrases["default"]
     assert phrases["default"] < phrases["typed"]
