@@ -87,7 +87,7 @@ def main() -> None:
         cfg = load_config(args.config, overrides)
         t0 = time.time()
         if not (out / "modules.json").is_file():
-            if key == "weight_averaging" and not (full_ckpt / "state.pt").is_file():
+            if key == "weight_averaging" and not (full_ckpt / "state.safetensors").is_file():
                 raise SystemExit("run the full recipe first (its checkpoint is reused)")
             Trainer(cfg, show_progress=not args.quiet).train(resume=True)
         train_s = time.time() - t0

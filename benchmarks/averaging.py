@@ -31,7 +31,7 @@ def main() -> None:
         out = Path(args.workdir) / f"w{w:g}"
         cfg = load_config(args.config, {"average": w > 0, "average_weight": w,
                                         "output": str(out), "save_dtype": "float32"})
-        if not (cfg.checkpoints / "state.pt").is_file():
+        if not (cfg.checkpoints / "state.safetensors").is_file():
             raise SystemExit(f"no finished run in {cfg.checkpoints}: train first")
         if not (out / "modules.json").is_file():
             Trainer(cfg, show_progress=False).train(resume=True)

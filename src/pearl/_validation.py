@@ -1,11 +1,20 @@
-"""Input checks shared by every encoder."""
+"""Input checks shared by every public function: texts, and typed, ranged parameters.
+
+Wrong types raise ``TypeError`` and out-of-range values ``ValueError`` (the scikit-learn
+convention); both name the parameter, and both are raised before any work starts.
+"""
 
 from __future__ import annotations
 
 import math
+import numbers
+import re
 from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["check_texts"]
+__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
@@ -13,7 +22,9 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
 
     Whitespace-only strings are mapped to ``""`` so that ``""``, ``" "`` and
     ``"\\t\\n"`` all receive the same vector (the encoder's vector of an empty
-    input). Every other string is passed through unchanged.
+    input). Lone surrogates (half a UTF-16 pair, as Python makes of invalid UTF-8 on a
+    command line) cannot be encoded as UTF-8 and are replaced by U+FFFD, the replacement
+    character. Every other string is passed through unchanged.
 
     Parameters
     ----------
@@ -29,17 +40,19 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     Raises
     ------
     ValueError
-        If an element is None, NaN or not a string. The message names the
-        first offending index.
+        If ``texts`` is not iterable, or an element is None, NaN or not a string. The
+        message names the first offending index.
     """
     if isinstance(texts, str):
-        return [texts if texts.strip() else ""]
-    if texts is None:
-        raise ValueError(f"{name} must be a string or a sequence of strings, got None")
+        return [_clean(texts)]
+    if texts is None or isinstance(texts, bytes | bytearray | dict) or not isinstance(
+            texts, Iterable):
+        raise ValueError(f"{name} must be a string or a sequence of strings, got "
+                         f"{type(texts).__name__}")
     out: list[str] = []
     for i, t in enumerate(texts):
         if isinstance(t, str):
-            out.append(t if t.strip() else "")
+            out.append(_clean(t))
             continue
         if t is None or (isinstance(t, float) and math.isnan(t)):
             what = "None" if t is None else "NaN"
@@ -51,3 +64,58 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
             "convert non-string cells explicitly (e.g. str(x)) before encoding"
         )
     return out
+
+
+def _clean(text: str) -> str:
+    if not text.strip():
+        return ""
+    if not text.isascii() and _SURROGATES.search(text):
+        return _SURROGATES.sub("\ufffd", text)
+    return text
+
+
+def check_int(value: Any, name: str, min_value: int | None = None,
+              max_value: int | None = None) -> int:
+    """An integer parameter (bool, float and str are refused), within bounds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r:.40})")
+    value = int(value)
+    if (min_value is not None and value < min_value) or (
+            max_value is not None and value > max_value):
+        raise ValueError(f"{name} must be {_bounds(min_value, max_value)}, got {value}")
+    return value
+
+
+def check_float(value: Any, name: str, min_value: float | None = None,
+                max_value: float | None = None) -> float:
+    """A real parameter (ints accepted; bool, str and NaN refused), within bounds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__} ({value!r:.40})")
+    value = float(value)
+    if math.isnan(value) or (min_value is not None and value < min_value) or (
+            max_value is not None and value > max_value):
+        raise ValueError(f"{name} must be {_bounds(min_value, max_value)}, got {value}")
+    return value
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """A boolean parameter (numpy booleans accepted; 0/1 and strings refused)."""
+    if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
+                        f"({value!r:.40})")
+    return bool(value)
+
+
+def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
+    """One of a fixed set of strings."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                         f"got {value!r:.40}")
+    return value
+
+
+def _bounds(lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"between {lo} and {hi}"
+    return f">= {lo}" if lo is not None else f"<= {hi}"

@@ -10,7 +10,43 @@ from pathlib import Path
 
 import numpy as np
 
+from pearl._io import atomic_path, check_output
+
 __all__ = ["main", "build_parser"]
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    return parse
+
+
+def _float_between(low: float, high: float):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not low <= value <= high:  # NaN fails too
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
+        return value
+    return parse
+
+
+POSITIVE = _int_at_least(1)
+COSINE = _float_between(-1.0, 1.0)
+
+
+def _write_csv(frame, path: str) -> None:
+    """Write a table atomically: an interrupt leaves any previous file as it was."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False)
 
 
 def _read_lines(path: str) -> list[str]:
@@ -33,9 +69,12 @@ def _texts(args) -> list[str]:
 
 
 def cmd_encode(args) -> int:
+    from pearl._validation import check_texts
     from pearl.encoders import load_encoder
 
-    texts = _texts(args)
+    texts = check_texts(_texts(args))  # invalid UTF-8 arguments arrive as U+FFFD
+    if args.output is not None:
+        check_output(args.output, [args.input], "--output")
     enc = load_encoder(args.model)
     if not hasattr(enc, "encode"):
         raise SystemExit(f"pearl: {args.model} has no embeddings")
@@ -45,17 +84,18 @@ def cmd_encode(args) -> int:
         for t, v in zip(texts, emb, strict=True):
             print(json.dumps({"text": t, "embedding": [round(float(x), 6) for x in v]},
                              ensure_ascii=False))
-    elif args.output.endswith(".npy"):
-        np.save(args.output, emb)
-        print(f"wrote {emb.shape[0]} x {emb.shape[1]} float32 embeddings to {args.output}",
-              file=sys.stderr)
-    else:
-        np.savetxt(args.output, emb, delimiter=",", fmt="%.6g")
-        print(f"wrote {emb.shape[0]} rows to {args.output}", file=sys.stderr)
+        return 0
+    with atomic_path(args.output) as tmp, open(tmp, "wb") as f:
+        if args.output.endswith(".npy"):
+            np.save(f, emb, allow_pickle=False)
+        else:
+            np.savetxt(f, emb, delimiter=",", fmt="%.6g")
+    print(f"wrote {emb.shape[0]} x {emb.shape[1]} embeddings to {args.output}", file=sys.stderr)
     return 0
 
 
 def cmd_similarity(args) -> int:
+    from pearl._validation import check_texts
     from pearl.encoders import load_encoder
 
     candidates = list(args.candidates or [])
@@ -63,6 +103,8 @@ def cmd_similarity(args) -> int:
         candidates += _read_lines(args.input)
     if not candidates:
         raise SystemExit("pearl: give candidates as arguments or --input FILE")
+    candidates = check_texts(candidates)
+    args.query = check_texts(args.query)[0]
     enc = load_encoder(args.model)
     sims = np.asarray(enc.similarity([args.query], candidates))[0]
     order = np.argsort(-sims, kind="stable")
@@ -97,6 +139,7 @@ def cmd_eval(args) -> int:
 def cmd_index_build(args) -> int:
     from pearl.applications import EntityIndex
 
+    check_output(args.output, [args.names], "--output")
     idx = EntityIndex.from_file(args.names, model=args.model, index=args.index,
                                 batch_size=args.batch_size)
     idx.save(args.output)
@@ -113,10 +156,12 @@ def cmd_index_search(args) -> int:
         queries += [q for q in _read_lines(args.input) if q.strip()]
     if not queries:
         raise SystemExit("pearl: give queries as arguments or --input FILE")
+    if args.output:
+        check_output(args.output, [args.input, args.index_dir], "--output")
     idx = EntityIndex.load(args.index_dir, model=args.model)
     frame = idx.search(queries, k=args.k).to_frame()
     if args.output:
-        frame.to_csv(args.output, index=False)
+        _write_csv(frame, args.output)
         print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
     else:
         print(frame.to_string(index=False))
@@ -137,12 +182,13 @@ def _read_table(path: str, chunksize: int | None = None):
 def cmd_join(args) -> int:
     from pearl.applications import fuzzy_join
 
+    check_output(args.output, [args.left, args.right], "--output")
     left = _read_table(args.left)
     right = _read_table(args.right, chunksize=args.right_chunksize)
     out = fuzzy_join(left, right, left_on=args.left_on, right_on=args.right_on,
                      threshold=args.threshold, top_k=args.top_k, how=args.how,
                      model=args.model, batch_size=args.batch_size)
-    out.to_csv(args.output, index=False)
+    _write_csv(out, args.output)
     matched = int(out["match_score"].notna().sum())
     print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
     return 0
@@ -153,12 +199,17 @@ def cmd_dedup(args) -> int:
 
     from pearl.applications import deduplicate
 
+    check_output(args.output, [args.table], "--output")
     table = _read_table(args.table)
     if args.column not in table.columns:
         raise SystemExit(f"pearl: no column {args.column!r} in {args.table}")
+    new_column = f"{args.column}_deduplicated"
+    if new_column in table.columns:
+        raise SystemExit(f"pearl: {args.table} already has a column {new_column!r}; rename "
+                         "it first (pearl never overwrites an input column)")
     canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model)
-    table[f"{args.column}_deduplicated"] = canon
-    table.to_csv(args.output, index=False)
+    table[new_column] = canon
+    _write_csv(table, args.output)
     changed = int((canon.notna() & (canon != table[args.column])).sum())
     print(f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
           f"representative ({pd.Series(canon).nunique():,} distinct left)", file=sys.stderr)
@@ -180,6 +231,7 @@ def cmd_build_corpus(args) -> int:
     corpus = Path(args.corpus) if args.corpus else root / "corpus"
     lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else root
                                           / "lexicon")
+    check_output(args.output, [corpus, lexicon], "--output")
     stats = build_corpus(corpus, args.output, lexicon_root=lexicon, min_freq=args.min_freq,
                          typed_min_freq=args.typed_min_freq, max_tokens=args.max_tokens,
                          include_lists=not args.no_lists, list_types=args.list_types,
@@ -194,6 +246,7 @@ def cmd_augment(args) -> int:
     from pearl.augment.sampler import AugmentationSampler, default_augmenters, precompute
     from pearl.data.corpus import read_corpus
 
+    check_output(args.output, [args.corpus], "--output")
     phrases = [r.phrase for r in read_corpus(args.corpus)]
     if args.limit:
         phrases = phrases[: args.limit]
@@ -220,6 +273,7 @@ def cmd_mine(args) -> int:
     from pearl.encoders import load_encoder
     from pearl.mining import mine_hard_negatives
 
+    check_output(args.output, [args.corpus], "--output")
     phrases = [r.phrase for r in read_corpus(args.corpus)]
     if args.limit:
         phrases = phrases[: args.limit]
@@ -244,6 +298,8 @@ def cmd_train(args) -> int:
         if getattr(args, key, None):
             overrides[key] = getattr(args, key)
     config = load_config(args.config, overrides)
+    check_output(config.output, [config.corpus, config.augmented, config.negatives,
+                                 config.backbone, args.config], "output")
     if args.dry_run:
         print(json.dumps(config.to_dict(), indent=2))
         return 0
@@ -290,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-i", "--input", help="file with one phrase per line ('-' for stdin)")
     p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv)")
     model_arg(p)
-    p.add_argument("-b", "--batch-size", type=int, default=64, help="batch size (default 64)")
+    p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="batch size (default 64)")
     p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_encode)
@@ -321,11 +377,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "results/quick/ with --quick)")
     p.add_argument("--quick", action="store_true",
                    help="subsample every task for a smoke run (labelled QUICK in the output)")
-    p.add_argument("--seed", type=int, default=0, help="seed of splits and probes (default 0)")
-    p.add_argument("--probe-runs", type=int, default=1,
+    p.add_argument("--seed", type=_int_at_least(0), default=0,
+                   help="seed of splits and probes (default 0)")
+    p.add_argument("--probe-runs", type=POSITIVE, default=1,
                    help="PPDB/PPDB-filtered: mean over N probe runs with seeds seed..seed+N-1 "
                    "(default 1, the paper's single probe)")
-    p.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     p.add_argument("--retrieval-index", choices=["flat", "ivfpq"], default="flat",
                    help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ")
     p.add_argument("--no-cache", action="store_true",
@@ -346,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
                    help="flat: exact (default); hnsw or ivf: approximate, for large "
                    "dictionaries")
-    q.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    q.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     q.set_defaults(func=cmd_index_build)
     q = isub.add_parser("search", help="query a saved index",
                         description="Print (or write as CSV) the k nearest names of each "
@@ -354,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("index_dir", help="folder written by 'pearl index build'")
     q.add_argument("queries", nargs="*", help="query phrases")
     q.add_argument("-i", "--input", help="file of queries, one per line (batch mode)")
-    q.add_argument("-k", type=int, default=5, help="matches per query (default 5)")
+    q.add_argument("-k", type=POSITIVE, default=5, help="matches per query (default 5)")
     q.add_argument("-o", "--output", help="write the matches to a CSV file")
     q.add_argument("-m", "--model", default=None,
                    help="model (default: the one recorded in the index; another model is "
@@ -371,15 +428,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--left-on", required=True, help="string column of LEFT to match")
     p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
     p.add_argument("-o", "--output", required=True, help="joined CSV to write")
-    p.add_argument("--threshold", type=float, default=0.0,
+    p.add_argument("--threshold", type=COSINE, default=0.0,
                    help="minimum cosine similarity of a match (default 0)")
-    p.add_argument("--top-k", type=int, default=1, help="matches per left row (default 1)")
+    p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
     p.add_argument("--how", choices=["left", "inner"], default="left",
                    help="keep unmatched left rows (left, default) or drop them (inner)")
-    p.add_argument("--right-chunksize", type=int, default=100_000,
+    p.add_argument("--right-chunksize", type=POSITIVE, default=100_000,
                    help="rows of RIGHT embedded at a time (default 100000)")
     model_arg(p)
-    p.add_argument("-b", "--batch-size", type=int, default=64, help="encoding batch size")
+    p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("dedup", help="deduplicate a column of a CSV table",
@@ -388,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("table", help="CSV file")
     p.add_argument("--column", required=True, help="column to deduplicate")
     p.add_argument("-o", "--output", required=True, help="CSV file to write")
-    p.add_argument("--threshold", type=float, default=0.8,
+    p.add_argument("--threshold", type=COSINE, default=0.8,
                    help="minimum average cosine similarity within a cluster (default 0.8)")
     model_arg(p)
     p.set_defaults(func=cmd_dedup)
@@ -402,17 +459,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="shared data root (default: $PEARL_DATA or ../shared/data)")
     p.add_argument("--corpus", help="raw text folder (default: <data>/corpus)")
     p.add_argument("--lexicon", help="lexicon folder with wordnet/ (default: <data>/lexicon)")
-    p.add_argument("--min-freq", type=int, default=2, help="minimum frequency (default 2)")
-    p.add_argument("--typed-min-freq", type=int,
+    p.add_argument("--min-freq", type=POSITIVE, default=2, help="minimum frequency (default 2)")
+    p.add_argument("--typed-min-freq", type=POSITIVE,
                    help="minimum frequency of phrases typed as entities in context (default: "
                         "--min-freq; 1 keeps the entity names seen once)")
-    p.add_argument("--max-tokens", type=int, default=10, help="maximum tokens (default 10)")
+    p.add_argument("--max-tokens", type=POSITIVE, default=10, help="maximum tokens (default 10)")
     p.add_argument("--no-lists", action="store_true", help="leave out WordNet and name lists")
     p.add_argument("--list-types", choices=["tagger", "lists"], default="tagger",
                    help="type list phrases by NER on the isolated phrase (default; the "
                         "shipped model's corpus) or by the type their list gives")
-    p.add_argument("--processes", type=int, default=1, help="spaCy processes (default 1)")
-    p.add_argument("--limit", type=int, help="parse only the first N text lines")
+    p.add_argument("--processes", type=POSITIVE, default=1, help="spaCy processes (default 1)")
+    p.add_argument("--limit", type=POSITIVE, help="parse only the first N text lines")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_build_corpus)
 
@@ -424,8 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--levels", default="char,token,phrase",
                    help="comma-separated levels to use (default char,token,phrase)")
     p.add_argument("--weights", help="name=weight,... e.g. acronym=2,char_swap=0.5")
-    p.add_argument("--views", type=int, default=1, help="positives per phrase (default 1)")
-    p.add_argument("--glove-threshold", type=float, default=0.8,
+    p.add_argument("--views", type=POSITIVE, default=1, help="positives per phrase (default 1)")
+    p.add_argument("--glove-threshold", type=COSINE, default=0.8,
                    help="minimum cosine of GloVe synonyms (default 0.8)")
     p.add_argument("--glove-keep-names", action="store_true",
                    help="GloVe synonyms leave capitalised words (names) alone; off by "
@@ -434,8 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also mine near-paraphrases from the corpus with --model")
     model_arg(p)
     p.add_argument("--data", help="shared data root, for WordNet")
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    p.add_argument("--limit", type=int, help="first N phrases only")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
+    p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_augment)
 
@@ -445,12 +502,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("corpus", help="corpus.tsv written by build-corpus")
     p.add_argument("-o", "--output", required=True, help="TSV file to write")
     model_arg(p)
-    p.add_argument("--min-ratio", type=float, default=80,
+    p.add_argument("--min-ratio", type=_float_between(0.0, 100.0), default=80,
                    help="minimum rapidfuzz ratio of a candidate, 0-100 (default 80)")
-    p.add_argument("--max-cosine", type=float, default=0.6,
-                   help="maximum cosine of a hard negative (default 0.6)")
-    p.add_argument("-k", type=int, default=5, help="negatives per phrase (default 5)")
-    p.add_argument("--limit", type=int, help="first N phrases only")
+    p.add_argument("--max-cosine", type=_float_between(-1.0, 2.0), default=0.6,
+                   help="maximum cosine of a hard negative (default 0.6; above 1 keeps every "
+                   "candidate)")
+    p.add_argument("-k", type=POSITIVE, default=5, help="negatives per phrase (default 5)")
+    p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_mine)
 

@@ -100,7 +100,7 @@ def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
     result = Trainer(cfg, show_progress=False, on_step=interrupt).train()
     assert result.interrupted and result.steps == 3
-    assert (cfg.checkpoints / "state.pt").is_file()
+    assert (cfg.checkpoints / "state.safetensors").is_file()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 

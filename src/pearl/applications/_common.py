@@ -8,9 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from pearl.encoders import DEFAULT_MODEL, EmbeddingCache, load_encoder
+from pearl.encoders import (
+    DEFAULT_MODEL,
+    GLOVE_NAMES,
+    STRING_DISTANCE_NAMES,
+    EmbeddingCache,
+    load_encoder,
+)
 
-__all__ = ["get_encoder", "get_cache", "to_string_list", "is_missing"]
+__all__ = ["get_encoder", "get_cache", "to_string_list", "is_missing", "expected_fingerprint"]
 
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, str | None], Any] = {}
@@ -26,6 +32,25 @@ def get_encoder(model: Any = None, device: str | None = None):
         if key not in _ENCODERS:
             _ENCODERS[key] = load_encoder(key[0], device=device)
         return _ENCODERS[key]
+
+
+def expected_fingerprint(model: Any) -> str | None:
+    """The fingerprint ``get_encoder(model)`` will have, computed without loading a model
+    (so a stored fingerprint can be checked before anything is loaded); None where it can
+    only be known by building the encoder (GloVe, string distance: nothing to load)."""
+    import os
+    from pathlib import Path
+
+    from pearl.encoders.fingerprint import folder_fingerprint
+    from pearl.encoders.resolve import resolve_model_path
+
+    if model is not None and not isinstance(model, str | os.PathLike):
+        return getattr(model, "fingerprint", None)
+    name = os.fspath(model or DEFAULT_MODEL)
+    if name.lower() in GLOVE_NAMES | STRING_DISTANCE_NAMES:
+        return None
+    target = resolve_model_path(name)
+    return folder_fingerprint(target) if Path(target).is_dir() else target
 
 
 def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:

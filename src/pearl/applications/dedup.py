@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
+from pearl._validation import check_float, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.encoders.base import normalize_rows
 
@@ -57,7 +58,7 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
         Number of clusters; when None, clusters are cut where the average cosine
         similarity between them falls below ``threshold``.
     threshold : float, default=0.8
-        Used when ``n_clusters`` is None.
+        Used when ``n_clusters`` is None; a cosine similarity, in [-1, 1].
     model : str or encoder
     batch_size : int
 
@@ -67,6 +68,10 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
         Cluster label of each value; equal strings share a label; missing values
         get -1.
     """
+    threshold = check_float(threshold, "threshold", -1.0, 1.0)
+    if n_clusters is not None:
+        n_clusters = check_int(n_clusters, "n_clusters", 1)
+    batch_size = check_int(batch_size, "batch_size", 1)
     texts, nulls, uniq, emb = _unique_embeddings(values, model, batch_size)
     out = np.full(len(texts), -1, dtype=np.int64)
     if not uniq:
@@ -91,7 +96,7 @@ def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
     ----------
     values : pandas Series, list or array
     threshold : float, default=0.8
-        Minimum average cosine similarity inside a cluster.
+        Minimum average cosine similarity inside a cluster, in [-1, 1].
     n_clusters : int, optional
         Fixed number of clusters instead of a threshold.
     model : str or encoder

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pearl._validation import check_bool, check_choice, check_float, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.encoders.base import normalize_rows
 
@@ -64,6 +65,24 @@ def _to_pandas(df, name: str) -> tuple[pd.DataFrame, bool]:
     raise TypeError(f"{name} must be a pandas or polars DataFrame, got {type(df).__name__}")
 
 
+def _output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
+                    ) -> dict[str, str]:
+    """The renaming of the right columns; a clash that would overwrite or duplicate an
+    input column is a ``ValueError`` naming it."""
+    left_cols, right_cols = list(left_cols), list(right_cols)
+    rename = {c: f"{c}{suffix}" for c in right_cols if c in left_cols}
+    final_right = [rename.get(c, c) for c in right_cols]
+    added = (["match_score"] if score else []) + (["match_rank"] if rank else [])
+    taken = left_cols + final_right
+    clashes = sorted({c for c in final_right if c in left_cols or final_right.count(c) > 1}
+                     | {c for c in added if c in taken})
+    if clashes:
+        raise ValueError(
+            f"the joined table would have two columns named {clashes}: rename those columns "
+            f"of the inputs, or pass another suffix (now {suffix!r})")
+    return rename
+
+
 def fuzzy_join(
     left,
     right,
@@ -102,7 +121,10 @@ def fuzzy_join(
         Add a ``match_score`` column (cosine similarity; null when unmatched).
     model : str or encoder, default="all-MiniLM-L6-v2"
     suffix : str, default="_right"
-        Appended to right column names that clash with left ones.
+        Appended to right column names that clash with left ones. A name that would
+        still clash (``<col>_right`` already exists, or an input has a ``match_score`` /
+        ``match_rank`` column) is a ``ValueError``: no input column is ever overwritten
+        or duplicated.
     batch_size : int, default=64
     right_chunksize : int, optional
         Stream a DataFrame ``right`` in chunks of this many rows.
@@ -117,15 +139,22 @@ def fuzzy_join(
     are matched through ``str()``. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
     """
-    if how not in {"left", "inner"}:
-        raise ValueError("how must be 'left' or 'inner'")
-    if top_k < 1:
-        raise ValueError("top_k must be >= 1")
-    if not -1.0 <= threshold <= 1.0:
-        raise ValueError("threshold is a cosine similarity, in [-1, 1]")
+    how = check_choice(how, "how", ("left", "inner"))
+    top_k = check_int(top_k, "top_k", 1)
+    threshold = check_float(threshold, "threshold", -1.0, 1.0)
+    return_score = check_bool(return_score, "return_score")
+    batch_size = check_int(batch_size, "batch_size", 1)
+    if right_chunksize is not None:
+        right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
+    for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
+        if not isinstance(value, str) or not value:
+            raise TypeError(f"{name} must be a non-empty string, got {value!r:.40}")
     left_df, was_polars = _to_pandas(left, "left")
     if left_on not in left_df.columns:
         raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
+    if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
+        # before any encoding (a streamed right table is checked once it has been read)
+        _output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
     encoder = get_encoder(model)
 
     streamed: list[pd.DataFrame] = []
@@ -174,8 +203,8 @@ def fuzzy_join(
 
     right_df = (pd.concat(streamed, ignore_index=True) if streamed
                 else pd.DataFrame(columns=right_columns or [right_on]))
-    rename = {c: f"{c}{suffix}" for c in right_df.columns if c in left_df.columns}
-    right_df = right_df.rename(columns=rename)
+    right_df = right_df.rename(columns=_output_columns(left_df.columns, right_df.columns,
+                                                      suffix, return_score, top_k > 1))
 
     rows, right_rows, score_col, rank_col = [], [], [], []
     for i in range(len(lkeys)):

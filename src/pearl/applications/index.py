@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from pearl._validation import check_texts
-from pearl.applications._common import get_encoder
+from pearl._io import atomic_dir
+from pearl._validation import check_choice, check_int, check_texts
+from pearl.applications._common import expected_fingerprint, get_encoder
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
@@ -76,14 +77,12 @@ class EntityIndex:
 
     def __init__(self, model: Any = "all-MiniLM-L6-v2", index: str = "flat", hnsw_m: int = 32,
                  ef_search: int = 128, nprobe: int = 16, batch_size: int = 64) -> None:
-        if index not in {"flat", "hnsw", "ivf"}:
-            raise ValueError(f"index must be 'flat', 'hnsw' or 'ivf', got {index!r}")
         self.model = model
-        self.index = index
-        self.hnsw_m = hnsw_m
-        self.ef_search = ef_search
-        self.nprobe = nprobe
-        self.batch_size = batch_size
+        self.index = check_choice(index, "index", ("flat", "hnsw", "ivf"))
+        self.hnsw_m = check_int(hnsw_m, "hnsw_m", 2)
+        self.ef_search = check_int(ef_search, "ef_search", 1)
+        self.nprobe = check_int(nprobe, "nprobe", 1)
+        self.batch_size = check_int(batch_size, "batch_size", 1)
         self.names_: list[str] = []
         self._faiss = None
         self.encode_seconds_ = 0.0
@@ -164,12 +163,15 @@ class EntityIndex:
         The embeddings must come from this index's encoder; they are L2-normalised here.
         """
         items = check_texts(names, "names")
-        vecs = normalize_rows(np.asarray(embeddings))
+        vecs = np.asarray(embeddings, dtype=np.float32)
         if vecs.ndim != 2 or len(vecs) != len(items):
             raise ValueError(f"{len(items)} names but embeddings of shape {vecs.shape}")
         if self._faiss is not None and vecs.shape[1] != self._faiss.d:
             raise ValueError(f"embeddings have {vecs.shape[1]} dimensions, the index "
                              f"{self._faiss.d}")
+        if not np.isfinite(vecs).all():
+            raise ValueError("embeddings contain NaN or infinite values")
+        vecs = normalize_rows(vecs)
         if items:
             self._add_vectors(vecs)
             self.names_.extend(items)
@@ -191,8 +193,7 @@ class EntityIndex:
         -------
         SearchResult
         """
-        if k < 1:
-            raise ValueError("k must be >= 1")
+        k = check_int(k, "k", 1)
         items = check_texts(queries, "queries")
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
@@ -205,7 +206,13 @@ class EntityIndex:
         """Like :meth:`search`, for query embeddings computed beforehand."""
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
-        q = normalize_rows(np.atleast_2d(embeddings))
+        k = check_int(k, "k", 1)
+        q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
+        if q.ndim != 2 or q.shape[1] != self._faiss.d:
+            raise ValueError(f"query embeddings of shape {q.shape}; this index holds "
+                             f"{self._faiss.d}-d vectors (another model made them?)")
+        if not np.isfinite(q).all():
+            raise ValueError("query embeddings contain NaN or infinite values")
         scores, ids = self._faiss.search(q, k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
         return SearchResult(queries=queries or [""] * len(q), names=names,
@@ -213,30 +220,37 @@ class EntityIndex:
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, folder: str | os.PathLike) -> Path:
-        """Write ``index.faiss``, ``names.jsonl`` and ``meta.json`` into ``folder``."""
+        """Write ``index.faiss``, ``names.jsonl`` and ``meta.json`` into ``folder``.
+
+        The folder is written beside and renamed into place when complete; an existing
+        pearl index folder is replaced, any other non-empty folder is refused.
+        """
         import faiss
 
         if self._faiss is None:
             raise ValueError("nothing to save: the index is empty")
         folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        faiss.write_index(self._faiss, str(folder / "index.faiss.tmp"))
-        with open(folder / "names.jsonl.tmp", "w", encoding="utf-8") as f:
-            for n in self.names_:
-                f.write(json.dumps(n, ensure_ascii=False) + "\n")
         enc = self.encoder
         meta = {"format": _FORMAT, "model": str(getattr(enc, "model_name", self.model)),
                 "fingerprint": enc.fingerprint, "index": self.index, "size": len(self),
                 "dim": int(self._faiss.d), "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
                 "nprobe": self.nprobe}
-        (folder / "meta.json.tmp").write_text(json.dumps(meta, indent=2))
-        for name in ("index.faiss", "names.jsonl", "meta.json"):
-            os.replace(folder / f"{name}.tmp", folder / name)
+        with atomic_dir(folder, replaceable="meta.json") as tmp:
+            faiss.write_index(self._faiss, str(tmp / "index.faiss"))
+            with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
+                for n in self.names_:
+                    f.write(json.dumps(n, ensure_ascii=False) + "\n")
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
         return folder
 
     @classmethod
     def load(cls, folder: str | os.PathLike, model: Any = None) -> EntityIndex:
         """Load a saved index.
+
+        ``meta.json`` is validated and the model's fingerprint compared with the recorded
+        one *before* any model is loaded, and a model recorded as a path inside the index
+        folder is never loaded unless passed explicitly as ``model`` (see
+        ``docs/security.md``).
 
         Parameters
         ----------
@@ -244,6 +258,16 @@ class EntityIndex:
         model : str or encoder, optional
             Defaults to the model recorded in the folder. A model whose fingerprint
             differs from the recorded one is refused (its vectors would not match).
+
+        Raises
+        ------
+        FileNotFoundError
+            No ``meta.json``.
+        OSError
+            A corrupt, partial or inconsistent folder.
+        ValueError
+            The model does not match the one the index was built with, or the recorded
+            model lies inside the index folder.
         """
         import faiss
 
@@ -251,22 +275,71 @@ class EntityIndex:
         meta_path = folder / "meta.json"
         if not meta_path.is_file():
             raise FileNotFoundError(f"{folder} is not a pearl index (no meta.json)")
+        meta = _read_meta(meta_path)
+        if model is None:
+            recorded = Path(meta["model"]).expanduser()
+            if recorded.exists() and (folder.resolve() == recorded.resolve()
+                                      or folder.resolve() in recorded.resolve().parents):
+                raise ValueError(
+                    f"the index {folder} names a model inside its own folder "
+                    f"({meta['model']!r}); pearl does not load a model shipped inside an "
+                    "index. Pass model= (or -m) explicitly if you trust that folder.")
+        source = model if model is not None else meta["model"]
+        expected = expected_fingerprint(source)
+        if expected is not None and expected != meta["fingerprint"]:
+            raise ValueError(_mismatch(folder, meta, expected))
         try:
-            meta = json.loads(meta_path.read_text())
             names = [json.loads(line) for line in
                      (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()]
             raw = faiss.read_index(str(folder / "index.faiss"))
         except (OSError, ValueError, RuntimeError) as exc:
             raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
-        if raw.ntotal != len(names) or meta.get("size") != len(names):
-            raise OSError(f"corrupt index folder {folder}: {raw.ntotal} vectors, "
-                          f"{len(names)} names, meta says {meta.get('size')}")
-        obj = cls(model=model or meta["model"], index=meta["index"], hnsw_m=meta["hnsw_m"],
+        if not all(isinstance(n, str) for n in names):
+            raise OSError(f"corrupt index folder {folder}: names.jsonl holds non-strings")
+        if raw.ntotal != len(names) or meta["size"] != len(names) or raw.d != meta["dim"]:
+            raise OSError(f"corrupt index folder {folder}: {raw.ntotal} vectors of "
+                          f"{raw.d} dimensions, {len(names)} names, meta says "
+                          f"{meta['size']} of {meta['dim']}")
+        obj = cls(model=source, index=meta["index"], hnsw_m=meta["hnsw_m"],
                   ef_search=meta["ef_search"], nprobe=meta["nprobe"])
-        if obj.encoder.fingerprint != meta["fingerprint"]:
-            raise ValueError(
-                f"index {folder} was built with model {meta['model']!r} (fingerprint "
-                f"{meta['fingerprint']}); the given model has fingerprint "
-                f"{obj.encoder.fingerprint}. Rebuild the index with this model.")
+        fingerprint = obj.encoder.fingerprint
+        if fingerprint != meta["fingerprint"]:
+            raise ValueError(_mismatch(folder, meta, fingerprint))
+        if obj.encoder.embedding_dim != meta["dim"]:
+            raise ValueError(f"index {folder} holds {meta['dim']}-d vectors; the model "
+                             f"makes {obj.encoder.embedding_dim}-d ones")
         obj._faiss, obj.names_ = raw, names
         return obj
+
+
+_META_TYPES = {"format": int, "model": str, "fingerprint": str, "index": str, "size": int,
+               "dim": int, "hnsw_m": int, "ef_search": int, "nprobe": int}
+
+
+def _read_meta(path: Path) -> dict:
+    """``meta.json`` of an index folder, every field checked for type and range."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OSError(f"corrupt index metadata {path}: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise OSError(f"corrupt index metadata {path}: not a JSON object")
+    for key, kind in _META_TYPES.items():
+        value = meta.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise OSError(f"corrupt index metadata {path}: {key!r} must be a "
+                          f"{kind.__name__}, got {value!r:.60}")
+    if meta["format"] != _FORMAT:
+        raise OSError(f"{path}: index format {meta['format']}, this pearl reads {_FORMAT}")
+    if meta["index"] not in {"flat", "hnsw", "ivf"}:
+        raise OSError(f"{path}: unknown index type {meta['index']!r}")
+    if min(meta["size"], meta["dim"] - 1, meta["hnsw_m"] - 1, meta["ef_search"] - 1,
+           meta["nprobe"] - 1) < 0:
+        raise OSError(f"corrupt index metadata {path}: negative or zero sizes")
+    return meta
+
+
+def _mismatch(folder: Path, meta: dict, fingerprint: str) -> str:
+    return (f"index {folder} was built with model {meta['model']!r} (fingerprint "
+            f"{meta['fingerprint']}); the given model has fingerprint {fingerprint}. "
+            "Rebuild the index with this model.")

@@ -21,15 +21,26 @@ __all__ = [
 ]
 
 
-def load_encoder(name: str, device: str | None = None):
+#: Names (lower case) that :func:`load_encoder` maps to the paper's baselines.
+GLOVE_NAMES = frozenset({"glove", "glove-6b-50d"})
+STRING_DISTANCE_NAMES = frozenset({"string-distance", "string_distance", "jaccard"})
+
+
+def load_encoder(name: str, device: str | None = None, trust_remote_code: bool = False):
     """Build an encoder from a name as used on the command line.
 
     ``"glove"`` gives :class:`GloveEncoder`, ``"string-distance"`` gives
-    :class:`StringDistance`; anything else is a :class:`PhraseEncoder` model.
+    :class:`StringDistance`; anything else is a :class:`PhraseEncoder` model
+    (``trust_remote_code`` is passed to it).
     """
+    import os
+
+    if not isinstance(name, str | os.PathLike):
+        raise TypeError(f"model must be a name or a folder path, got {type(name).__name__}")
+    name = os.fspath(name)
     key = name.lower()
-    if key in {"glove", "glove-6b-50d"}:
+    if key in GLOVE_NAMES:
         return GloveEncoder()
-    if key in {"string-distance", "string_distance", "jaccard"}:
+    if key in STRING_DISTANCE_NAMES:
         return StringDistance()
-    return PhraseEncoder(name, device=device)
+    return PhraseEncoder(name, device=device, trust_remote_code=trust_remote_code)

@@ -3,11 +3,19 @@
 Each model gets a folder ``<root>/<fingerprint>/`` of append-only shards
 (``NNNNN.npy`` vectors + ``NNNNN.json`` texts), written atomically, so a re-run
 of one task, or of the whole benchmark, never re-encodes a phrase it has seen.
+
+A shard's JSON also records the fingerprint and width it was made with and the SHA-256 of
+its ``.npy`` file. A shard that does not check out (damaged, truncated, another width, a
+checksum or fingerprint that does not match, NaN or infinite vectors, an older format) is
+deleted with a warning naming it, and its texts are encoded again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable
@@ -15,10 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from pearl._io import atomic_path
 from pearl._validation import check_texts
 from pearl.encoders.resolve import cache_dir
 
 __all__ = ["EmbeddingCache"]
+
+logger = logging.getLogger(__name__)
+
+_FORMAT = 2
 
 
 class EmbeddingCache:
@@ -43,6 +56,7 @@ class EmbeddingCache:
         self.persist = persist
         self.batch_size = batch_size
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(encoder.fingerprint))[:80]
+        self.fingerprint = str(encoder.fingerprint)
         self.folder = Path(root or cache_dir() / "embeddings") / safe
         self._index: dict[str, int] = {}
         self._vectors: np.ndarray | None = None
@@ -68,27 +82,62 @@ class EmbeddingCache:
     def _load(self) -> None:
         if not self.folder.is_dir():
             return
+        dim = getattr(self.encoder, "embedding_dim", None)
         for npy in sorted(self.folder.glob("*.npy")):
             meta = npy.with_suffix(".json")
+            if not meta.is_file():
+                continue  # another process is still writing this shard
             try:
-                texts = json.loads(meta.read_text(encoding="utf-8"))
-                vecs = np.load(npy)
-            except (OSError, ValueError):
-                continue  # a shard damaged by a crash: ignore it, it will be re-encoded
-            if len(texts) != len(vecs):
+                texts, vecs = self._read_shard(npy, meta, dim)
+            except (OSError, ValueError) as exc:
+                logger.warning("discarding the embedding cache shard %s (%s); its texts will "
+                               "be encoded again", npy, exc)
+                npy.unlink(missing_ok=True)
+                meta.unlink(missing_ok=True)
                 continue
+            dim = vecs.shape[1]
             self._append(texts, vecs)
+
+    def _read_shard(self, npy: Path, meta: Path, dim: int | None
+                    ) -> tuple[list[str], np.ndarray]:
+        """The texts and vectors of one shard, or ``ValueError`` saying what is wrong."""
+        info = json.loads(meta.read_text(encoding="utf-8"))
+        if not isinstance(info, dict) or info.get("format") != _FORMAT:
+            raise ValueError("not a shard of this pearl's format")
+        data = npy.read_bytes()
+        if hashlib.sha256(data).hexdigest() != info.get("sha256"):
+            raise ValueError("checksum mismatch")
+        if info.get("fingerprint") != self.fingerprint:
+            raise ValueError(f"made by model {info.get('fingerprint')!r}, not "
+                             f"{self.fingerprint!r}")
+        texts = info.get("texts")
+        vecs = np.load(io.BytesIO(data), allow_pickle=False)
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise ValueError("texts are not a list of strings")
+        if vecs.ndim != 2 or vecs.dtype != np.float32 or len(vecs) != len(texts) or \
+                vecs.shape[1] != info.get("dim"):
+            raise ValueError(f"vectors of shape {vecs.shape} ({vecs.dtype}) for "
+                             f"{len(texts)} texts of width {info.get('dim')}")
+        if dim is not None and vecs.shape[1] != dim:
+            raise ValueError(f"{vecs.shape[1]}-d vectors, the model makes {dim}-d ones")
+        if not np.isfinite(vecs).all():
+            raise ValueError("NaN or infinite vectors")
+        return texts, vecs
 
     def _write_shard(self, texts: list[str], vecs: np.ndarray) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         n = len(list(self.folder.glob("*.npy")))
         stem = self.folder / f"{n:05d}-{os.getpid()}"
-        tmp_json, tmp_npy = stem.with_suffix(".json.tmp"), stem.with_suffix(".npy.tmp")
-        tmp_json.write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
-        with open(tmp_npy, "wb") as f:
-            np.save(f, vecs)
-        os.replace(tmp_json, stem.with_suffix(".json"))
-        os.replace(tmp_npy, stem.with_suffix(".npy"))
+        buf = io.BytesIO()
+        np.save(buf, np.ascontiguousarray(vecs, dtype=np.float32), allow_pickle=False)
+        data = buf.getvalue()
+        info = {"format": _FORMAT, "fingerprint": self.fingerprint, "dim": int(vecs.shape[1]),
+                "sha256": hashlib.sha256(data).hexdigest(), "texts": texts}
+        # vectors first: a shard without its JSON is never read
+        with atomic_path(stem.with_suffix(".npy")) as tmp:
+            tmp.write_bytes(data)
+        with atomic_path(stem.with_suffix(".json")) as tmp:
+            tmp.write_text(json.dumps(info, ensure_ascii=False), encoding="utf-8")
 
     def __len__(self) -> int:
         return self._size

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import socket
@@ -13,8 +12,9 @@ from urllib.parse import urlparse
 import numpy as np
 from tqdm.auto import tqdm
 
-from pearl._validation import check_texts
+from pearl._validation import check_bool, check_int, check_texts
 from pearl.encoders.base import Encoder
+from pearl.encoders.fingerprint import folder_fingerprint
 from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path
 
 __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
@@ -36,39 +36,17 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def _folder_fingerprint(path: Path) -> str:
-    """Hash of a model folder's file names, sizes and weight-file heads and tails."""
-    h = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file()):
-        rel = f.relative_to(path).as_posix()
-        if rel.startswith(".") or rel.endswith(".md"):
-            continue
-        size = f.stat().st_size
-        h.update(f"{rel}:{size}\n".encode())
-        if f.suffix in {".safetensors", ".bin", ".json", ".txt"}:
-            with open(f, "rb") as fh:
-                h.update(fh.read(1 << 20))
-                if size > 2 << 20:
-                    fh.seek(-(1 << 20), os.SEEK_END)
-                    h.update(fh.read())
-    return h.hexdigest()[:16]
-
-
-def _load_sentence_transformer(model: str, device: str | None):
+def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
     from sentence_transformers import SentenceTransformer
 
     from pearl.models.pearl_model import open_model_folder
 
     target = resolve_model_path(model)
     if Path(target).is_dir():
-        if not any(Path(target).glob("*.json")):
-            raise OSError(
-                f"{target} is not a sentence-transformers or Hugging Face model folder "
-                "(no config JSON found)"
-            )
-        return open_model_folder(target, device).float(), target
+        return open_model_folder(target, device, trust_remote_code).float(), target
     try:  # a Hugging Face name already in the local HF cache
-        return SentenceTransformer(target, device=device, local_files_only=True), target
+        return SentenceTransformer(target, device=device, local_files_only=True,
+                                   trust_remote_code=trust_remote_code), target
     except Exception:  # noqa: BLE001
         pass
     offline = ", ".join(KNOWN_MODELS)
@@ -78,7 +56,8 @@ def _load_sentence_transformer(model: str, device: str | None):
             f"Hugging Face hub is not reachable. Offline choices: {offline}, or the path "
             "of a sentence-transformers folder."
         )
-    return SentenceTransformer(target, device=device), target
+    return SentenceTransformer(target, device=device,
+                               trust_remote_code=trust_remote_code), target
 
 
 class PhraseEncoder(Encoder):
@@ -97,6 +76,10 @@ class PhraseEncoder(Encoder):
         Inputs are validated, length-sorted and encoded this many at a time, so a
         very long list streams through the model without tokenising everything
         at once.
+    trust_remote_code : bool, default=False
+        Allow module types in the folder's ``modules.json`` other than
+        sentence-transformers' and pearl's own, which imports code named by the folder.
+        Leave it False for any folder you did not make yourself (see ``docs/security.md``).
 
     Notes
     -----
@@ -117,13 +100,16 @@ class PhraseEncoder(Encoder):
         model: str | os.PathLike = DEFAULT_MODEL,
         device: str | None = None,
         chunk_size: int = 8192,
+        trust_remote_code: bool = False,
     ) -> None:
-        if chunk_size < 1:
-            raise ValueError("chunk_size must be >= 1")
+        if not isinstance(model, str | os.PathLike):
+            raise TypeError(f"model must be a name or a folder path, got {type(model).__name__}")
+        self.chunk_size = check_int(chunk_size, "chunk_size", 1)
+        self.trust_remote_code = check_bool(trust_remote_code, "trust_remote_code")
         self.model_name = str(model)
         self.device = device or "cpu"
-        self.chunk_size = chunk_size
-        self.model, self.path = _load_sentence_transformer(self.model_name, self.device)
+        self.model, self.path = _load_sentence_transformer(self.model_name, self.device,
+                                                           self.trust_remote_code)
         local = Path(self.model_name).exists()
         self.name = Path(self.model_name).name if local else self.model_name
         self._fingerprint: str | None = None
@@ -150,7 +136,7 @@ class PhraseEncoder(Encoder):
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             p = Path(self.path)
-            self._fingerprint = _folder_fingerprint(p) if p.is_dir() else self.path
+            self._fingerprint = folder_fingerprint(p) if p.is_dir() else self.path
         return self._fingerprint
 
     def encode(
@@ -178,6 +164,8 @@ class PhraseEncoder(Encoder):
         ndarray of shape (n, embedding_dim), float32
         """
         items = check_texts(texts)
+        batch_size = check_int(batch_size, "batch_size", 1)
+        normalize = check_bool(normalize, "normalize")
         n = len(items)
         if n == 0:
             return np.zeros((0, self.embedding_dim), dtype=np.float32)

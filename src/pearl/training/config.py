@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pearl._validation import check_bool, check_choice, check_float, check_int
+
 __all__ = ["TrainConfig", "load_config"]
+
+# (min, max) of the numeric options; unlisted ones are >= 0
+_RANGES: dict[str, tuple] = {
+    "batch_size": (2, None), "checkpoint_every": (1, None), "decay_steps": (1, None),
+    "char_out_dim": (1, None), "char_dim": (1, None), "max_seq_length": (1, None),
+    "char_pretrain_batch": (1, None), "average_weight": (0.0, 1.0), "lr_decay": (0.0, 1.0),
+}
 
 
 @dataclass
@@ -88,16 +97,25 @@ class TrainConfig:
     threads: int = 0  # 0: torch default
 
     def __post_init__(self) -> None:
-        if self.batch_size < 2:
-            raise ValueError("batch_size must be >= 2 (in-batch negatives)")
-        if self.temperature <= 0:
-            raise ValueError("temperature must be > 0")
-        if not 0.0 <= self.average_weight <= 1.0:
-            raise ValueError("average_weight must be in [0, 1]")
-        if self.hard_negatives < 0 or self.checkpoint_every < 1:
-            raise ValueError("hard_negatives must be >= 0 and checkpoint_every >= 1")
-        if self.save_dtype not in ("float32", "float16"):
-            raise ValueError("save_dtype must be 'float32' or 'float16'")
+        # every option checked by type, then by range, before any work starts
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int":
+                check_int(value, f.name, *_RANGES.get(f.name, (0, None)))
+            elif f.type == "float":
+                setattr(self, f.name, check_float(value, f.name,
+                                                  *_RANGES.get(f.name, (0.0, None))))
+            elif f.type == "bool":
+                check_bool(value, f.name)
+            elif f.type == "str" and not isinstance(value, str):
+                raise TypeError(f"{f.name} must be a string, got {type(value).__name__}")
+        if self.temperature <= 0 or self.lr <= 0 or self.char_lr <= 0 or self.epochs <= 0:
+            raise ValueError("temperature, lr, char_lr and epochs must be > 0")
+        if not isinstance(self.augmenter_weights, dict):
+            raise TypeError("augmenter_weights must be a table of name = weight")
+        for name, weight in self.augmenter_weights.items():
+            check_float(weight, f"augmenter_weights[{name!r}]", 0.0)
+        check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
 
     @property
     def levels(self) -> set[str]:
@@ -122,12 +140,17 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         if value.lower() in ("0", "false", "no", "off"):
             return False
         raise ValueError(f"{name}: expected a boolean, got {value!r}")
-    if isinstance(current, int):
-        return int(value)
-    if isinstance(current, float):
-        return float(value)
-    if isinstance(current, dict):
-        return tomllib.loads(f"x = {value}")["x"]
+    try:
+        if isinstance(current, int):
+            return int(value)
+        if isinstance(current, float):
+            return float(value)
+        if isinstance(current, dict):
+            return tomllib.loads(f"x = {value}")["x"]
+    except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError too
+        kind = type(current).__name__
+        raise ValueError(f"{name}: expected {'a table' if kind == 'dict' else 'an ' + kind}"
+                         f", got {value!r}") from exc
     return value
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import shutil
 import signal
 import time
@@ -25,11 +24,18 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
-from pearl._io import atomic_path
+from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
 from pearl.data.labels import LABELS
 from pearl.losses import info_nce
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
+from pearl.training.checkpoint import (
+    LEGACY_STATE,
+    STATE,
+    Checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
 from pearl.training.config import TrainConfig
 from pearl.training.dataset import TrainingData
 
@@ -37,7 +43,6 @@ __all__ = ["Trainer", "TrainResult", "train"]
 
 logger = logging.getLogger(__name__)
 
-STATE = "state.pt"
 INITIAL = "initial.safetensors"
 # options that may change between an interrupted run and its resumption (bookkeeping, and
 # what happens after the last step: resuming a finished run re-does only the end)
@@ -152,6 +157,8 @@ class Trainer:
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
+        # refuse a non-model output folder now, not after hours of training
+        check_replaceable_dir(cfg.output, "modules.json")
         data = TrainingData.from_files(
             cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
             levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
@@ -168,45 +175,62 @@ class Trainer:
         state_path = ckpt / STATE
         history: list[dict] = []
         start = 0
+        if resume and not state_path.is_file() and (ckpt / LEGACY_STATE).is_file():
+            raise OSError(f"{ckpt / LEGACY_STATE} is a pickle checkpoint of an older pearl; "
+                          "pearl does not unpickle files (a pickle can run code). Start a "
+                          "fresh run without --resume.")
         if resume and state_path.is_file():
-            state = torch.load(state_path, map_location="cpu", weights_only=False)
-            self._check_resumable(state["config"])
-            model.load_state_dict(state["model"])
-            opt, sched = self._optimizer(model)
-            opt.load_state_dict(state["optimizer"])
-            sched.load_state_dict(state["scheduler"])
-            torch.set_rng_state(state["torch_rng"])
-            start, history = state["step"], state["history"]
+            state = load_checkpoint(state_path)
+            self._check_resumable(state.config)
+            try:
+                model.load_state_dict(state.model)
+                opt, sched = self._optimizer(model)
+                opt.load_state_dict(state.optimizer)
+                sched.load_state_dict(state.scheduler)
+                torch.set_rng_state(state.torch_rng)
+            except (RuntimeError, KeyError, ValueError) as exc:
+                raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}"
+                              ) from exc
+            start, history = state.step, state.history
             if start > total:
                 raise ValueError(f"the checkpoint is at step {start}, past the {total} steps "
                                  "this configuration asks for; raise epochs/max_steps or "
                                  "start a fresh run")
-            elapsed_before = float(state.get("seconds", 0.0))
-            initial = load_file(str(ckpt / INITIAL))
+            elapsed_before = state.seconds
+            try:
+                initial = load_file(str(ckpt / INITIAL))
+            except Exception as exc:  # noqa: BLE001 - a missing or truncated file
+                raise OSError(f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh "
+                              "run without --resume") from exc
             logger.info("resumed at step %d of %d", start, total)
         else:
             if resume:
                 logger.warning("no checkpoint in %s; starting from scratch", ckpt)
+            created = not ckpt.exists()
             ckpt.mkdir(parents=True, exist_ok=True)
-            if cfg.use_chars and cfg.char_pretrain_steps:
-                words = vocabulary(data.anchors, cfg.char_pretrain_words)
-                pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
-                                      batch_size=cfg.char_pretrain_batch,
-                                      lr=cfg.char_pretrain_lr, seed=cfg.seed,
-                                      show_progress=self.show_progress)
-            initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            with atomic_path(ckpt / INITIAL) as tmp:
-                save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
+            try:
+                if cfg.use_chars and cfg.char_pretrain_steps:
+                    words = vocabulary(data.anchors, cfg.char_pretrain_words)
+                    pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
+                                          batch_size=cfg.char_pretrain_batch,
+                                          lr=cfg.char_pretrain_lr, seed=cfg.seed,
+                                          show_progress=self.show_progress)
+                initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
+                with atomic_path(ckpt / INITIAL) as tmp:
+                    save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
+            except BaseException:
+                if created:  # a failure before any checkpoint leaves nothing behind
+                    shutil.rmtree(ckpt, ignore_errors=True)
+                raise
             torch.manual_seed(cfg.seed + 1)
             opt, sched = self._optimizer(model)
 
-        def save_checkpoint(step: int) -> None:
-            with atomic_path(state_path) as tmp:
-                torch.save({
-                    "config": cfg.to_dict(), "step": step, "history": history,
-                    "model": model.state_dict(), "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict(), "torch_rng": torch.get_rng_state(),
-                    "seconds": elapsed_before + time.time() - t_start}, tmp)
+        def save_state(step: int) -> None:
+            save_checkpoint(state_path, Checkpoint(
+                config=cfg.to_dict(), step=step, history=history, model=model.state_dict(),
+                optimizer=opt.state_dict(), scheduler=sched.state_dict(),
+                torch_rng=torch.get_rng_state(),
+                seconds=elapsed_before + time.time() - t_start))
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -246,9 +270,9 @@ class Trainer:
                 if self.on_step is not None:
                     self.on_step(self, step, record)
                 if step % cfg.checkpoint_every == 0 or step == total:
-                    save_checkpoint(step)
+                    save_state(step)
                 if self._stop and step < total:
-                    save_checkpoint(step)
+                    save_state(step)
                     interrupted = True
                     break
             bar.close()
@@ -295,7 +319,8 @@ def save_model(model, output: Path, dtype: str = "float32", normalize: bool = Fa
     ----------
     model : sentence_transformers.SentenceTransformer
     output : Path
-        The model folder; an existing one is replaced once the new one is complete.
+        The model folder; an existing model folder is replaced once the new one is
+        complete, and any other non-empty folder is refused (``FileExistsError``).
     dtype : {"float32", "float16"}, default="float32"
         Storage type of the weights (float16 folders still compute in float32).
     normalize : bool, default=False
@@ -307,40 +332,35 @@ def save_model(model, output: Path, dtype: str = "float32", normalize: bool = Fa
     from sentence_transformers.sentence_transformer.modules import Normalize
 
     output = Path(output)
-    tmp = output.with_name(output.name + ".partial")
-    if tmp.exists():
-        shutil.rmtree(tmp)
     if dtype == "float16":
         import copy
 
         model = copy.deepcopy(model).half()  # the caller's model keeps float32 weights
     if normalize and not isinstance(model[-1], Normalize):
         model = SentenceTransformer(modules=[*model, Normalize()], device="cpu")
-    model.save(str(tmp))
-    if dtype == "float16":
-        # stored in float16 to halve the folder, computed in float32: sentence-transformers
-        # passes these model_kwargs to from_pretrained whoever loads the folder
-        cfg_path = tmp / "sentence_bert_config.json"
-        st_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-        st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
-        cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
-    if output.exists():
-        shutil.rmtree(output)
-    os.replace(tmp, output)
+    with atomic_dir(output, replaceable="modules.json") as tmp:
+        model.save(str(tmp))
+        if dtype == "float16":
+            # stored in float16 to halve the folder, computed in float32: sentence-transformers
+            # passes these model_kwargs to from_pretrained whoever loads the folder
+            cfg_path = tmp / "sentence_bert_config.json"
+            st_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
+            cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
 
 
 def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data_size: int,
                        total_steps: int, seconds: float | None = None) -> None:
     """``training/``: the configuration, the per-step losses and the loss-curve plot."""
     log = Path(output) / "training"
-    log.mkdir(parents=True, exist_ok=True)
-    (log / "config.json").write_text(json.dumps(
-        {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
-         "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
+    with atomic_path(log / "config.json") as tmp:
+        tmp.write_text(json.dumps(
+            {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
+             "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
     if history and "char_scale" in history[-1]:
         keys.append("char_scale")
-    with open(log / "loss.tsv", "w", encoding="utf-8") as f:
+    with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")
         for r in history:
             f.write("\t".join(f"{r.get(k, float('nan')):.6g}" for k in keys) + "\n")
@@ -368,7 +388,8 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
     ax.set_title("PEARL training")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
     plt.close(fig)
 
 

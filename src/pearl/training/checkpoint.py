@@ -1,0 +1,94 @@
+"""Training checkpoints without pickle: tensors in safetensors, everything else as JSON.
+
+A checkpoint is one ``state.safetensors`` file. Its tensors are the model weights
+(``model.*``), the optimiser's per-parameter state (``optimizer.<param>.<name>``) and the
+torch random state (``torch_rng``); the configuration, step, loss history, the optimiser's
+parameter groups and the scheduler state are JSON in the file's header metadata. Loading it
+reads tensors and JSON only, so a checkpoint received from someone else cannot run code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from pearl._io import atomic_path
+
+__all__ = ["Checkpoint", "save_checkpoint", "load_checkpoint", "STATE", "LEGACY_STATE"]
+
+STATE = "state.safetensors"
+#: the pickle checkpoints of pearl before 0.2, which are refused, never unpickled
+LEGACY_STATE = "state.pt"
+_FORMAT = 1
+
+
+@dataclass
+class Checkpoint:
+    """The state of a training run after ``step`` steps."""
+
+    config: dict[str, Any]
+    step: int
+    history: list[dict]
+    model: dict[str, torch.Tensor]
+    optimizer: dict[str, Any]
+    scheduler: dict[str, Any]
+    torch_rng: torch.Tensor
+    seconds: float = 0.0
+
+
+def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
+    """Write a checkpoint atomically (see the module docstring for the layout)."""
+    tensors = {f"model.{k}": v.detach().contiguous() for k, v in ckpt.model.items()}
+    for pid, state in ckpt.optimizer["state"].items():
+        for name, value in state.items():
+            if not isinstance(value, torch.Tensor):
+                value = torch.tensor(value)
+            tensors[f"optimizer.{int(pid)}.{name}"] = value.detach().contiguous()
+    tensors["torch_rng"] = ckpt.torch_rng.contiguous()
+    meta = {"format": _FORMAT, "config": ckpt.config, "step": ckpt.step,
+            "history": ckpt.history, "param_groups": ckpt.optimizer["param_groups"],
+            "scheduler": ckpt.scheduler, "seconds": ckpt.seconds}
+    with atomic_path(path) as tmp:
+        save_file(tensors, str(tmp), metadata={"pearl_state": json.dumps(meta)})
+
+
+def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
+    """Read a checkpoint written by :func:`save_checkpoint`.
+
+    Raises
+    ------
+    OSError
+        The file is truncated, corrupt, or not a pearl checkpoint; the message names it.
+    """
+    path = Path(path)
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = json.loads((f.metadata() or {})["pearl_state"])
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+            raise ValueError("unknown checkpoint format")
+        model = {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
+        state: dict[int, dict[str, torch.Tensor]] = {}
+        for key, value in tensors.items():
+            if key.startswith("optimizer."):
+                _, pid, name = key.split(".", 2)
+                state.setdefault(int(pid), {})[name] = value
+        groups = meta["param_groups"]
+        for group in groups:  # JSON turned Adam's betas tuple into a list
+            if isinstance(group.get("betas"), list):
+                group["betas"] = tuple(group["betas"])
+        return Checkpoint(config=dict(meta["config"]), step=int(meta["step"]),
+                          history=list(meta["history"]), model=model,
+                          optimizer={"state": state, "param_groups": groups},
+                          scheduler=dict(meta["scheduler"]), torch_rng=tensors["torch_rng"],
+                          seconds=float(meta.get("seconds", 0.0)))
+    except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
+        raise OSError(f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
+                      "checkpoint folder or start a fresh run without --resume") from exc
