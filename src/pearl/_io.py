@@ -20,7 +20,8 @@ import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_output", "file_sha256"]
+__all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_output", "file_sha256",
+           "write_text_atomic"]
 
 
 def _sibling(path: Path, suffix: str) -> Path:
@@ -46,6 +47,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write a UTF-8 text file atomically (see :func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 @contextlib.contextmanager
@@ -205,8 +212,7 @@ def file_sha256(path: str | os.PathLike, persist: bool = True) -> str:
             try:
                 known = _load_hash_store(store)
                 known[key] = entry
-                with atomic_path(store) as tmp:
-                    tmp.write_text(json.dumps(known), encoding="utf-8")
+                write_text_atomic(store, json.dumps(known))
             except OSError:
                 pass  # a read-only cache only costs a re-hash next time
     return entry["sha256"]

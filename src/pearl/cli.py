@@ -205,7 +205,7 @@ def cmd_dedup(args) -> int:
         raise SystemExit(f"pearl: no column {args.column!r} in {args.table}")
     new_column = f"{args.column}_deduplicated"
     if new_column in table.columns:
-        raise SystemExit(f"pearl: {args.table} already has a column {new_column!r}; rename "
+        raise ValueError(f"{args.table} already has a column {new_column!r}; rename "
                          "it first (pearl never overwrites an input column)")
     canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model)
     table[new_column] = canon

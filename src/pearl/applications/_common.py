@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
 from typing import Any
 
@@ -27,10 +28,17 @@ def get_encoder(model: Any = None, device: str | None = None):
     """An encoder object; names and folders are loaded once per process and shared."""
     if model is not None and not isinstance(model, str) and hasattr(model, "encode"):
         return model
-    key = (str(model or DEFAULT_MODEL), device)
+    if model is not None and not isinstance(model, str | os.PathLike):
+        raise TypeError(f"model must be a name, a folder or an encoder with .encode(), got "
+                        f"{type(model).__name__}")
+    key = (os.fspath(model or DEFAULT_MODEL), device)
     with _LOCK:
         if key not in _ENCODERS:
-            _ENCODERS[key] = load_encoder(key[0], device=device)
+            encoder = load_encoder(key[0], device=device)
+            if not hasattr(encoder, "encode"):
+                raise ValueError(f"model {key[0]!r} scores pairs of strings and makes no "
+                                 "embeddings; the table tools need an embedding model")
+            _ENCODERS[key] = encoder
         return _ENCODERS[key]
 
 
@@ -38,7 +46,6 @@ def expected_fingerprint(model: Any) -> str | None:
     """The fingerprint ``get_encoder(model)`` will have, computed without loading a model
     (so a stored fingerprint can be checked before anything is loaded); None where it can
     only be known by building the encoder (GloVe, string distance: nothing to load)."""
-    import os
     from pathlib import Path
 
     from pearl.encoders.fingerprint import folder_fingerprint

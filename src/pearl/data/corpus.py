@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from pearl._io import atomic_tsv
+from pearl._io import atomic_path, atomic_tsv, write_text_atomic
 from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
 from pearl.data.lexicon import iter_name_lists, iter_wordnet_index, iter_wordnet_lemmas
 from pearl.data.phrases import extract_spans, phrase_entity
@@ -246,7 +246,7 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
     """``stats.json``, ``stats.md`` (tables) and ``stats.png`` (bar plots)."""
     out_dir = Path(out_dir)
     data = stats.__dict__.copy()
-    (out_dir / "stats.json").write_text(json.dumps(data, indent=2) + "\n")
+    write_text_atomic(out_dir / "stats.json", json.dumps(data, indent=2) + "\n")
     n = max(stats.phrases, 1)
     typed = n - stats.by_entity.get("OTHER", 0)
     md = [f"# Phrase corpus: {stats.phrases:,} phrases", "",
@@ -262,7 +262,7 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
     md += ["", "Skipped:", ""] + [f"- {k}: {v:,}" for k, v in sorted(stats.skipped.items())]
     md += ["", f"Input: {stats.input}. Build time: {stats.seconds:.0f} s.", "",
            "![phrases per class and type](stats.png)", ""]
-    (out_dir / "stats.md").write_text("\n".join(md))
+    write_text_atomic(out_dir / "stats.md", "\n".join(md))
 
     import matplotlib
 
@@ -279,7 +279,8 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
     ax[1].set_title("entity types (share of typed phrases, without OTHER)")
     ax[1].tick_params(axis="x", rotation=60)
     fig.tight_layout()
-    fig.savefig(out_dir / "stats.png", dpi=110)
+    with atomic_path(out_dir / "stats.png") as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
 
 

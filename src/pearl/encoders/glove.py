@@ -54,7 +54,7 @@ class GloveEncoder(Encoder):
         dv, dvoc = _default_paths()
         self.vectors_path = Path(vectors) if vectors else dv
         self.vocab_path = Path(vocab) if vocab else dvoc
-        self.vectors = np.load(self.vectors_path, mmap_mode="r")
+        self.vectors = np.load(self.vectors_path, mmap_mode="r", allow_pickle=False)
         words = pq.read_table(self.vocab_path).column(0).to_pylist()
         if len(words) != self.vectors.shape[0]:
             raise ValueError("GloVe vocabulary and vector matrix have different lengths")

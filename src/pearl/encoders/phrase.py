@@ -190,5 +190,13 @@ class PhraseEncoder(Encoder):
         return out
 
     def save(self, path: str | os.PathLike) -> None:
-        """Save the model as a sentence-transformers folder."""
-        self.model.save(str(path))
+        """Save the model as a sentence-transformers folder.
+
+        The folder is written beside and renamed into place when complete; an existing
+        model folder is replaced, any other non-empty folder is refused
+        (``FileExistsError``).
+        """
+        from pearl._io import atomic_dir
+
+        with atomic_dir(path, replaceable="modules.json") as tmp:
+            self.model.save(str(tmp))

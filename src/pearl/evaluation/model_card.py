@@ -14,6 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
+from pearl._io import write_text_atomic
 from pearl.evaluation.report import load_records, render_markdown
 
 __all__ = ["write_model_card"]
@@ -117,7 +118,7 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
                 lines += [f"Avg-7 against the backbone: {b - a:+.1f} points "
                           f"({b:.1f} vs {a:.1f})."]
     path = folder / "README.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

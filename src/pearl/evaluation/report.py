@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from pearl._io import write_text_atomic
 from pearl.evaluation.published import PUBLISHED_PHRASE, PUBLISHED_SHORT_TEXT, PUBLISHED_SIZE
 from pearl.evaluation.runner import averages, task_scores
 from pearl.evaluation.tasks import PHRASE_TASKS, SHORT_TEXT_TASKS, TASKS
@@ -33,7 +34,7 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
         merged.update(record["tasks"])
         record = {**record, "tasks": merged}
         record["averages"] = averages(task_scores(merged))
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
@@ -145,5 +146,5 @@ def write_report(out_dir: str | Path, name: str = "results.md") -> Path:
     """Render every record in ``out_dir`` into ``out_dir/<name>``."""
     records = load_records(out_dir)
     path = Path(out_dir) / name
-    path.write_text(render_markdown(records), encoding="utf-8")
+    write_text_atomic(path, render_markdown(records))
     return path
