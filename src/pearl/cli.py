@@ -120,6 +120,7 @@ def cmd_eval(args) -> int:
     from pearl.evaluation import evaluate, load_records, render_markdown, save_record, write_report
 
     out = Path(args.output) if args.output else Path("results") / ("quick" if args.quick else "")
+    check_output(out, [args.data, args.short_text], "--output")
     failed = False
     for model in args.model or [DEFAULT_MODEL]:
         record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,

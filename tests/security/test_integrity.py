@@ -129,3 +129,23 @@ def test_phrase_encoder_fingerprint_changes_with_the_weights(tiny_model_dir, tmp
     before = PhraseEncoder(copy).fingerprint
     _flip_middle_byte(copy / "model.safetensors")
     assert PhraseEncoder(copy).fingerprint != before
+
+
+def test_unreadable_result_record_is_named(tmp_path):
+    from pearl.evaluation import load_records
+
+    (tmp_path / "broken.json").write_text("{not json")
+    with pytest.raises(ValueError, match="broken.json"):
+        load_records(tmp_path)
+    (tmp_path / "broken.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a pearl result record"):
+        load_records(tmp_path)
+
+
+def test_invalid_toml_config_is_named(tmp_path):
+    from pearl.training import load_config
+
+    bad = tmp_path / "run.toml"
+    bad.write_text("batch_size = = 3\n")
+    with pytest.raises(ValueError, match="run.toml is not valid TOML"):
+        load_config(bad)

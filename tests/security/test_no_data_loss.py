@@ -150,3 +150,12 @@ def test_dedup_refuses_an_existing_output_column(tmp_path, capsys):
                  str(tmp_path / "o.csv")]) == 2
     assert "already has a column 'name_deduplicated'" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_eval_refuses_to_write_into_the_benchmark_data(mini_benchmark, capsys):
+    data = mini_benchmark / "benchmark"
+    before = sorted(p.name for p in data.iterdir())
+    assert main(["eval", "-m", "string-distance", "-t", "turney", "--data", str(data),
+                 "-o", str(data / "results")]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert sorted(p.name for p in data.iterdir()) == before

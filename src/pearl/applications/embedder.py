@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
+from pearl._validation import check_bool, check_choice, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.encoders.base import normalize_rows
 
@@ -98,8 +99,11 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then return the embeddings of X, shape (n_samples, n_components or dim)."""
-        if self.handle_missing not in {"empty", "error"}:
-            raise ValueError("handle_missing must be 'empty' or 'error'")
+        check_choice(self.handle_missing, "handle_missing", ("empty", "error"))
+        check_int(self.batch_size, "batch_size", 1)
+        check_bool(self.normalize, "normalize")
+        if self.n_components is not None:
+            check_int(self.n_components, "n_components", 1)
         emb, name = self._embed(X)
         if len(emb) == 0:
             raise ValueError("cannot fit PhraseEmbedder on an empty column")
@@ -109,7 +113,7 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
         self._prefix = name or "phrase"
         self.embedding_dim_ = emb.shape[1]
         if self.n_components is not None:
-            k = int(self.n_components)
+            k = self.n_components
             if not 1 <= k <= min(emb.shape):
                 raise ValueError(
                     f"n_components={k} must be between 1 and min(n_samples, dim) = "

@@ -26,7 +26,10 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_slug(record['model'])}.json"
-    old = json.loads(path.read_text()) if path.is_file() else None
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except ValueError:
+        old = None  # an unreadable earlier record is replaced, not merged
     if old and old.get("fingerprint") == record.get("fingerprint") and \
             old.get("quick") == record.get("quick"):
         # keep tasks of earlier runs that this run did not repeat
@@ -40,8 +43,16 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
 
 def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
     """All result records in a folder: baselines without parameters first, then by size."""
-    records = [json.loads(p.read_text(encoding="utf-8"))
-               for p in sorted(Path(out_dir).glob("*.json"))]
+    records = []
+    for p in sorted(Path(out_dir).glob("*.json")):
+        try:
+            record = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"unreadable result record {p}: {exc}") from exc
+        if not isinstance(record, dict) or not isinstance(record.get("model"), str) or \
+                not isinstance(record.get("tasks", {}), dict):
+            raise ValueError(f"{p} is not a pearl result record (no 'model' and 'tasks')")
+        records.append(record)
     return sorted(records, key=lambda r: (r.get("parameters") or 0, r["model"] != "String "
                                           "Distance", r["model"]))
 

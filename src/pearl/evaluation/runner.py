@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from pearl._validation import check_bool, check_choice, check_int
 from pearl.encoders import load_encoder
 from pearl.encoders.cache import EmbeddingCache
 from pearl.evaluation.tasks import (
@@ -124,6 +125,11 @@ def evaluate(
     from pearl.encoders import DEFAULT_MODEL
 
     keys = select_tasks(tasks)
+    seed = check_int(seed, "seed", 0)
+    batch_size = check_int(batch_size, "batch_size", 1)
+    probe_runs = check_int(probe_runs, "probe_runs", 1)
+    quick, cache = check_bool(quick, "quick"), check_bool(cache, "cache")
+    retrieval_index = check_choice(retrieval_index, "retrieval_index", ("flat", "ivfpq"))
     data = Path(data) if data else default_data_root() / "benchmark"
     short_text = Path(short_text) if short_text else data.parent / "short_text"
     if any(TASKS[k].group == "phrase" for k in keys) and not data.is_dir():
