@@ -68,10 +68,51 @@ def _texts(args) -> list[str]:
     return texts
 
 
+def _dask_client(args):
+    """A client to ``--scheduler``, or to a new local cluster of ``--workers`` processes."""
+    try:
+        from pearl.distributed import dask as pdk
+    except ImportError as exc:
+        raise SystemExit(f"pearl: {exc}") from None
+    if args.scheduler:
+        from distributed import Client
+
+        return Client(args.scheduler)
+    return pdk.local_client(args.workers)
+
+
+def _close(client) -> None:
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def cmd_encode_table(args) -> int:
+    if not args.input or not args.output:
+        raise SystemExit("pearl: --column encodes a table: give --input TABLE (Parquet or "
+                         "CSV) and --output FOLDER (Parquet)")
+    check_output(args.output, [args.input], "--output")
+    client = _dask_client(args)
+    try:
+        from pearl.distributed import dask as pdk
+
+        out = pdk.encode_to_parquet(
+            args.input, args.column, args.output, model=args.model,
+            keys=args.keys.split(",") if args.keys else None, batch_size=args.batch_size,
+            normalize=args.normalize, partitions=args.partitions, progress=not args.quiet)
+    finally:
+        _close(client)
+    print(f"wrote the embeddings of {args.column!r} to {out}/part-*.parquet", file=sys.stderr)
+    return 0
+
+
 def cmd_encode(args) -> int:
     from pearl._validation import check_texts
     from pearl.encoders import load_encoder
 
+    if args.column:
+        return cmd_encode_table(args)
     texts = check_texts(_texts(args))  # invalid UTF-8 arguments arrive as U+FFFD
     if args.output is not None:
         check_output(args.output, [args.input], "--output")
@@ -180,10 +221,28 @@ def _read_table(path: str, chunksize: int | None = None):
                        encoding_errors="replace", chunksize=chunksize)
 
 
+def cmd_join_distributed(args) -> int:
+    client = _dask_client(args)
+    try:
+        from pearl.distributed import dask as pdk
+
+        out = pdk.join_to_parquet(
+            args.left, args.right, args.output, left_on=args.left_on, right_on=args.right_on,
+            model=args.model, threshold=args.threshold, top_k=args.top_k, how=args.how,
+            batch_size=args.batch_size, right_shards=args.right_shards, index=args.index,
+            partitions=args.partitions, progress=True)
+    finally:
+        _close(client)
+    print(f"wrote the joined table to {out}/part-*.parquet", file=sys.stderr)
+    return 0
+
+
 def cmd_join(args) -> int:
     from pearl.applications import fuzzy_join
 
     check_output(args.output, [args.left, args.right], "--output")
+    if args.scheduler or args.workers:
+        return cmd_join_distributed(args)
     left = _read_table(args.left)
     right = _read_table(args.right, chunksize=args.right_chunksize)
     out = fuzzy_join(left, right, left_on=args.left_on, right_on=args.right_on,
@@ -329,6 +388,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help="what to do")
 
+    def dask_args(g):
+        g.add_argument("--scheduler", help="address of a Dask scheduler, e.g. "
+                       "tcp://host:8786 (default: a local cluster)")
+        g.add_argument("--workers", type=POSITIVE,
+                       help="worker processes of the local cluster (default: one per core)")
+        g.add_argument("--partitions", type=POSITIVE,
+                       help="repartition the (left) input into N partitions")
+
     def model_arg(p, multi=False):
         help_ = "model name or folder (default: pearl-minilm, the shipped PEARL model)"
         if multi:
@@ -350,6 +417,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="batch size (default 64)")
     p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    g = p.add_argument_group(
+        "tables on Dask", "With --column, --input is a Parquet file or folder (or a CSV file) "
+        "and --output a Parquet folder: one part per partition, the key columns beside an "
+        "'embedding' column. Needs pip install 'pearl[dask]'.")
+    g.add_argument("--column", help="string column of --input to embed")
+    g.add_argument("--keys", help="comma-separated columns to keep beside the embedding "
+                   "(default: the embedded column)")
+    dask_args(g)
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("similarity", help="rank candidates by cosine similarity to a query",
@@ -438,6 +513,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows of RIGHT embedded at a time (default 100000)")
     model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
+    g = p.add_argument_group(
+        "tables on Dask", "With --scheduler or --workers, LEFT and RIGHT are Parquet files or "
+        "folders (or CSV files) and --output a Parquet folder, one part per left partition; "
+        "re-running the same command after an interruption skips the finished parts. Needs "
+        "pip install 'pearl[dask]'.")
+    dask_args(g)
+    g.add_argument("--right-shards", type=POSITIVE, default=1,
+                   help="split the reference side into N shards (default 1: the whole "
+                   "reference index goes to each worker)")
+    g.add_argument("--index", choices=["exact", "hnsw"], default="exact",
+                   help="exact cosine top-k (default; the same result as without Dask) or "
+                   "an approximate faiss HNSW index per shard")
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("dedup", help="deduplicate a column of a CSV table",

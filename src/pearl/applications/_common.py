@@ -17,7 +17,11 @@ from pearl.encoders import (
     load_encoder,
 )
 
-__all__ = ["get_encoder", "get_cache", "to_string_list", "is_missing", "expected_fingerprint"]
+__all__ = ["TABLE_MODEL", "get_encoder", "get_cache", "to_string_list", "is_missing",
+           "expected_fingerprint"]
+
+#: The model the table tools use when given none.
+TABLE_MODEL = "all-MiniLM-L6-v2"
 
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, str | None], Any] = {}

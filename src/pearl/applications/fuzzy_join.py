@@ -9,12 +9,56 @@ import numpy as np
 import pandas as pd
 
 from pearl._validation import check_bool, check_choice, check_float, check_int
-from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_string_list
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["fuzzy_join", "match_strings"]
+__all__ = ["fuzzy_join", "match_strings", "top_k_of", "merge_top_k", "assemble_join",
+           "output_columns", "check_join_options"]
 
 
+
+
+def merge_top_k(best_i: np.ndarray, best_s: np.ndarray, cand_i: np.ndarray,
+                cand_s: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Merge two top-k lists row by row: higher score first, and on equal scores the
+    lower reference id (the earlier reference row), so that the result does not depend
+    on how the references were split into chunks or shards."""
+    all_s = np.concatenate([best_s, cand_s], axis=1)
+    all_i = np.concatenate([best_i, cand_i], axis=1)
+    order = np.lexsort((np.where(all_i < 0, np.iinfo(np.int64).max, all_i), -all_s),
+                       axis=1)[:, :top_k]
+    return np.take_along_axis(all_i, order, 1), np.take_along_axis(all_s, order, 1)
+
+
+def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
+             block: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-k cosine of unit query rows ``q`` against unit reference rows ``r``.
+
+    Parameters
+    ----------
+    q, r : ndarray of float32, unit rows
+    ids : ndarray of int64, shape (len(r),)
+        The id reported for each reference row (its position in the whole reference
+        table, increasing).
+    top_k : int
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (len(q), top_k); -1 where fewer than top_k references
+    scores : ndarray of float32, shape (len(q), top_k); -inf where no reference
+    """
+    best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
+    best_i = np.full((len(q), top_k), -1, dtype=np.int64)
+    if not len(r):
+        return best_i, best_s
+    kk = min(top_k, len(r))
+    for s in range(0, len(q), block):
+        sims = q[s : s + block] @ r.T
+        part = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+        best_i[s : s + block], best_s[s : s + block] = merge_top_k(
+            best_i[s : s + block], best_s[s : s + block], ids[part],
+            np.take_along_axis(sims, part, 1), top_k)
+    return best_i, best_s
 
 
 def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
@@ -31,8 +75,9 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
     scores : ndarray of float32, shape (n_queries, top_k); cosine, -inf where no match
     """
     cache = get_cache(encoder, batch_size)
-    q = normalize_rows(cache(queries, show_progress_bar=len(queries) > 8192)) if queries else None
     n = len(queries)
+    q = (normalize_rows(cache(queries, show_progress_bar=n > 8192)) if queries
+         else np.zeros((0, 1), np.float32))
     best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
     best_i = np.full((n, top_k), -1, dtype=np.int64)
     offset = 0
@@ -40,21 +85,49 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
         if not chunk:
             continue
         r = normalize_rows(encoder.encode(chunk, batch_size=batch_size,
-                                      show_progress_bar=len(chunk) > 8192))
+                                          show_progress_bar=len(chunk) > 8192))
         if n:
-            for s in range(0, n, block):
-                sims = q[s : s + block] @ r.T
-                kk = min(top_k, sims.shape[1])
-                part = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
-                cand_s = np.concatenate([best_s[s : s + block],
-                                         np.take_along_axis(sims, part, 1)], axis=1)
-                cand_i = np.concatenate([best_i[s : s + block], part + offset], axis=1)
-                # stable: on equal scores the earlier reference row wins
-                order = np.lexsort((cand_i, -cand_s), axis=1)[:, :top_k]
-                best_s[s : s + block] = np.take_along_axis(cand_s, order, 1)
-                best_i[s : s + block] = np.take_along_axis(cand_i, order, 1)
+            ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
+            ci, cs = top_k_of(q, r, ids, top_k, block)
+            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
         offset += len(chunk)
     return best_i, best_s
+
+
+def assemble_join(left_df: pd.DataFrame, right_df: pd.DataFrame, ids: np.ndarray,
+                  scores: np.ndarray, *, threshold: float, how: str, return_score: bool,
+                  add_rank: bool) -> pd.DataFrame:
+    """The joined table from each left row's top-k right row ids and scores.
+
+    ``right_df`` is indexed by the ids in ``ids`` (its columns already renamed); a left row
+    whose matches all fall below ``threshold`` keeps empty right columns (``how="left"``)
+    or is dropped (``how="inner"``).
+    """
+    rows, right_rows, score_col, rank_col = [], [], [], []
+    top_k = ids.shape[1]
+    for i in range(len(ids)):
+        matched = False
+        for r in range(top_k):
+            j, s = ids[i, r], scores[i, r]
+            if j >= 0 and s >= threshold:
+                rows.append(i)
+                right_rows.append(j)
+                score_col.append(float(s))
+                rank_col.append(r + 1)
+                matched = True
+        if not matched and how == "left":
+            rows.append(i)
+            right_rows.append(-1)
+            score_col.append(np.nan)
+            rank_col.append(np.nan)
+    out_left = left_df.iloc[rows].reset_index(drop=True)
+    out_right = right_df.reindex(np.asarray(right_rows, dtype=np.int64)).reset_index(drop=True)
+    out = pd.concat([out_left, out_right], axis=1)
+    if return_score:
+        out["match_score"] = pd.Series(score_col, dtype="float64")
+    if add_rank:
+        out["match_rank"] = pd.Series(rank_col, dtype="Int64")
+    return out
 
 
 def _to_pandas(df, name: str) -> tuple[pd.DataFrame, bool]:
@@ -65,7 +138,7 @@ def _to_pandas(df, name: str) -> tuple[pd.DataFrame, bool]:
     raise TypeError(f"{name} must be a pandas or polars DataFrame, got {type(df).__name__}")
 
 
-def _output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
+def output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
                     ) -> dict[str, str]:
     """The renaming of the right columns; a clash that would overwrite or duplicate an
     input column is a ``ValueError`` naming it."""
@@ -83,6 +156,18 @@ def _output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
     return rename
 
 
+def check_join_options(*, left_on, right_on, suffix, how, top_k, threshold, return_score,
+                       batch_size) -> tuple[str, int, float, bool, int]:
+    """Check the options every fuzzy join shares (by type and range, naming the option);
+    returns ``how, top_k, threshold, return_score, batch_size``."""
+    for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
+        if not isinstance(value, str) or not value:
+            raise TypeError(f"{name} must be a non-empty string, got {value!r:.40}")
+    return (check_choice(how, "how", ("left", "inner")), check_int(top_k, "top_k", 1),
+            check_float(threshold, "threshold", -1.0, 1.0),
+            check_bool(return_score, "return_score"), check_int(batch_size, "batch_size", 1))
+
+
 def fuzzy_join(
     left,
     right,
@@ -92,7 +177,7 @@ def fuzzy_join(
     top_k: int = 1,
     how: str = "left",
     return_score: bool = True,
-    model: Any = "all-MiniLM-L6-v2",
+    model: Any = TABLE_MODEL,
     suffix: str = "_right",
     batch_size: int = 64,
     right_chunksize: int | None = None,
@@ -139,22 +224,17 @@ def fuzzy_join(
     are matched through ``str()``. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
     """
-    how = check_choice(how, "how", ("left", "inner"))
-    top_k = check_int(top_k, "top_k", 1)
-    threshold = check_float(threshold, "threshold", -1.0, 1.0)
-    return_score = check_bool(return_score, "return_score")
-    batch_size = check_int(batch_size, "batch_size", 1)
+    how, top_k, threshold, return_score, batch_size = check_join_options(
+        left_on=left_on, right_on=right_on, suffix=suffix, how=how, top_k=top_k,
+        threshold=threshold, return_score=return_score, batch_size=batch_size)
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
-    for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
-        if not isinstance(value, str) or not value:
-            raise TypeError(f"{name} must be a non-empty string, got {value!r:.40}")
     left_df, was_polars = _to_pandas(left, "left")
     if left_on not in left_df.columns:
         raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
     if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
         # before any encoding (a streamed right table is checked once it has been read)
-        _output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
+        output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
     encoder = get_encoder(model)
 
     streamed: list[pd.DataFrame] = []
@@ -203,33 +283,11 @@ def fuzzy_join(
 
     right_df = (pd.concat(streamed, ignore_index=True) if streamed
                 else pd.DataFrame(columns=right_columns or [right_on]))
-    right_df = right_df.rename(columns=_output_columns(left_df.columns, right_df.columns,
+    right_df = right_df.rename(columns=output_columns(left_df.columns, right_df.columns,
                                                       suffix, return_score, top_k > 1))
 
-    rows, right_rows, score_col, rank_col = [], [], [], []
-    for i in range(len(lkeys)):
-        matched = False
-        for r in range(top_k):
-            j, s = ids[i, r], scores[i, r]
-            if j >= 0 and s >= threshold:
-                rows.append(i)
-                right_rows.append(j)
-                score_col.append(float(s))
-                rank_col.append(r + 1)
-                matched = True
-        if not matched and how == "left":
-            rows.append(i)
-            right_rows.append(-1)
-            score_col.append(np.nan)
-            rank_col.append(np.nan)
-
-    out_left = left_df.iloc[rows].reset_index(drop=True)
-    out_right = right_df.reindex(np.asarray(right_rows, dtype=np.int64)).reset_index(drop=True)
-    out = pd.concat([out_left, out_right], axis=1)
-    if return_score:
-        out["match_score"] = pd.Series(score_col, dtype="float64")
-    if top_k > 1:
-        out["match_rank"] = pd.Series(rank_col, dtype="Int64")
+    out = assemble_join(left_df, right_df, ids, scores, threshold=threshold, how=how,
+                        return_score=return_score, add_rank=top_k > 1)
     if was_polars:
         import polars as pl
 

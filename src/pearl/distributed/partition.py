@@ -1,0 +1,218 @@
+"""The work on one partition, independent of any engine (pandas and numpy only).
+
+A distributed join runs, for each reference (right) partition, :func:`reference_shard`
+(embed its keys once), optionally :func:`concat_shards` to ship fewer, larger shards; then
+for each left partition :func:`query_embeddings`, :func:`shard_top_k` against every shard,
+:func:`merge_candidates` and :func:`join_partition`. Reference rows get the id
+``partition << 32 | row``, which orders them as in the concatenated table, so ties are
+broken exactly as the single-process :func:`pearl.fuzzy_join` breaks them (the earlier
+reference row wins) and the result is the same row for row.
+
+The model is given by name or folder and loaded once per process (worker) through
+:func:`pearl.applications._common.get_encoder`, not once per partition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pearl._io import atomic_path
+from pearl.applications._common import get_encoder, to_string_list
+from pearl.applications.fuzzy_join import assemble_join, merge_top_k, top_k_of
+from pearl.encoders.base import normalize_rows
+
+__all__ = ["Shard", "Candidates", "encode_texts", "encode_partition", "query_embeddings",
+           "reference_shard", "concat_shards", "shard_top_k", "merge_candidates", "join_partition",
+           "write_part", "row_ids", "set_torch_threads"]
+
+_ROW_BITS = 32
+
+
+def row_ids(partition: int, n: int) -> np.ndarray:
+    """Global ids of the rows of one partition: ``partition << 32 | row``."""
+    return (np.int64(partition) << _ROW_BITS) + np.arange(n, dtype=np.int64)
+
+
+def set_torch_threads(n: int) -> None:
+    """Torch intra-op threads of this process (so workers sharing a machine do not
+    oversubscribe its cores)."""
+    import torch
+
+    torch.set_num_threads(max(1, int(n)))
+
+
+def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool
+                 ) -> np.ndarray:
+    """Embeddings of a list of strings by the process's copy of ``model``."""
+    encoder = get_encoder(model)
+    if not texts:
+        return np.zeros((0, encoder.embedding_dim), np.float32)
+    emb = encoder.encode(texts, batch_size=batch_size, show_progress_bar=False)
+    return normalize_rows(emb) if normalize else np.asarray(emb, dtype=np.float32)
+
+
+def encode_partition(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64,
+                     normalize: bool = False, handle_missing: str = "error") -> np.ndarray:
+    """Embeddings of one partition's string column, shape (len(part), dim), float32.
+
+    Missing values raise ``ValueError`` (``handle_missing="error"``) or are embedded as
+    ``""`` (``"empty"``); other non-strings raise ``ValueError`` naming the row.
+    """
+    texts, _ = to_string_list(part[column], missing=handle_missing, non_string="error",
+                              name=column)
+    return encode_texts(model, texts, batch_size, normalize)
+
+
+def query_embeddings(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Unit embeddings of the non-null keys of a left partition, and their positions.
+
+    Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``.
+    """
+    keys, nulls = to_string_list(part[column], non_string="str", name=column)
+    live = np.flatnonzero(~nulls)
+    return encode_texts(model, [keys[i] for i in live], batch_size, True), live
+
+
+@dataclass
+class Shard:
+    """Reference rows with the unit embeddings of their non-null keys.
+
+    ``rows`` is indexed by global row id; ``ids[i]`` is the id of ``emb[i]``. ``index`` is
+    an optional serialised faiss index over ``emb`` (approximate search).
+    """
+
+    emb: np.ndarray
+    ids: np.ndarray
+    rows: pd.DataFrame
+    index: np.ndarray | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def reference_shard(part: pd.DataFrame, column: str, partition: int, model: Any,
+                    batch_size: int = 64) -> Shard:
+    """Embed one reference partition (null keys are kept as rows but never matched)."""
+    keys, nulls = to_string_list(part[column], non_string="str", name=column)
+    rows = part.reset_index(drop=True)
+    rows.index = row_ids(partition, len(rows))
+    keep = np.flatnonzero(~nulls)
+    emb = encode_texts(model, [keys[i] for i in keep], batch_size, True)
+    return Shard(emb=emb, ids=rows.index.to_numpy()[keep], rows=rows)
+
+
+def concat_shards(shards: list[Shard], index: str = "exact", hnsw_m: int = 32,
+                  ef_search: int = 128) -> Shard:
+    """One shard of several (given in partition order), optionally with a faiss HNSW
+    index."""
+    dims = {s.emb.shape[1] for s in shards}
+    emb = (np.concatenate([s.emb for s in shards]) if shards
+           else np.zeros((0, 1), np.float32))
+    out = Shard(emb=emb.astype(np.float32, copy=False),
+                ids=np.concatenate([s.ids for s in shards]) if shards
+                else np.zeros(0, np.int64),
+                rows=pd.concat([s.rows for s in shards]) if shards else pd.DataFrame())
+    if len(dims) > 1:
+        raise ValueError(f"reference shards of different widths {sorted(dims)}")
+    if index == "hnsw" and len(out.emb):
+        import faiss
+
+        idx = faiss.IndexHNSWFlat(out.emb.shape[1], hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        idx.hnsw.efSearch = ef_search
+        idx.add(out.emb)
+        out.index = faiss.serialize_index(idx)
+    return out
+
+
+@dataclass
+class Candidates:
+    """Top-k reference ids and scores of a partition's live queries, with the rows."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+    rows: pd.DataFrame
+
+
+def shard_top_k(query: tuple[np.ndarray, np.ndarray], shard: Shard, top_k: int) -> Candidates:
+    """The top-k of a partition's queries within one shard (exact, or faiss if indexed)."""
+    q, _ = query
+    if shard.index is not None and len(q):
+        import faiss
+
+        idx = faiss.deserialize_index(shard.index)
+        scores, pos = idx.search(q, min(top_k, len(shard.emb)))
+        ids = np.where(pos >= 0, shard.ids[np.maximum(pos, 0)], -1)
+        pad = top_k - ids.shape[1]
+        if pad > 0:
+            ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
+            scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=-np.inf)
+        ids, scores = merge_top_k(np.zeros((len(q), 0), np.int64),
+                                  np.zeros((len(q), 0), np.float32), ids,
+                                  scores.astype(np.float32), top_k)
+    else:
+        ids, scores = top_k_of(q, shard.emb, shard.ids, top_k)
+    hit = np.unique(ids[ids >= 0])
+    return Candidates(ids=ids, scores=scores, rows=shard.rows.loc[hit])
+
+
+def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
+    """Merge the per-shard top-k lists of one partition (same tie rule as one shard)."""
+    ids, scores = cands[0].ids, cands[0].scores
+    for c in cands[1:]:
+        ids, scores = merge_top_k(ids, scores, c.ids, c.scores, top_k)
+    rows = pd.concat([c.rows for c in cands])
+    hit = np.unique(ids[ids >= 0])
+    return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
+
+
+def join_partition(part: pd.DataFrame, query: tuple[np.ndarray, np.ndarray],
+                   cands: Candidates, rename: dict[str, str], *, threshold: float, how: str,
+                   return_score: bool, top_k: int) -> pd.DataFrame:
+    """The joined rows of one left partition (as ``fuzzy_join`` assembles them)."""
+    _, live = query
+    ids = np.full((len(part), top_k), -1, dtype=np.int64)
+    scores = np.full((len(part), top_k), -np.inf, dtype=np.float32)
+    ids[live], scores[live] = cands.ids, cands.scores
+    return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
+                         scores, threshold=threshold, how=how, return_score=return_score,
+                         add_rank=top_k > 1)
+
+
+def write_part(frame: pd.DataFrame, folder: str | os.PathLike, partition: int) -> str:
+    """Write one output partition as ``part-NNNNN.parquet``, atomically; an existing part
+    (a finished partition of an interrupted run) is kept and not written again."""
+    path = Path(folder) / f"part-{partition:05d}.parquet"
+    if path.is_file():
+        return str(path)
+    with atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
+    return str(path)
+
+
+def embedding_frame(part: pd.DataFrame, keys: list[str], emb: np.ndarray) -> pd.DataFrame:
+    """Key columns beside an ``embedding`` column of float32 vectors (a Parquet list)."""
+    out = part[keys].reset_index(drop=True)
+    out["embedding"] = list(emb)
+    return out
+
+
+def read_manifest(folder: Path) -> dict | None:
+    """The job description stored in an output folder, or None."""
+    path = folder / "_pearl_job.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OSError(f"unreadable {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise OSError(f"{path} is not a pearl job description")
+    return data

@@ -1,0 +1,218 @@
+"""pearl on Dask: a LocalCluster of 2 worker processes and tiny models."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import pearl  # noqa: E402
+from pearl.cli import main  # noqa: E402
+from pearl.distributed import dask as pdk  # noqa: E402
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import _faults  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), old]))
+    c = pdk.local_client(2, torch_threads=1, dashboard=False)
+    try:
+        yield c
+    finally:
+        pdk_close(c)
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+def pdk_close(c):
+    cluster = c.cluster
+    c.close()
+    cluster.close()
+
+
+def tables(n_left=60, n_right=40):
+    names = [f"{w} {v} club" for w in ("alpha", "bravo", "charlie", "delta", "echo")
+             for v in ("one", "two", "three", "four", "five", "six", "seven", "eight")]
+    right = pd.DataFrame({"title": names[:n_right], "rid": [f"r{i}" for i in range(n_right)]})
+    left_names = [names[i % n_right].replace("club", "clubs") for i in range(n_left)]
+    left_names[3] = None
+    left_names[7] = names[0]  # duplicates on the right side tie: the earlier row wins
+    left = pd.DataFrame({"name": left_names, "lid": range(n_left)})
+    right.loc[10, "title"] = names[0]
+    return left, right
+
+
+@pytest.mark.parametrize("shards, top_k, how", [(1, 1, "left"), (3, 2, "inner")])
+def test_join_equals_the_single_process_join_row_for_row(client, tiny_model_dir, shards,
+                                                        top_k, how):
+    left, right = tables()
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=top_k,
+                              how=how, model=str(tiny_model_dir))
+    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=4),
+                         dd.from_pandas(right, npartitions=3), "name", "title",
+                         model=str(tiny_model_dir), top_k=top_k, how=how,
+                         right_shards=shards).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
+                                  rtol=1e-5)
+
+
+def test_model_is_loaded_once_per_worker(client, tiny_model_dir, tmp_path):
+    import shutil
+
+    model = tmp_path / "fresh-model"  # a path no worker has loaded yet
+    shutil.copytree(tiny_model_dir, model)
+    client.run(_faults.count_loads)
+    left, right = tables(200, 40)
+    pdk.fuzzy_join(dd.from_pandas(left, npartitions=8), dd.from_pandas(right, npartitions=4),
+                   "name", "title", model=str(model)).compute()
+    per_worker = client.run(_faults.loads)
+    loads = [m for v in per_worker.values() for m in v if m == str(model)]
+    assert 1 <= len(loads) <= len(per_worker), per_worker  # 12 partitions, <= 1 load each
+
+
+def test_encode_equals_the_encoder(client, tiny_model_dir):
+    left, _ = tables()
+    texts = left.dropna()
+    vecs = pdk.encode(dd.from_pandas(texts, npartitions=3), "name",
+                      model=str(tiny_model_dir)).compute()
+    expected = pearl.PhraseEncoder(tiny_model_dir).encode(texts.name.tolist())
+    np.testing.assert_allclose(vecs, expected, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="missing"):
+        pdk.encode(dd.from_pandas(left, npartitions=2), "name",
+                   model=str(tiny_model_dir)).compute()
+
+
+def test_index_build_and_search(client, tiny_model_dir):
+    _, right = tables()
+    idx = pdk.build_index(dd.from_pandas(right, npartitions=3), "title",
+                          model=str(tiny_model_dir))
+    queries = pd.DataFrame({"q": ["alpha one clubs", "delta two club"]})
+    hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", k=3).compute()
+    local = idx.search(queries.q.tolist(), k=3).to_frame()
+    pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
+
+
+def _parquet(tmp_path):
+    left, right = tables()
+    lp, rp = tmp_path / "left.parquet", tmp_path / "right.parquet"
+    left.to_parquet(lp)
+    right.to_parquet(rp)
+    return left, right, lp, rp
+
+
+def test_worker_killed_mid_job_loses_and_duplicates_no_row(client, tmp_path):
+    left, right, lp, rp = _parquet(tmp_path)
+    marker = tmp_path / "killed"
+    model = _faults.KillOnce(trigger="charlie", marker=str(marker))
+    out = pdk.join_to_parquet(lp, rp, tmp_path / "out", left_on="name", right_on="title",
+                              model=model, partitions=4, progress=False)
+    assert marker.exists()  # a worker did die
+    got = pd.read_parquet(out).sort_values("lid", kind="stable").reset_index(drop=True)
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title",
+                              model=_faults.TrigramEncoder())
+    assert got.lid.tolist() == single.lid.tolist()  # every row once
+    pd.testing.assert_frame_equal(got, single, check_dtype=False, rtol=1e-5)
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_rerun_skips_finished_parts_and_refuses_another_job(client, tiny_model_dir,
+                                                            tmp_path):
+    *_, lp, rp = _parquet(tmp_path)
+    kwargs = dict(left_on="name", right_on="title", model=str(tiny_model_dir), partitions=3,
+                  progress=False)
+    out = pdk.join_to_parquet(lp, rp, tmp_path / "out", **kwargs)
+    parts = sorted(out.glob("part-*.parquet"))
+    assert len(parts) == 3 and (out / "_SUCCESS").exists()
+    stamps = {p.name: p.stat().st_mtime_ns for p in parts}
+    parts[1].unlink()  # as if the run had stopped before this partition
+    pdk.join_to_parquet(lp, rp, out, **kwargs)
+    assert parts[1].exists()
+    assert stamps[parts[0].name] == parts[0].stat().st_mtime_ns  # not written again
+    with pytest.raises(ValueError, match="another job"):
+        pdk.join_to_parquet(lp, rp, out, **{**kwargs, "top_k": 2})
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    with pytest.raises(FileExistsError):
+        pdk.join_to_parquet(lp, rp, mine, **kwargs)
+
+
+def test_cli_encode_and_join_on_a_scheduler(client, tiny_model_dir, tmp_path):
+    left, right, lp, rp = _parquet(tmp_path)
+    address = client.scheduler.address
+    assert main(["encode", "--input", str(rp), "--column", "title", "--keys", "rid",
+                 "-m", str(tiny_model_dir), "--output", str(tmp_path / "emb"),
+                 "--scheduler", address, "-q"]) == 0
+    emb = pd.read_parquet(tmp_path / "emb")
+    assert emb.columns.tolist() == ["rid", "title", "embedding"] and len(emb) == len(right)
+    assert len(emb.embedding[0]) == 32
+    assert main(["join", str(lp), str(rp), "--left-on", "name", "--right-on", "title",
+                 "-m", str(tiny_model_dir), "-o", str(tmp_path / "joined"),
+                 "--scheduler", address]) == 0
+    joined = pd.read_parquet(tmp_path / "joined")
+    assert sorted(joined.lid.tolist()) == list(range(len(left)))
+    json.loads((tmp_path / "joined" / "_pearl_job.json").read_text())
+
+
+def test_pearl_imports_and_works_without_dask():
+    code = ("import sys, pearl, pandas as pd; "
+            "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules); "
+            "print('ok')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr
+
+
+def test_bad_arguments_are_named(tiny_model_dir):
+    left, right = tables()
+    with pytest.raises(TypeError, match="dask DataFrame"):
+        pdk.fuzzy_join(left, right, "name", "title")
+    with pytest.raises(KeyError, match="nope"):
+        pdk.fuzzy_join(dd.from_pandas(left, npartitions=1), dd.from_pandas(right,
+                       npartitions=1), "nope", "title")
+    with pytest.raises(TypeError, match="right_shards"):
+        pdk.fuzzy_join(dd.from_pandas(left, npartitions=1), dd.from_pandas(right,
+                       npartitions=1), "name", "title", right_shards=1.5)
+
+
+@pytest.mark.integration
+def test_packaged_minilm_on_a_few_thousand_rows(client, tmp_path):
+    rng = np.random.default_rng(0)
+    words = ["north", "south", "river", "bank", "trust", "media", "group", "city", "union",
+             "global", "first", "national", "energy", "foods", "motors", "labs"]
+    right = pd.DataFrame({"title": list(dict.fromkeys(
+        " ".join(rng.choice(words, 3)) + " inc" for _ in range(3000)))[:1000]})
+    left = pd.DataFrame({"name": [right.title[i % len(right)].replace(" inc", " incorporated")
+                                  for i in range(3000)]})
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title",
+                              model="all-MiniLM-L6-v2")
+    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=6),
+                         dd.from_pandas(right, npartitions=2), "name", "title",
+                         model="all-MiniLM-L6-v2").compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
+                                  rtol=1e-4)
+
+
+def test_hnsw_shards_find_the_exact_matches_on_a_small_table(client, tiny_model_dir):
+    left, right = tables()
+    ldd, rdd = dd.from_pandas(left, npartitions=2), dd.from_pandas(right, npartitions=2)
+    exact = pdk.fuzzy_join(ldd, rdd, "name", "title", model=str(tiny_model_dir)).compute()
+    approx = pdk.fuzzy_join(ldd, rdd, "name", "title", model=str(tiny_model_dir),
+                            index="hnsw", right_shards=2).compute()
+    assert (approx.rid.fillna("") == exact.rid.fillna("")).mean() >= 0.95
+    np.testing.assert_allclose(approx.match_score, exact.match_score, rtol=1e-4)
