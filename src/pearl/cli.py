@@ -201,7 +201,7 @@ def cmd_index_search(args) -> int:
     if args.output:
         check_output(args.output, [args.input, args.index_dir], "--output")
     idx = EntityIndex.load(args.index_dir, model=args.model)
-    frame = idx.search(queries, k=args.k).to_frame()
+    frame = idx.search(queries, k=args.k, matcher=args.matcher).to_frame()
     if args.output:
         _write_csv(frame, args.output)
         print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
@@ -222,6 +222,9 @@ def _read_table(path: str, chunksize: int | None = None):
 
 
 def cmd_join_distributed(args) -> int:
+    if args.precision is not None:
+        raise ValueError("--precision is not offered on Dask (it needs every partition's "
+                         "scores first): give --threshold")
     client = _dask_client(args)
     try:
         from pearl.distributed import dask as pdk
@@ -230,7 +233,7 @@ def cmd_join_distributed(args) -> int:
             args.left, args.right, args.output, left_on=args.left_on, right_on=args.right_on,
             model=args.model, threshold=args.threshold, top_k=args.top_k, how=args.how,
             batch_size=args.batch_size, right_shards=args.right_shards, index=args.index,
-            partitions=args.partitions, progress=True)
+            matcher=args.matcher, partitions=args.partitions, progress=True)
     finally:
         _close(client)
     print(f"wrote the joined table to {out}/part-*.parquet", file=sys.stderr)
@@ -247,7 +250,8 @@ def cmd_join(args) -> int:
     right = _read_table(args.right, chunksize=args.right_chunksize)
     out = fuzzy_join(left, right, left_on=args.left_on, right_on=args.right_on,
                      threshold=args.threshold, top_k=args.top_k, how=args.how,
-                     model=args.model, batch_size=args.batch_size)
+                     model=args.model, batch_size=args.batch_size, matcher=args.matcher,
+                     precision=args.precision)
     _write_csv(out, args.output)
     matched = int(out["match_score"].notna().sum())
     print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
@@ -267,7 +271,8 @@ def cmd_dedup(args) -> int:
     if new_column in table.columns:
         raise ValueError(f"{args.table} already has a column {new_column!r}; rename "
                          "it first (pearl never overwrites an input column)")
-    canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model)
+    canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model,
+                        matcher=args.matcher)
     table[new_column] = canon
     _write_csv(table, args.output)
     changed = int((canon.notna() & (canon != table[args.column])).sum())
@@ -371,6 +376,39 @@ def cmd_train(args) -> int:
         return 130
     print(f"trained {result.steps} steps in {result.seconds:.0f} s; model saved to "
           f"{result.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_distill_static(args) -> int:
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize
+
+    from pearl.training.static import distill_static
+    from pearl.training.trainer import save_model
+
+    module = distill_static(args.model, pca_dims=args.pca_dims, n_buckets=args.n_buckets)
+    save_model(SentenceTransformer(modules=[module, Normalize()], device="cpu"),
+               Path(args.output))
+    print(f"distilled {args.model} into {args.output} ({module.num_embeddings:,} tokens x "
+          f"{module.embedding_dim})", file=sys.stderr)
+    return 0
+
+
+def cmd_train_static(args) -> int:
+    from pearl.training.config import load_config
+    from pearl.training.static import StaticConfig, StaticTrainer
+
+    overrides = dict(item.split("=", 1) for item in args.set or [] if "=" in item)
+    if any("=" not in item for item in args.set or []):
+        raise ValueError("--set expects KEY=VALUE")
+    if args.output:
+        overrides["output"] = args.output
+    config = load_config(args.config, {k.strip(): v.strip() for k, v in overrides.items()},
+                         config_class=StaticConfig)
+    check_output(config.output, [config.corpus, config.augmented, config.negatives,
+                                 args.config], "output")
+    out = StaticTrainer(config, show_progress=not args.quiet).train(resume=args.resume)
+    print(f"saved pearl-static to {out}", file=sys.stderr)
     return 0
 
 
@@ -488,6 +526,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("queries", nargs="*", help="query phrases")
     q.add_argument("-i", "--input", help="file of queries, one per line (batch mode)")
     q.add_argument("-k", type=POSITIVE, default=5, help="matches per query (default 5)")
+    q.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
+                   help="rank by cosine (default), or re-rank the nearest 50 by the combined "
+                   "match probability (embedding + character n-grams)")
     q.add_argument("-o", "--output", help="write the matches to a CSV file")
     q.add_argument("-m", "--model", default=None,
                    help="model (default: the one recorded in the index; another model is "
@@ -509,6 +550,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
     p.add_argument("--how", choices=["left", "inner"], default="left",
                    help="keep unmatched left rows (left, default) or drop them (inner)")
+    p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
+                   help="cosine: the embeddings' cosine (default); combined: embedding and "
+                   "character n-gram candidates scored by a learned match probability")
+    p.add_argument("--precision", type=_float_between(0.0, 1.0),
+                   help="with --matcher combined: pick the threshold so that the expected "
+                   "precision of the matches is at least this (e.g. 0.9)")
     p.add_argument("--right-chunksize", type=POSITIVE, default=100_000,
                    help="rows of RIGHT embedded at a time (default 100000)")
     model_arg(p)
@@ -534,7 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--column", required=True, help="column to deduplicate")
     p.add_argument("-o", "--output", required=True, help="CSV file to write")
     p.add_argument("--threshold", type=COSINE, default=0.8,
-                   help="minimum average cosine similarity within a cluster (default 0.8)")
+                   help="minimum average similarity within a cluster (default 0.8)")
+    p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
+                   help="similarity: embedding cosine (default) or the combined match "
+                   "probability (embedding + character n-grams)")
     model_arg(p)
     p.set_defaults(func=cmd_dedup)
 
@@ -619,6 +669,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="print the configuration and stop")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("distill-static", help="distil a static model from a transformer",
+                       description="model2vec's distillation of --model (one vector per "
+                       "token, PCA, SIF weights) plus an empty hashed character n-gram "
+                       "table, saved as a sentence-transformers folder. Needs pip install "
+                       "'pearl[static]'.")
+    p.add_argument("-o", "--output", required=True, help="model folder to write")
+    p.add_argument("-m", "--model", default="all-MiniLM-L6-v2",
+                   help="transformer to distil (default all-MiniLM-L6-v2)")
+    p.add_argument("--pca-dims", type=POSITIVE, default=256, help="vector size (default 256)")
+    p.add_argument("--n-buckets", type=POSITIVE, default=16384,
+                   help="rows of the character n-gram table (default 16384)")
+    p.set_defaults(func=cmd_distill_static)
+
+    p = sub.add_parser("train-static", help="train pearl-static (distil, then PEARL's objective)",
+                       description="Distil the backbone with model2vec, add hashed character "
+                       "n-gram vectors, and train both with InfoNCE, hard negatives and the "
+                       "type loss on the training-data files (see configs/pearl-static.toml).")
+    p.add_argument("-c", "--config", help="TOML configuration file")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override one option; repeatable")
+    p.add_argument("-o", "--output", help="model folder to write (overrides the config)")
+    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train_static)
     return parser
 
 

@@ -216,3 +216,17 @@ def test_hnsw_shards_find_the_exact_matches_on_a_small_table(client, tiny_model_
                             index="hnsw", right_shards=2).compute()
     assert (approx.rid.fillna("") == exact.rid.fillna("")).mean() >= 0.95
     np.testing.assert_allclose(approx.match_score, exact.match_score, rtol=1e-4)
+
+
+def test_combined_matcher_on_one_shard_equals_the_single_process_join(client, tiny_model_dir):
+    from pearl.applications.matcher import MatchScorer
+
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test")
+    left, right = tables()
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=2,
+                              model=str(tiny_model_dir), matcher=scorer)
+    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=3),
+                         dd.from_pandas(right, npartitions=2), "name", "title",
+                         model=str(tiny_model_dir), top_k=2, matcher=scorer).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
+                                  rtol=1e-5)

@@ -9,7 +9,8 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
 from pearl._validation import check_float, check_int
-from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_string_list
+from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["cluster", "deduplicate"]
@@ -26,26 +27,42 @@ def _unique_embeddings(values, model, batch_size):
             " Deduplicate against a reference list with pearl.EntityIndex instead.")
     enc = get_encoder(model)
     emb = normalize_rows(get_cache(enc, batch_size)(uniq)) if uniq else None
-    return texts, nulls, uniq, emb
+    return texts, nulls, uniq, emb, enc
 
 
-def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float) -> np.ndarray:
+def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> np.ndarray:
+    """1 - match probability of every pair of distinct values (the combined matcher)."""
+    from pearl.applications.matcher import NgramVectorizer
+
+    ng = NgramVectorizer().fit(uniq).transform(uniq)
+    dist = np.empty((len(uniq), len(uniq)), dtype=np.float32)
+    for s in range(0, len(uniq), block):
+        dist[s : s + block] = 1.0 - scorer.probability(emb[s : s + block] @ emb.T,
+                                                       (ng[s : s + block] @ ng.T).toarray())
+    np.fill_diagonal(dist, 0.0)
+    return np.maximum(dist, (dist.T + dist) / 2)  # symmetric up to rounding
+
+
+def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
+            dist: np.ndarray | None = None) -> np.ndarray:
     n = len(emb)
     if n == 1:
         return np.zeros(1, dtype=np.int64)
+    metric = "cosine" if dist is None else "precomputed"
     if n_clusters is not None:
         if not 1 <= n_clusters <= n:
             raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
-        model = AgglomerativeClustering(n_clusters=n_clusters, metric="cosine",
+        model = AgglomerativeClustering(n_clusters=n_clusters, metric=metric,
                                         linkage="average")
     else:
-        model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+        model = AgglomerativeClustering(n_clusters=None, metric=metric, linkage="average",
                                         distance_threshold=1.0 - threshold)
-    return model.fit_predict(emb).astype(np.int64)
+    return model.fit_predict(emb if dist is None else dist).astype(np.int64)
 
 
 def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
-            model: Any = "all-MiniLM-L6-v2", batch_size: int = 64) -> np.ndarray:
+            model: Any = TABLE_MODEL, batch_size: int = 64, matcher: Any = "cosine"
+            ) -> np.ndarray:
     """Cluster string values by the cosine similarity of their embeddings.
 
     Average-linkage agglomerative clustering of the distinct values.
@@ -58,9 +75,14 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
         Number of clusters; when None, clusters are cut where the average cosine
         similarity between them falls below ``threshold``.
     threshold : float, default=0.8
-        Used when ``n_clusters`` is None; a cosine similarity, in [-1, 1].
+        Used when ``n_clusters`` is None: the minimum average similarity inside a
+        cluster, a cosine in [-1, 1] (``matcher="cosine"``) or a match probability.
     model : str or encoder
     batch_size : int
+    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+        The similarity of two values: the cosine of their embeddings, or the match
+        probability given that cosine and their character n-gram cosine (see
+        :class:`~pearl.applications.matcher.MatchScorer`).
 
     Returns
     -------
@@ -72,11 +94,14 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
     if n_clusters is not None:
         n_clusters = check_int(n_clusters, "n_clusters", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
-    texts, nulls, uniq, emb = _unique_embeddings(values, model, batch_size)
+    matcher = check_matcher(matcher)
+    texts, nulls, uniq, emb, encoder = _unique_embeddings(values, model, batch_size)
     out = np.full(len(texts), -1, dtype=np.int64)
     if not uniq:
         return out
-    lab = _labels(emb, n_clusters, threshold)
+    scorer = scorer_for(matcher, encoder)
+    dist = _distances(uniq, emb, scorer) if scorer is not None and len(uniq) > 1 else None
+    lab = _labels(emb, n_clusters, threshold, dist)
     lookup = dict(zip(uniq, lab, strict=True))
     for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
         if not n:
@@ -85,7 +110,7 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
 
 
 def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
-                model: Any = "all-MiniLM-L6-v2", batch_size: int = 64):
+                model: Any = TABLE_MODEL, batch_size: int = 64, matcher: Any = "cosine"):
     """Map each value to a canonical representative of its cluster.
 
     Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and
@@ -101,6 +126,8 @@ def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
         Fixed number of clusters instead of a threshold.
     model : str or encoder
     batch_size : int
+    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+        See :func:`cluster`.
 
     Returns
     -------
@@ -115,7 +142,7 @@ def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
     import pandas as pd
 
     labels = cluster(values, n_clusters=n_clusters, threshold=threshold, model=model,
-                     batch_size=batch_size)
+                     batch_size=batch_size, matcher=matcher)
     texts, nulls = to_string_list(values, non_string="str")
     counts: dict[int, Counter] = {}
     for t, lab in zip(texts, labels, strict=True):

@@ -10,10 +10,11 @@ import pandas as pd
 
 from pearl._validation import check_bool, check_choice, check_float, check_int
 from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_string_list
+from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["fuzzy_join", "match_strings", "top_k_of", "merge_top_k", "assemble_join",
-           "output_columns", "check_join_options"]
+__all__ = ["fuzzy_join", "match_strings", "match_combined", "combined_top_k", "top_k_of",
+           "merge_top_k", "assemble_join", "output_columns", "check_join_options"]
 
 
 
@@ -30,8 +31,14 @@ def merge_top_k(best_i: np.ndarray, best_s: np.ndarray, cand_i: np.ndarray,
     return np.take_along_axis(all_i, order, 1), np.take_along_axis(all_s, order, 1)
 
 
+def _block_rows(n_ref: int, cap: int, cells: int = 1 << 24) -> int:
+    """Query rows per block, so that a block of similarities holds about ``cells`` floats
+    (64 MB): small blocks are reused instead of page-faulting gigabytes in and out."""
+    return max(1, min(cap, cells // max(n_ref, 1)))
+
+
 def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
-             block: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+             block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k cosine of unit query rows ``q`` against unit reference rows ``r``.
 
     Parameters
@@ -49,20 +56,27 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
     """
     best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
     best_i = np.full((len(q), top_k), -1, dtype=np.int64)
-    if not len(r):
+    if not len(r) or not len(q):
         return best_i, best_s
     kk = min(top_k, len(r))
+    block = block or _block_rows(len(r), 4096)
+    buf = np.empty((min(block, len(q)), len(r)), dtype=np.float32)
     for s in range(0, len(q), block):
-        sims = q[s : s + block] @ r.T
-        part = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+        qb = q[s : s + block]
+        sims = buf[: len(qb)]
+        np.matmul(qb, r.T, out=sims)
+        if kk == 1:  # argmax keeps the first (lowest id) of equal scores, as the merge does
+            j = sims.argmax(axis=1)[:, None]
+        else:
+            j = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
-            best_i[s : s + block], best_s[s : s + block], ids[part],
-            np.take_along_axis(sims, part, 1), top_k)
+            best_i[s : s + block], best_s[s : s + block], ids[j],
+            np.take_along_axis(sims, j, 1), top_k)
     return best_i, best_s
 
 
 def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
-                  top_k: int = 1, batch_size: int = 64, block: int = 4096):
+                  top_k: int = 1, batch_size: int = 64, block: int | None = None):
     """Running top-k of each query over a stream of reference chunks.
 
     Only one chunk of reference embeddings is held at a time, so the reference side can
@@ -91,6 +105,75 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
             ci, cs = top_k_of(q, r, ids, top_k, block)
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
         offset += len(chunk)
+    return best_i, best_s
+
+
+def match_combined(queries: list[str], chunks: Iterable[list[str]], encoder, scorer,
+                   top_k: int = 1, batch_size: int = 64, candidates: int = 10,
+                   idf_texts: list[str] | None = None, block: int | None = None):
+    """Like :func:`match_strings`, scored by a :class:`~pearl.applications.matcher.MatchScorer`.
+
+    In each reference chunk, the ``candidates`` nearest references of each query by
+    embedding cosine and the ``candidates`` nearest by character n-gram cosine are scored
+    with both signals; the running top-k keeps the most probable matches (ties: the earlier
+    reference row). The n-gram weights (IDF) are learned from ``idf_texts`` (the reference
+    keys when known) or else from the queries.
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (n_queries, top_k)
+    scores : ndarray of float32, shape (n_queries, top_k); match probabilities, -inf where
+        no reference
+    """
+    from pearl.applications.matcher import NgramVectorizer
+
+    cache = get_cache(encoder, batch_size)
+    n = len(queries)
+    q = (normalize_rows(cache(queries, show_progress_bar=n > 8192)) if queries
+         else np.zeros((0, 1), np.float32))
+    ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
+    q_ng = ngrams.transform(queries) if n else None
+    best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
+    best_i = np.full((n, top_k), -1, dtype=np.int64)
+    offset = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        r = normalize_rows(encoder.encode(chunk, batch_size=batch_size,
+                                          show_progress_bar=len(chunk) > 8192))
+        if n:
+            ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
+            ci, cs = combined_top_k(q, q_ng, r, ngrams.transform(chunk), ids, scorer, top_k,
+                                    candidates, block)
+            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
+        offset += len(chunk)
+    return best_i, best_s
+
+
+def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, scorer,
+                   top_k: int, candidates: int = 10, block: int | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k references of each query by combined match probability, among the
+    ``candidates`` nearest by embedding cosine and the ``candidates`` nearest by n-gram
+    cosine (unit embeddings ``q``, ``r``; unit n-gram rows ``q_ng``, ``r_ng``; reference
+    ids ``ids``, increasing)."""
+    best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
+    best_i = np.full((len(q), top_k), -1, dtype=np.int64)
+    if not len(r):
+        return best_i, best_s
+    c = min(candidates, len(r))
+    block = block or _block_rows(len(r), 1024, 1 << 23)
+    for s in range(0, len(q), block):
+        emb = q[s : s + block] @ r.T
+        ng = (q_ng[s : s + block] @ r_ng.T).toarray()
+        cand = np.concatenate([np.argpartition(-emb, c - 1, axis=1)[:, :c],
+                               np.argpartition(-ng, c - 1, axis=1)[:, :c]], axis=1)
+        cand.sort(axis=1)
+        prob = scorer.probability(np.take_along_axis(emb, cand, 1),
+                                  np.take_along_axis(ng, cand, 1))
+        prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
+        best_i[s : s + block], best_s[s : s + block] = merge_top_k(
+            best_i[s : s + block], best_s[s : s + block], ids[cand], prob, top_k)
     return best_i, best_s
 
 
@@ -168,6 +251,16 @@ def check_join_options(*, left_on, right_on, suffix, how, top_k, threshold, retu
             check_bool(return_score, "return_score"), check_int(batch_size, "batch_size", 1))
 
 
+def _check_matcher(matcher: Any, precision: float | None):
+    matcher = check_matcher(matcher)
+    if precision is not None:
+        check_float(precision, "precision", 0.0, 1.0)
+        if matcher == "cosine":
+            raise ValueError("precision= needs a combined matcher (matcher='combined'): a "
+                             "cosine is not a probability")
+    return matcher
+
+
 def fuzzy_join(
     left,
     right,
@@ -181,8 +274,10 @@ def fuzzy_join(
     suffix: str = "_right",
     batch_size: int = 64,
     right_chunksize: int | None = None,
+    matcher: Any = "cosine",
+    precision: float | None = None,
 ):
-    """Join ``right`` onto ``left`` by the cosine similarity of phrase embeddings.
+    """Join ``right`` onto ``left`` by the similarity of phrase embeddings.
 
     Each row of ``left`` takes its ``top_k`` most similar rows of ``right``
     (many-to-one: several left rows may take the same right row, as in AutoFJ
@@ -213,6 +308,16 @@ def fuzzy_join(
     batch_size : int, default=64
     right_chunksize : int, optional
         Stream a DataFrame ``right`` in chunks of this many rows.
+    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+        ``"cosine"``: ``match_score`` is the cosine of the embeddings. ``"combined"``:
+        candidates are the nearest references by embedding and by character n-grams, and
+        ``match_score`` is the probability of a match given both cosines (a
+        :class:`~pearl.applications.matcher.MatchScorer` learned for the model on
+        training pairs; pass one to use other weights).
+    precision : float, optional
+        With a combined matcher, choose the threshold so that the expected precision of
+        the accepted matches (the mean of their probabilities) is at least this, instead
+        of giving ``threshold``.
 
     Returns
     -------
@@ -235,7 +340,9 @@ def fuzzy_join(
     if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
         # before any encoding (a streamed right table is checked once it has been read)
         output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
+    matcher = _check_matcher(matcher, precision)
     encoder = get_encoder(model)
+    scorer = scorer_for(matcher, encoder)
 
     streamed: list[pd.DataFrame] = []
     right_columns: list[str] | None = None
@@ -274,8 +381,23 @@ def fuzzy_join(
     live = np.flatnonzero(~lnull)
     ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
     scores = np.full((len(lkeys), top_k), -np.inf, dtype=np.float32)
-    li, ls = match_strings([lkeys[i] for i in live], non_null_keys(), encoder, top_k,
-                           batch_size)
+    queries = [lkeys[i] for i in live]
+    if scorer is None:
+        li, ls = match_strings(queries, non_null_keys(), encoder, top_k, batch_size)
+    else:
+        idf = None
+        if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
+            frame, _ = _to_pandas(right, "right")
+            if right_on in frame.columns:
+                keys, nulls = to_string_list(frame[right_on], non_string="str",
+                                             name=right_on)
+                idf = [k for k, null in zip(keys, nulls, strict=True) if not null]
+        li, ls = match_combined(queries, non_null_keys(), encoder, scorer, top_k, batch_size,
+                                idf_texts=idf)
+        if precision is not None:
+            from pearl.applications.matcher import threshold_for_precision
+
+            threshold = threshold_for_precision(ls[:, 0], precision)
     mapping = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
     if len(mapping):
         ids[live] = np.where(li >= 0, mapping[np.maximum(li, 0)], -1)

@@ -13,6 +13,7 @@ import numpy as np
 from pearl._io import atomic_dir
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications._common import expected_fingerprint, get_encoder
+from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
@@ -85,6 +86,8 @@ class EntityIndex:
         self.batch_size = check_int(batch_size, "batch_size", 1)
         self.names_: list[str] = []
         self._faiss = None
+        self._ngrams = None  # n-gram weights of the combined matcher, learned when needed
+        self._ngrams_size = 0
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
 
@@ -181,25 +184,63 @@ class EntityIndex:
         return len(self.names_)
 
     # -- searching ------------------------------------------------------------------------
-    def search(self, queries, k: int = 5, show_progress_bar: bool | None = None) -> SearchResult:
-        """The k nearest names of each query by cosine similarity.
+    def search(self, queries, k: int = 5, show_progress_bar: bool | None = None,
+               matcher: Any = "cosine", candidates: int = 50) -> SearchResult:
+        """The k nearest names of each query.
 
         Parameters
         ----------
         queries : str or iterable of str
         k : int, default=5
+        matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+            ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
+            ``"combined"``: take the ``candidates`` nearest names by embedding and re-rank
+            them by the match probability given their embedding cosine and their character
+            n-gram cosine (``scores`` are probabilities; see
+            :class:`~pearl.applications.matcher.MatchScorer`). The n-gram weights (IDF) are
+            learned from the indexed names on the first combined search.
+        candidates : int, default=50
+            Embedding candidates re-ranked by the combined matcher.
 
         Returns
         -------
         SearchResult
         """
         k = check_int(k, "k", 1)
+        candidates = check_int(candidates, "candidates", 1)
+        matcher = check_matcher(matcher)
         items = check_texts(queries, "queries")
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
         q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
-        return self.search_embeddings(q, k, queries=items)
+        scorer = scorer_for(matcher, self.encoder)
+        if scorer is None:
+            return self.search_embeddings(q, k, queries=items)
+        wide = self.search_embeddings(q, max(k, candidates), queries=items)
+        return self._rescore(wide, scorer, k)
+
+    def _rescore(self, wide: SearchResult, scorer, k: int) -> SearchResult:
+        """Re-rank each query's embedding candidates by the combined match probability."""
+        from pearl.applications.fuzzy_join import merge_top_k
+        from pearl.applications.matcher import NgramVectorizer
+
+        if self._ngrams is None or self._ngrams_size != len(self.names_):
+            self._ngrams = NgramVectorizer().fit(self.names_)
+            self._ngrams_size = len(self.names_)
+        ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
+        q_ng = self._ngrams.transform(wide.queries)
+        flat = [self.names_[i] if i >= 0 else "" for i in ids.ravel()]
+        c_ng = self._ngrams.transform(flat)
+        rows = np.repeat(np.arange(n), c)
+        ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
+        prob = scorer.probability(wide.scores, ng)
+        prob[ids < 0] = -np.inf
+        top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32),
+                                   ids, prob, k)
+        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
+        return SearchResult(queries=wide.queries, names=names, ids=top_i,
+                            scores=top_s.astype(np.float32))
 
     def search_embeddings(self, embeddings: np.ndarray, k: int = 5,
                           queries: list[str] | None = None) -> SearchResult:

@@ -38,6 +38,7 @@ from pearl.applications._common import (
 )
 from pearl.applications.fuzzy_join import check_join_options, output_columns
 from pearl.applications.index import EntityIndex
+from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
 
 __all__ = ["local_client", "encode", "fuzzy_join", "build_index", "search",
@@ -146,8 +147,9 @@ def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
 
 
 # -- fuzzy join ---------------------------------------------------------------------------------
-def _reference_shards(right, right_on: str, m, batch_size: int, shards: int, index: str):
-    parts = [dask.delayed(P.reference_shard)(p, right_on, i, m, batch_size)
+def _reference_shards(right, right_on: str, m, batch_size: int, shards: int, index: str,
+                      ngrams: bool):
+    parts = [dask.delayed(P.reference_shard)(p, right_on, i, m, batch_size, ngrams)
              for i, p in enumerate(right.to_delayed())]
     shards = max(1, min(shards, len(parts)))
     bounds = np.linspace(0, len(parts), shards + 1).astype(int)
@@ -156,7 +158,7 @@ def _reference_shards(right, right_on: str, m, batch_size: int, shards: int, ind
 
 
 def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how, return_score,
-                suffix, batch_size, right_shards, index):
+                suffix, batch_size, right_shards, index, matcher="cosine"):
     """The joined partitions as delayed pandas frames, and the output's meta."""
     _check_frame(left, "left", left_on)
     _check_frame(right, "right", right_on)
@@ -165,21 +167,26 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
         threshold=threshold, return_score=return_score, batch_size=batch_size)
     right_shards = check_int(right_shards, "right_shards", 1)
     index = check_choice(index, "index", ("exact", "hnsw"))
+    matcher = check_matcher(matcher)
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
+    scorer = scorer_for(matcher, get_encoder(model if model is not None else TABLE_MODEL))
     m = _model_arg(model)
-    shards = _reference_shards(right, right_on, m, batch_size, right_shards, index)
+    shards = _reference_shards(right, right_on, m, batch_size, right_shards, index,
+                               ngrams=scorer is not None)
+    ngrams = (dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s)
+                                          for s in shards]) if scorer is not None else None)
     outs = []
     for p in left.to_delayed():
-        query = dask.delayed(P.query_embeddings, nout=2)(p, left_on, m, batch_size)
-        cands = [dask.delayed(P.shard_top_k)(query, s, top_k) for s in shards]
+        query = dask.delayed(P.query_embeddings)(p, left_on, m, batch_size)
+        cands = [dask.delayed(P.shard_top_k)(query, s, top_k, scorer, ngrams) for s in shards]
         merged = dask.delayed(P.merge_candidates)(cands, top_k)
         outs.append(dask.delayed(P.join_partition)(
             p, query, merged, rename, threshold=threshold, how=how,
             return_score=return_score, top_k=top_k))
     empty = P.Candidates(np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32),
                          right._meta)
-    meta = P.join_partition(left._meta, (np.zeros((0, 1), np.float32), np.zeros(0, int)),
-                            empty, rename, threshold=threshold, how=how,
+    no_query = P.Query(np.zeros((0, 1), np.float32), np.zeros(0, int), [])
+    meta = P.join_partition(left._meta, no_query, empty, rename, threshold=threshold, how=how,
                             return_score=return_score, top_k=top_k)
     return outs, meta
 
@@ -187,7 +194,7 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
 def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
                threshold: float = 0.0, top_k: int = 1, how: str = "left",
                return_score: bool = True, suffix: str = "_right", batch_size: int = 64,
-               right_shards: int = 1, index: str = "exact"):
+               right_shards: int = 1, index: str = "exact", matcher: Any = "cosine"):
     """:func:`pearl.fuzzy_join` over partitioned tables.
 
     The right (reference) table is embedded once, partition by partition, and grouped into
@@ -210,6 +217,13 @@ def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
     index : {"exact", "hnsw"}, default="exact"
         Exact cosine top-k, or a faiss HNSW graph per shard (approximate, for large
         reference tables).
+    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+        As in :func:`pearl.fuzzy_join`: the n-gram weights are learned from the whole
+        reference side (document frequencies summed over its partitions), so with one
+        shard the result is the single-process one; with several, each shard proposes
+        its own candidates, which can only add candidates to the single-process set.
+        (``precision=`` needs every partition's probabilities first and is not offered
+        here: choose the threshold on a single-process sample.)
 
     Returns
     -------
@@ -218,7 +232,8 @@ def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
     """
     outs, meta = _join_parts(left, right, left_on, right_on, model, threshold=threshold,
                              top_k=top_k, how=how, return_score=return_score, suffix=suffix,
-                             batch_size=batch_size, right_shards=right_shards, index=index)
+                             batch_size=batch_size, right_shards=right_shards, index=index,
+                             matcher=matcher)
     return dd.from_delayed(outs, meta=meta, verify_meta=False)
 
 
@@ -362,7 +377,7 @@ def encode_to_parquet(input: str | os.PathLike, column: str, output: str | os.Pa
 def join_to_parquet(left: str | os.PathLike, right: str | os.PathLike, output: str | os.PathLike,
                     *, left_on: str, right_on: str, model: Any = None, threshold: float = 0.0,
                     top_k: int = 1, how: str = "left", batch_size: int = 64,
-                    right_shards: int = 1, index: str = "exact",
+                    right_shards: int = 1, index: str = "exact", matcher: str = "cosine",
                     partitions: int | None = None, progress: bool = True) -> Path:
     """Fuzzy-join two Parquet/CSV tables on the cluster into a Parquet folder.
 
@@ -372,9 +387,9 @@ def join_to_parquet(left: str | os.PathLike, right: str | os.PathLike, output: s
     outs, _ = _join_parts(read_table(left, partitions), read_table(right), left_on, right_on,
                           model, threshold=threshold, top_k=top_k, how=how,
                           return_score=True, suffix="_right", batch_size=batch_size,
-                          right_shards=right_shards, index=index)
+                          right_shards=right_shards, index=index, matcher=matcher)
     job = {"job": "join", "pearl": __version__, "left": _identity(left),
            "right": _identity(right), "left_on": left_on, "right_on": right_on,
            **_model_identity(model), "threshold": threshold, "top_k": top_k, "how": how,
-           "right_shards": right_shards, "index": index}
+           "right_shards": right_shards, "index": index, "matcher": str(matcher)}
     return _run_parts(outs, output, job, progress)

@@ -22,15 +22,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from pearl._io import atomic_path
 from pearl.applications._common import get_encoder, to_string_list
-from pearl.applications.fuzzy_join import assemble_join, merge_top_k, top_k_of
+from pearl.applications.fuzzy_join import assemble_join, combined_top_k, merge_top_k, top_k_of
+from pearl.applications.matcher import NgramVectorizer
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["Shard", "Candidates", "encode_texts", "encode_partition", "query_embeddings",
-           "reference_shard", "concat_shards", "shard_top_k", "merge_candidates", "join_partition",
-           "write_part", "row_ids", "set_torch_threads"]
+__all__ = ["Shard", "Query", "Candidates", "shard_frequencies", "fit_ngrams", "encode_texts",
+           "encode_partition", "query_embeddings", "reference_shard", "concat_shards",
+           "shard_top_k", "merge_candidates", "join_partition", "write_part", "row_ids",
+           "set_torch_threads", "embedding_frame", "read_manifest"]
 
 _ROW_BITS = 32
 
@@ -41,11 +44,14 @@ def row_ids(partition: int, n: int) -> np.ndarray:
 
 
 def set_torch_threads(n: int) -> None:
-    """Torch intra-op threads of this process (so workers sharing a machine do not
-    oversubscribe its cores)."""
+    """Torch and BLAS (numpy) threads of this process, so that workers sharing a machine
+    use its cores without oversubscribing them (Dask starts workers with
+    ``OMP_NUM_THREADS=1``, which would leave the exact search on one core)."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(max(1, int(n)))
+    threadpool_limits(limits=max(1, int(n)), user_api="blas")
 
 
 def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool
@@ -70,15 +76,25 @@ def encode_partition(part: pd.DataFrame, column: str, model: Any, batch_size: in
     return encode_texts(model, texts, batch_size, normalize)
 
 
+@dataclass
+class Query:
+    """A left partition's non-null keys, their positions and unit embeddings."""
+
+    emb: np.ndarray
+    live: np.ndarray
+    texts: list[str]
+
+
 def query_embeddings(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     ) -> Query:
     """Unit embeddings of the non-null keys of a left partition, and their positions.
 
     Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``.
     """
     keys, nulls = to_string_list(part[column], non_string="str", name=column)
     live = np.flatnonzero(~nulls)
-    return encode_texts(model, [keys[i] for i in live], batch_size, True), live
+    texts = [keys[i] for i in live]
+    return Query(encode_texts(model, texts, batch_size, True), live, texts)
 
 
 @dataclass
@@ -93,20 +109,36 @@ class Shard:
     ids: np.ndarray
     rows: pd.DataFrame
     index: np.ndarray | None = field(default=None, repr=False)
+    counts: Any = field(default=None, repr=False)  # hashed n-gram counts (combined matcher)
 
     def __len__(self) -> int:
         return len(self.rows)
 
 
 def reference_shard(part: pd.DataFrame, column: str, partition: int, model: Any,
-                    batch_size: int = 64) -> Shard:
-    """Embed one reference partition (null keys are kept as rows but never matched)."""
+                    batch_size: int = 64, ngrams: bool = False) -> Shard:
+    """Embed one reference partition (null keys are kept as rows but never matched);
+    with ``ngrams``, also count its keys' hashed character n-grams."""
     keys, nulls = to_string_list(part[column], non_string="str", name=column)
     rows = part.reset_index(drop=True)
     rows.index = row_ids(partition, len(rows))
     keep = np.flatnonzero(~nulls)
-    emb = encode_texts(model, [keys[i] for i in keep], batch_size, True)
-    return Shard(emb=emb, ids=rows.index.to_numpy()[keep], rows=rows)
+    texts = [keys[i] for i in keep]
+    emb = encode_texts(model, texts, batch_size, True)
+    counts = NgramVectorizer().counts(texts) if ngrams else None
+    return Shard(emb=emb, ids=rows.index.to_numpy()[keep], rows=rows, counts=counts)
+
+
+def shard_frequencies(shard: Shard) -> tuple[np.ndarray, int]:
+    """The n-gram document frequencies of a shard's keys, and how many keys."""
+    return NgramVectorizer.document_frequencies(shard.counts), len(shard.ids)
+
+
+def fit_ngrams(frequencies: list[tuple[np.ndarray, int]]) -> NgramVectorizer:
+    """The n-gram weights of the whole reference side, from its shards' frequencies (the
+    same as fitting on all reference keys at once)."""
+    df = np.sum([f for f, _ in frequencies], axis=0) if frequencies else np.zeros(1 << 20)
+    return NgramVectorizer().fit_frequencies(df, sum(n for _, n in frequencies))
 
 
 def concat_shards(shards: list[Shard], index: str = "exact", hnsw_m: int = 32,
@@ -116,10 +148,12 @@ def concat_shards(shards: list[Shard], index: str = "exact", hnsw_m: int = 32,
     dims = {s.emb.shape[1] for s in shards}
     emb = (np.concatenate([s.emb for s in shards]) if shards
            else np.zeros((0, 1), np.float32))
+    counts = [s.counts for s in shards if s.counts is not None]
     out = Shard(emb=emb.astype(np.float32, copy=False),
                 ids=np.concatenate([s.ids for s in shards]) if shards
                 else np.zeros(0, np.int64),
-                rows=pd.concat([s.rows for s in shards]) if shards else pd.DataFrame())
+                rows=pd.concat([s.rows for s in shards]) if shards else pd.DataFrame(),
+                counts=sp.vstack(counts).tocsr() if counts else None)
     if len(dims) > 1:
         raise ValueError(f"reference shards of different widths {sorted(dims)}")
     if index == "hnsw" and len(out.emb):
@@ -141,10 +175,16 @@ class Candidates:
     rows: pd.DataFrame
 
 
-def shard_top_k(query: tuple[np.ndarray, np.ndarray], shard: Shard, top_k: int) -> Candidates:
-    """The top-k of a partition's queries within one shard (exact, or faiss if indexed)."""
-    q, _ = query
-    if shard.index is not None and len(q):
+def shard_top_k(query: Query, shard: Shard, top_k: int, scorer=None,
+                ngrams: NgramVectorizer | None = None) -> Candidates:
+    """The top-k of a partition's queries within one shard: by cosine (exact, or faiss if
+    indexed), or with a ``scorer`` by the combined match probability (``ngrams``: the
+    reference side's n-gram weights)."""
+    q = query.emb
+    if scorer is not None:
+        ids, scores = combined_top_k(q, ngrams.transform(query.texts), shard.emb,
+                                     ngrams.weigh(shard.counts), shard.ids, scorer, top_k)
+    elif shard.index is not None and len(q):
         import faiss
 
         idx = faiss.deserialize_index(shard.index)
@@ -173,11 +213,11 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
-def join_partition(part: pd.DataFrame, query: tuple[np.ndarray, np.ndarray],
-                   cands: Candidates, rename: dict[str, str], *, threshold: float, how: str,
+def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
+                   rename: dict[str, str], *, threshold: float, how: str,
                    return_score: bool, top_k: int) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them)."""
-    _, live = query
+    live = query.live
     ids = np.full((len(part), top_k), -1, dtype=np.int64)
     scores = np.full((len(part), top_k), -np.inf, dtype=np.float32)
     ids[live], scores[live] = cands.ids, cands.scores

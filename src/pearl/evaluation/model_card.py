@@ -17,7 +17,7 @@ from pathlib import Path
 from pearl._io import write_text_atomic
 from pearl.evaluation.report import load_records, render_markdown
 
-__all__ = ["write_model_card"]
+__all__ = ["write_model_card", "write_static_model_card"]
 
 
 def _record(records: list[dict], name: str) -> dict | None:
@@ -117,6 +117,65 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
             if a is not None and b is not None:
                 lines += [f"Avg-7 against the backbone: {b - a:+.1f} points "
                           f"({b:.1f} vs {a:.1f})."]
+    path = folder / "README.md"
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def write_static_model_card(folder: str | Path, results: str | Path | None = None,
+                            compare: tuple[str, ...] = ("all-MiniLM-L6-v2", "pearl-minilm"),
+                            speed: str | Path | None = None) -> Path:
+    """Render the ``README.md`` of a pearl-static folder (written by ``pearl train-static``).
+
+    ``results``: folder of ``pearl eval`` records (the model's row, matched by folder name,
+    and the ``compare`` rows go in the card); ``speed``: a ``model_speed.json`` record.
+    """
+    folder = Path(folder)
+    cfg_path = folder / "training" / "config.json"
+    if not cfg_path.is_file():
+        raise FileNotFoundError(f"{cfg_path} not found: is {folder} from pearl train-static?")
+    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    name = folder.name
+    lines = [
+        "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
+        f"base_model: sentence-transformers/{cfg['backbone']}",
+        "tags: [pearl, phrase-embeddings, static-embeddings, model2vec]", "---", "",
+        f"# {name}", "",
+        f"A static phrase encoder made with pearl: `{cfg['backbone']}` distilled by model2vec "
+        f"into one {cfg['pca_dims']}-d vector per token (PCA, SIF weights), plus "
+        f"{cfg['n_buckets']:,} vectors of hashed character 3-5-grams, both trained with "
+        f"PEARL's objective (InfoNCE, temperature {cfg['temperature']}, "
+        f"{cfg['hard_negatives']} hard negatives per batch"
+        + (", phrase-type loss" if cfg.get("type_loss") else "") + "). A phrase's vector is "
+        "the mean of its token vectors plus the mean of its n-gram vectors, normalised: no "
+        "transformer runs at encoding time.", "",
+        "## Use", "", "```python", "import pearl", "",
+        f'enc = pearl.PhraseEncoder("{name}")',
+        'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
+        "With sentence-transformers alone (pearl installed): `SentenceTransformer(path, "
+        "trust_remote_code=True)`; its `embedding.weight` is a plain `StaticEmbedding` token "
+        "table.", "",
+        "## Training", "",
+        f"- Corpus `{cfg['corpus']}`, positives `{cfg['augmented']}`, hard negatives "
+        f"`{cfg['negatives']}` (no benchmark data).",
+        f"- {cfg.get('total_steps')} steps of batch {cfg['batch_size']} over "
+        f"{cfg.get('training_pairs', 0):,} pairs, Adam lr {cfg['lr']}, seed {cfg['seed']}; "
+        f"token table averaged with the distilled one (weight {cfg['average_weight']}); "
+        f"weights stored in {cfg['save_dtype']}.",
+        "- Command: `pearl train-static -c configs/pearl-static.toml`.",
+    ]
+    if results:
+        records = load_records(results)
+        rows = [r for r in [*(_record(records, c) for c in compare), _record(records, name)]
+                if r]
+        if rows:
+            lines += ["", "## Benchmark (`pearl eval`)", "",
+                      render_markdown(rows, published=False)]
+    if speed and Path(speed).is_file():
+        rec = json.loads(Path(speed).read_text(encoding="utf-8"))
+        lines += ["", "## Speed", "", f"`{rec['command']}`:", ""]
+        lines += [f"- {r['model']} (batch {r['batch_size']}): {r['phrases_per_s']:,.0f} "
+                  "phrases/s" for r in rec["rows"]]
     path = folder / "README.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from pearl.models.fusion import CharFusion
+from pearl.models.static import StaticPhraseEmbedding
 
 __all__ = ["PEARL_MODULES", "build_pearl_model", "load_pearl_model", "open_model_folder",
            "is_pearl_folder", "fusion_module", "read_modules", "untrusted_modules"]
@@ -65,7 +66,9 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
 
 #: pearl's own module classes, allowed in a folder's ``modules.json`` by exact import path.
 #: They are taken from the installed package, never imported from the folder.
-PEARL_MODULES: dict[str, type] = {"pearl.models.fusion.CharFusion": CharFusion}
+PEARL_MODULES: dict[str, type] = {"pearl.models.fusion.CharFusion": CharFusion,
+                                  "pearl.models.static.StaticPhraseEmbedding":
+                                      StaticPhraseEmbedding}
 
 
 def read_modules(path: str | os.PathLike) -> list[dict]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pearl._validation import check_bool, check_choice, check_float, check_int
 
-__all__ = ["TrainConfig", "load_config"]
+__all__ = ["TrainConfig", "load_config", "check_fields"]
 
 # (min, max) of the numeric options; unlisted ones are >= 0
 _RANGES: dict[str, tuple] = {
@@ -97,18 +97,7 @@ class TrainConfig:
     threads: int = 0  # 0: torch default
 
     def __post_init__(self) -> None:
-        # every option checked by type, then by range, before any work starts
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.type == "int":
-                check_int(value, f.name, *_RANGES.get(f.name, (0, None)))
-            elif f.type == "float":
-                setattr(self, f.name, check_float(value, f.name,
-                                                  *_RANGES.get(f.name, (0.0, None))))
-            elif f.type == "bool":
-                check_bool(value, f.name)
-            elif f.type == "str" and not isinstance(value, str):
-                raise TypeError(f"{f.name} must be a string, got {type(value).__name__}")
+        check_fields(self)
         if self.temperature <= 0 or self.lr <= 0 or self.char_lr <= 0 or self.epochs <= 0:
             raise ValueError("temperature, lr, char_lr and epochs must be > 0")
         if not isinstance(self.augmenter_weights, dict):
@@ -129,6 +118,24 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def check_fields(config, ranges: dict[str, tuple] | None = None) -> None:
+    """Check every field of a configuration dataclass by its annotated type (int fields
+    refuse 8.5 and "abc"; floats refuse strings and NaN) and range (``ranges`` maps a
+    field to (min, max); numbers are >= 0 by default); floats are stored as float."""
+    ranges = _RANGES if ranges is None else ranges
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.type == "int":
+            check_int(value, f.name, *ranges.get(f.name, (0, None)))
+        elif f.type == "float":
+            setattr(config, f.name, check_float(value, f.name,
+                                                *ranges.get(f.name, (0.0, None))))
+        elif f.type == "bool":
+            check_bool(value, f.name)
+        elif f.type == "str" and not isinstance(value, str):
+            raise TypeError(f"{f.name} must be a string, got {type(value).__name__}")
 
 
 def _coerce(name: str, value: Any, current: Any) -> Any:
@@ -154,9 +161,10 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
     return value
 
 
-def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None
-                ) -> TrainConfig:
-    """A :class:`TrainConfig` from a TOML file (optional) and ``key=value`` overrides.
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None,
+                config_class: type = TrainConfig):
+    """A :class:`TrainConfig` (or another configuration dataclass, ``config_class``) from a
+    TOML file (optional) and ``key=value`` overrides.
 
     Keys may sit at the top level of the file or in any table (``[objective]`` etc.); an
     unknown key is an error, so a typo never silently trains the default.
@@ -177,10 +185,10 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
             else:
                 values[key] = value
     values.update(overrides or {})
-    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    known = {f.name: f for f in dataclasses.fields(config_class)}
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise ValueError(f"unknown training option(s): {', '.join(unknown)}")
-    defaults = TrainConfig()
+    defaults = config_class()
     coerced = {k: _coerce(k, v, getattr(defaults, k)) for k, v in values.items()}
-    return TrainConfig(**coerced)
+    return config_class(**coerced)

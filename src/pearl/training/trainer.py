@@ -340,7 +340,7 @@ def save_model(model, output: Path, dtype: str = "float32", normalize: bool = Fa
         model = SentenceTransformer(modules=[*model, Normalize()], device="cpu")
     with atomic_dir(output, replaceable="modules.json") as tmp:
         model.save(str(tmp))
-        if dtype == "float16":
+        if dtype == "float16" and (tmp / "sentence_bert_config.json").is_file():
             # stored in float16 to halve the folder, computed in float32: sentence-transformers
             # passes these model_kwargs to from_pretrained whoever loads the folder
             cfg_path = tmp / "sentence_bert_config.json"

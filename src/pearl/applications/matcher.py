@@ -1,0 +1,202 @@
+"""Scoring candidate matches with two signals: embedding cosine and character n-grams.
+
+Embeddings see meaning (synonyms, reformulations); character n-grams see surface form
+(typos, abbreviations that share letters). :class:`MatchScorer` combines the two cosines
+with a logistic model whose weights were learned on training pairs of the training-data
+pipeline (augmented positives against mined hard negatives and embedding neighbours; never
+on a benchmark), so that its output is a calibrated probability that two strings name the
+same thing. :func:`threshold_for_precision` turns a precision a user asks for into a
+threshold on that probability.
+
+The n-gram signal is skrub's default string encoding: hashed character 2-4-grams within
+word boundaries, TF-IDF weighted (:class:`NgramVectorizer`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pearl._validation import check_choice, check_float
+
+__all__ = ["NgramVectorizer", "MatchScorer", "threshold_for_precision", "WEIGHTS_FILE",
+           "check_matcher", "scorer_for"]
+
+logger = logging.getLogger(__name__)
+
+#: Weights learned for the known models (see ``benchmarks/matcher_weights.py``).
+WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
+
+
+class NgramVectorizer:
+    """Character 2-4-grams (``char_wb``), hashed, TF-IDF weighted, rows L2-normalised.
+
+    Parameters
+    ----------
+    ngram_range : tuple of int, default=(2, 4)
+    n_features : int, default=2**20
+    """
+
+    def __init__(self, ngram_range: tuple[int, int] = (2, 4), n_features: int = 2 ** 20):
+        self.ngram_range = ngram_range
+        self.n_features = n_features
+
+    def fit(self, texts: list[str]) -> NgramVectorizer:
+        """Learn the inverse document frequencies from ``texts`` (the reference names)."""
+        from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+
+        self.hashing_ = HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
+                                          n_features=self.n_features, alternate_sign=False,
+                                          norm=None, lowercase=True)
+        self.tfidf_ = TfidfTransformer().fit(self.hashing_.transform(texts or [""]))
+        return self
+
+    def counts(self, texts: list[str]):
+        """Hashed n-gram counts (before IDF), sparse CSR."""
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        return HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
+                                 n_features=self.n_features, alternate_sign=False,
+                                 norm=None, lowercase=True).transform(texts)
+
+    @staticmethod
+    def document_frequencies(counts) -> np.ndarray:
+        """How many rows of ``counts`` hold each n-gram (sums over partitions add up)."""
+        return np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.int64)
+
+    def fit_frequencies(self, df: np.ndarray, n_docs: int) -> NgramVectorizer:
+        """The IDF of ``n_docs`` texts with document frequencies ``df`` (the same as
+        :meth:`fit` on those texts)."""
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        self.fit([""])
+        idf = np.log((1 + n_docs) / (1 + np.asarray(df, dtype=np.float64))) + 1
+        self.tfidf_ = TfidfTransformer()
+        self.tfidf_.fit(self.hashing_.transform([""]))
+        self.tfidf_.idf_ = idf
+        return self
+
+    def weigh(self, counts):
+        """Unit TF-IDF rows of hashed n-gram counts (see :meth:`counts`)."""
+        return self.tfidf_.transform(counts).tocsr()
+
+    def transform(self, texts: list[str]):
+        """Sparse CSR matrix of unit rows (all-zero for an empty string)."""
+        return self.tfidf_.transform(self.hashing_.transform(texts)).tocsr()
+
+
+def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
+    e = np.asarray(emb_cos, dtype=np.float64)
+    n = np.asarray(ngram_cos, dtype=np.float64)
+    return np.stack([e, n, e * n], axis=-1)
+
+
+@dataclass
+class MatchScorer:
+    """Probability that two strings match, from their embedding and n-gram cosines.
+
+    ``p = sigmoid(w_emb * e + w_ngram * n + w_both * e * n + bias)``.
+
+    Attributes
+    ----------
+    weights : tuple of float
+        ``(w_emb, w_ngram, w_both)``.
+    bias : float
+    source : str
+        Where the weights come from (model and training data).
+    """
+
+    weights: tuple[float, float, float]
+    bias: float
+    source: str = ""
+
+    def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
+        """Match probabilities, float32, the shape of the inputs."""
+        z = _features(emb_cos, ngram_cos) @ np.asarray(self.weights) + self.bias
+        return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+
+    @classmethod
+    def fit(cls, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
+            balanced: bool = False, source: str = "") -> MatchScorer:
+        """Logistic regression on labelled pairs (1: same thing, 0: different).
+
+        ``balanced=True`` weights the two classes equally, so the probabilities assume
+        even odds before the cosines are seen.
+        """
+        from sklearn.linear_model import LogisticRegression
+
+        y = np.asarray(labels).astype(int)
+        if set(np.unique(y)) != {0, 1}:
+            raise ValueError("labels must contain both matches (1) and non-matches (0)")
+        lr = LogisticRegression(C=10.0, max_iter=1000,
+                                class_weight="balanced" if balanced else None
+                                ).fit(_features(emb_cos, ngram_cos), y)
+        return cls(tuple(float(w) for w in lr.coef_[0]), float(lr.intercept_[0]), source)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"weights": list(self.weights), "bias": self.bias, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchScorer:
+        w = data.get("weights")
+        if not (isinstance(w, list) and len(w) == 3 and all(isinstance(x, int | float)
+                                                           for x in w)) or \
+                not isinstance(data.get("bias"), int | float):
+            raise ValueError("a MatchScorer needs 3 numeric weights and a numeric bias")
+        return cls(tuple(float(x) for x in w), float(data["bias"]), str(data.get("source", "")))
+
+    @classmethod
+    def for_encoder(cls, encoder) -> MatchScorer:
+        """The weights learned for this encoder's model, or the default model's (with a
+        log message: its probabilities are then only roughly calibrated)."""
+        table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+        name = str(getattr(encoder, "model_name", getattr(encoder, "name", "")))
+        entry = table["models"].get(name) or next(
+            (v for v in table["models"].values()
+             if v.get("fingerprint") == getattr(encoder, "fingerprint", None)), None)
+        if entry is None:
+            logger.info("no matcher weights learned for %s; using those of %s", name,
+                        table["default"])
+            entry = table["models"][table["default"]]
+        return cls.from_dict(entry)
+
+
+def threshold_for_precision(probabilities: np.ndarray, precision: float) -> float:
+    """The lowest probability threshold whose accepted matches have an expected precision
+    (the mean of their calibrated probabilities) of at least ``precision``.
+
+    Returns
+    -------
+    float
+        A threshold in [0, 1]; above every probability (1.0 + eps) when even the most
+        confident match falls short.
+    """
+    precision = check_float(precision, "precision", 0.0, 1.0)
+    p = np.sort(np.asarray(probabilities, dtype=np.float64)[
+        np.isfinite(probabilities)])[::-1]
+    if not len(p):
+        return 1.0
+    expected = np.cumsum(p) / np.arange(1, len(p) + 1)
+    ok = np.flatnonzero(expected >= precision)
+    if not len(ok):
+        return float(np.nextafter(p[0], np.inf))
+    return float(p[ok[-1]])
+
+
+def check_matcher(matcher: Any) -> str | MatchScorer:
+    """``"cosine"``, ``"combined"`` or a :class:`MatchScorer` (checked before any work)."""
+    if isinstance(matcher, MatchScorer):
+        return matcher
+    return check_choice(matcher, "matcher", ("cosine", "combined"))
+
+
+def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
+    """None for plain cosine; the weights learned for ``encoder`` for ``"combined"``."""
+    if isinstance(matcher, MatchScorer):
+        return matcher
+    return None if matcher == "cosine" else MatchScorer.for_encoder(encoder)

@@ -1,0 +1,216 @@
+"""pearl-static: distil a static phrase model, then train it with PEARL's objective.
+
+1. :func:`distill_static`: model2vec distils the backbone transformer into one vector per
+   token (a forward pass per vocabulary token, PCA, SIF weighting). model2vec is the
+   well-kept library for this, and sentence-transformers' ``StaticEmbedding.from_distillation``
+   calls it too; calling it directly keeps its options in reach.
+2. A zero-initialised table of hashed character 3-5-gram vectors is added
+   (:class:`~pearl.models.static.StaticPhraseEmbedding`), so the untrained model equals the
+   distilled one.
+3. :class:`StaticTrainer` trains both tables on the same training-data files as
+   ``pearl train`` (augmented positives, mined hard negatives, phrase types) with InfoNCE
+   (in-batch + hard negatives) and the type cross-entropy, with far larger batches and more
+   pairs than a transformer affords on a CPU. Checkpoints (safetensors + JSON, as ``pearl
+   train``) every ``checkpoint_every`` steps; ``resume=True`` continues. At the end the
+   token table is averaged with the distilled one (``average_weight``), the n-gram table is
+   kept as trained, and the model is saved as a sentence-transformers folder
+   (``StaticPhraseEmbedding`` + ``Normalize``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from pearl._io import check_replaceable_dir
+from pearl._validation import check_choice
+from pearl.data.labels import LABELS
+from pearl.losses import info_nce
+from pearl.models.static import StaticPhraseEmbedding
+from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
+from pearl.training.config import check_fields
+from pearl.training.dataset import TrainingData
+
+__all__ = ["StaticConfig", "StaticTrainer", "distill_static"]
+
+logger = logging.getLogger(__name__)
+
+_RANGES = {"batch_size": (2, None), "checkpoint_every": (1, None), "pca_dims": (2, None),
+           "n_buckets": (1, None), "average_weight": (0.0, 1.0)}
+
+
+@dataclass
+class StaticConfig:
+    """Everything a pearl-static run depends on (files as in :class:`TrainConfig`)."""
+
+    backbone: str = "all-MiniLM-L6-v2"
+    corpus: str = "data_out/corpus/corpus.tsv"
+    augmented: str = "data_out/augmented-static.tsv"
+    negatives: str = "data_out/hard_negatives-static.tsv"
+    output: str = "models/pearl-static"
+    checkpoint_dir: str = ""  # default: <output>.checkpoints
+    pca_dims: int = 256
+    n_buckets: int = 16384
+    batch_size: int = 2048
+    epochs: float = 4.0
+    max_steps: int = 0
+    lr: float = 2e-3
+    temperature: float = 0.07
+    hard_negatives: int = 256
+    type_loss: bool = True
+    type_weight: float = 1.0
+    average_weight: float = 0.5
+    save_dtype: str = "float16"
+    checkpoint_every: int = 100
+    seed: int = 0
+    threads: int = 0
+    # keep-probabilities of noisy augmenters, as in pearl-minilm's recipe
+    augmenter_weights: dict[str, float] = dataclasses.field(
+        default_factory=lambda: {"mined_paraphrase": 0.25, "acronym": 0.35})
+
+    def __post_init__(self) -> None:
+        check_fields(self, _RANGES)
+        if self.lr <= 0 or self.temperature <= 0 or self.epochs <= 0:
+            raise ValueError("lr, temperature and epochs must be > 0")
+        check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
+
+    @property
+    def checkpoints(self) -> Path:
+        return Path(self.checkpoint_dir or f"{self.output}.checkpoints")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
+                   ) -> StaticPhraseEmbedding:
+    """model2vec's distillation of ``backbone`` (a name or folder), as a fresh
+    :class:`StaticPhraseEmbedding` (n-gram table at zero)."""
+    try:
+        from model2vec.distill import distill
+    except ImportError as exc:
+        raise ImportError("distilling needs model2vec: pip install 'pearl[static]'") from exc
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+
+    from pearl.encoders.resolve import resolve_model_path
+
+    m2v = distill(model_name=resolve_model_path(backbone), pca_dims=pca_dims,
+                  quantize_to="float32")
+    weights = StaticEmbedding._fold_model2vec_weights(
+        np.asarray(m2v.embedding, dtype=np.float32), getattr(m2v, "token_mapping", None),
+        getattr(m2v, "weights", None))
+    return StaticPhraseEmbedding(m2v.tokenizer, embedding_weights=weights.float(),
+                                 n_buckets=n_buckets)
+
+
+class StaticTrainer:
+    """Train pearl-static from a :class:`StaticConfig` (see the module docstring)."""
+
+    def __init__(self, config: StaticConfig, show_progress: bool = True,
+                 module: StaticPhraseEmbedding | None = None) -> None:
+        self.config = config
+        self.show_progress = show_progress
+        self._module = module  # a distilled module (tests pass a tiny one)
+
+    def train(self, resume: bool = False) -> Path:
+        cfg = self.config
+        if cfg.threads:
+            torch.set_num_threads(cfg.threads)
+        check_replaceable_dir(cfg.output, "modules.json")
+        data = TrainingData.from_files(cfg.corpus, cfg.augmented,
+                                       cfg.negatives if cfg.hard_negatives else None,
+                                       augmenter_weights=cfg.augmenter_weights,
+                                       seed=cfg.seed)
+        total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
+        if cfg.max_steps:
+            total = min(total, cfg.max_steps)
+        module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
+        initial = module.embedding.weight.detach().clone()
+        head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
+        params = list(module.parameters()) + (list(head.parameters()) if head else [])
+        torch.manual_seed(cfg.seed)
+        opt = torch.optim.Adam(params, lr=cfg.lr)
+        ckpt = cfg.checkpoints / STATE
+        step, history = 0, []
+        if resume and ckpt.is_file():
+            state = load_checkpoint(ckpt)
+            if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} \
+                    != {k: v for k, v in cfg.to_dict().items()
+                        if k not in ("max_steps", "epochs")}:
+                raise ValueError("the checkpoint was written with another configuration")
+            module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
+                                    if k.startswith("module.")})
+            if head is not None:
+                head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
+                                      if k.startswith("head.")})
+            initial = state.model["initial"]
+            opt.load_state_dict(state.optimizer)
+            torch.set_rng_state(state.torch_rng)
+            step, history = state.step, state.history
+        cfg.checkpoints.mkdir(parents=True, exist_ok=True)
+
+        def save_state() -> None:
+            model_state = {f"module.{k}": v for k, v in module.state_dict().items()}
+            if head is not None:
+                model_state.update({f"head.{k}": v for k, v in head.state_dict().items()})
+            model_state["initial"] = initial
+            save_checkpoint(ckpt, Checkpoint(cfg.to_dict(), step, history, model_state,
+                                             opt.state_dict(), {}, torch.get_rng_state()))
+
+        bar = tqdm(total=total, initial=step, desc="train pearl-static", unit="step",
+                   disable=not self.show_progress)
+        while step < total:
+            t0 = time.time()
+            batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)
+            b = len(batch.anchors)
+            feats = module.preprocess(batch.anchors + batch.positives + batch.negatives)
+            emb = module(feats)["sentence_embedding"]
+            a, p, n = emb[:b], emb[b:2 * b], emb[2 * b:]
+            loss = info_nce(a, p, n if len(n) else None, cfg.temperature)
+            record = {"contrastive": loss.item()}
+            if head is not None:
+                y = torch.as_tensor(batch.labels)
+                typed = F.cross_entropy(head(torch.cat([a, p])), torch.cat([y, y]),
+                                        ignore_index=-100)
+                if torch.isfinite(typed):
+                    loss = loss + cfg.type_weight * typed
+                record["type"] = typed.item()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            step += 1
+            record.update(step=step, loss=loss.item(),
+                          pairs_per_s=b / max(time.time() - t0, 1e-9))
+            history.append(record)
+            bar.update(1)
+            bar.set_postfix(loss=f"{record['loss']:.3f}", pairs_s=f"{record['pairs_per_s']:.0f}")
+            if step % cfg.checkpoint_every == 0 or step == total:
+                save_state()
+        bar.close()
+        with torch.no_grad():
+            w = cfg.average_weight
+            module.embedding.weight.copy_(w * initial + (1 - w) * module.embedding.weight)
+        return self._save(module, history, len(data), total)
+
+    def _save(self, module: StaticPhraseEmbedding, history: list[dict], pairs: int,
+              total: int) -> Path:
+        from sentence_transformers import SentenceTransformer
+        from sentence_transformers.sentence_transformer.modules import Normalize
+
+        from pearl.training.trainer import save_model, write_training_log
+
+        cfg = self.config
+        model = SentenceTransformer(modules=[module, Normalize()], device="cpu")
+        out = Path(cfg.output)
+        save_model(model, out, cfg.save_dtype)
+        write_training_log(out, cfg, history, data_size=pairs, total_steps=total)
+        return out

@@ -1,0 +1,69 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from pearl import fuzzy_join
+from pearl.applications.matcher import MatchScorer, NgramVectorizer, threshold_for_precision
+
+
+def test_ngram_cosine_sees_typos():
+    v = NgramVectorizer().fit(["Washington", "Beijing", "Paris"])
+    x = v.transform(["Washington", "Washingtno", "Beijing", ""])
+    sims = (x @ x.T).toarray()
+    assert sims[0, 1] > 0.5 > sims[0, 2]
+    assert sims[3].sum() == 0  # an empty string matches nothing
+
+
+def test_scorer_fit_separates_and_round_trips():
+    rng = np.random.default_rng(0)
+    e = np.concatenate([rng.uniform(0.6, 1, 200), rng.uniform(0, 0.7, 200)])
+    n = np.concatenate([rng.uniform(0.4, 1, 200), rng.uniform(0, 0.5, 200)])
+    y = np.r_[np.ones(200), np.zeros(200)]
+    s = MatchScorer.fit(e, n, y, balanced=True, source="test")
+    p = s.probability(e, n)
+    assert p[:200].mean() > 0.8 > 0.2 > p[200:].mean()
+    again = MatchScorer.from_dict(s.to_dict())
+    np.testing.assert_allclose(again.probability(e, n), p)
+    with pytest.raises(ValueError):
+        MatchScorer.from_dict({"weights": [1, "x", 2], "bias": 0})
+    with pytest.raises(ValueError, match="both"):
+        MatchScorer.fit(e, n, np.ones(400))
+
+
+def test_threshold_for_precision():
+    p = np.array([0.6, 0.99, 0.2, 0.95, 0.9])
+    assert threshold_for_precision(p, 0.9) == 0.9  # mean(.99, .95, .9) >= .9, with .6 not
+    assert threshold_for_precision(p, 0.8) == 0.6  # mean of the top four is 0.86
+    assert threshold_for_precision(p, 0.999) > 0.99  # not even the best: accept nothing
+    assert threshold_for_precision(np.array([np.nan, 0.5]), 0.5) == 0.5
+    with pytest.raises(ValueError, match="precision"):
+        threshold_for_precision(p, 1.5)
+
+
+SCORER = MatchScorer((4.0, 6.0, 0.0), -5.0, "test")
+
+
+def test_combined_join_scores_are_probabilities(hash_encoder):
+    left = pd.DataFrame({"name": ["New York Times", "Bostn Globe", "Le Monde"]})
+    right = pd.DataFrame({"title": ["The New York Times", "Boston Globe", "Washington Post"]})
+    out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                     matcher=SCORER)
+    assert out.title.tolist()[:2] == ["The New York Times", "Boston Globe"]
+    assert out.match_score.between(0, 1).all()
+    top2 = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                      matcher=SCORER, top_k=2)
+    assert (top2.groupby("name").title.nunique() == 2).all()  # no candidate twice
+
+
+def test_precision_picks_the_threshold(hash_encoder):
+    left = pd.DataFrame({"name": ["New York Times", "zzzz qqqq"]})
+    right = pd.DataFrame({"title": ["The New York Times", "Boston Globe"]})
+    out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                     matcher=SCORER, precision=0.9, how="inner")
+    assert out.name.tolist() == ["New York Times"]
+    with pytest.raises(ValueError, match="combined matcher"):
+        fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                   precision=0.9)
+    with pytest.raises(ValueError, match="matcher"):
+        fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                   matcher="magic")

@@ -1,0 +1,54 @@
+import numpy as np
+import pytest
+import torch
+
+from pearl import PhraseEncoder
+from pearl.models.static import StaticPhraseEmbedding
+from pearl.training.static import StaticConfig, StaticTrainer
+
+
+def _module(tiny_model_dir):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
+    torch.manual_seed(0)
+    return StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16),
+                                 n_buckets=256)
+
+
+def _config(files, out, **kw):
+    return StaticConfig(**{"output": str(out), "batch_size": 4, "hard_negatives": 2,
+                           "max_steps": 6, "checkpoint_every": 2, **files, **kw})
+
+
+def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, tiny_model_dir,
+                                                              tmp_path):
+    module = _module(tiny_model_dir)
+    before = module.embedding.weight.detach().clone()
+    out = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress=False,
+                        module=module).train()
+    assert module.ngrams.weight.abs().sum() > 0  # trained from zero
+    enc = PhraseEncoder(out)
+    emb = enc.encode(["The New York Times", "The New York Timse"])
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, rtol=1e-3)
+    assert not torch.equal(module.embedding.weight, before)  # averaged, not the original
+    assert (out / "training" / "loss.tsv").is_file()
+
+
+def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, tmp_path):
+    StaticTrainer(_config(training_files, tmp_path / "a"), show_progress=False,
+                  module=_module(tiny_model_dir)).train()
+    half = _config(training_files, tmp_path / "b", max_steps=4)
+    StaticTrainer(half, show_progress=False, module=_module(tiny_model_dir)).train()
+    StaticTrainer(_config(training_files, tmp_path / "b"), show_progress=False,
+                  module=_module(tiny_model_dir)).train(resume=True)
+    a = PhraseEncoder(tmp_path / "a").encode(["Albert Einstein", "Paris"])
+    b = PhraseEncoder(tmp_path / "b").encode(["Albert Einstein", "Paris"])
+    np.testing.assert_array_equal(a, b)
+
+
+def test_static_config_is_checked():
+    with pytest.raises(TypeError, match="batch_size"):
+        StaticConfig(batch_size=8.5)
+    with pytest.raises(ValueError, match="save_dtype"):
+        StaticConfig(save_dtype="int8")
