@@ -13,7 +13,7 @@ from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_s
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["fuzzy_join", "match_strings", "match_combined", "combined_top_k", "top_k_of",
+__all__ = ["fuzzy_join", "match_strings", "combined_top_k", "top_k_of",
            "merge_top_k", "assemble_join", "output_columns", "check_join_options"]
 
 
@@ -76,22 +76,32 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
 
 
 def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
-                  top_k: int = 1, batch_size: int = 64, block: int | None = None):
+                  top_k: int = 1, batch_size: int = 64, block: int | None = None,
+                  scorer=None, candidates: int = 10, idf_texts: list[str] | None = None):
     """Running top-k of each query over a stream of reference chunks.
 
     Only one chunk of reference embeddings is held at a time, so the reference side can
-    be larger than memory.
+    be larger than memory. With a ``scorer`` (a
+    :class:`~pearl.applications.matcher.MatchScorer`), each chunk is searched by
+    :func:`combined_top_k` instead of the exact cosine: the n-gram weights (IDF) are
+    learned from ``idf_texts`` (the reference keys when known) or else from the queries.
 
     Returns
     -------
     ids : ndarray of int64, shape (n_queries, top_k); positions in the concatenated
         reference stream, -1 where fewer than top_k references exist
-    scores : ndarray of float32, shape (n_queries, top_k); cosine, -inf where no match
+    scores : ndarray of float32, shape (n_queries, top_k); cosines, or match
+        probabilities with a scorer; -inf where no match
     """
     cache = get_cache(encoder, batch_size)
     n = len(queries)
     q = (normalize_rows(cache(queries, show_progress_bar=n > 8192)) if queries
          else np.zeros((0, 1), np.float32))
+    if scorer is not None:
+        from pearl.applications.matcher import NgramVectorizer
+
+        ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
+        q_ng = ngrams.transform(queries) if n else None
     best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
     best_i = np.full((n, top_k), -1, dtype=np.int64)
     offset = 0
@@ -102,49 +112,11 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
                                           show_progress_bar=len(chunk) > 8192))
         if n:
             ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
-            ci, cs = top_k_of(q, r, ids, top_k, block)
-            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
-        offset += len(chunk)
-    return best_i, best_s
-
-
-def match_combined(queries: list[str], chunks: Iterable[list[str]], encoder, scorer,
-                   top_k: int = 1, batch_size: int = 64, candidates: int = 10,
-                   idf_texts: list[str] | None = None, block: int | None = None):
-    """Like :func:`match_strings`, scored by a :class:`~pearl.applications.matcher.MatchScorer`.
-
-    In each reference chunk, the ``candidates`` nearest references of each query by
-    embedding cosine and the ``candidates`` nearest by character n-gram cosine are scored
-    with both signals; the running top-k keeps the most probable matches (ties: the earlier
-    reference row). The n-gram weights (IDF) are learned from ``idf_texts`` (the reference
-    keys when known) or else from the queries.
-
-    Returns
-    -------
-    ids : ndarray of int64, shape (n_queries, top_k)
-    scores : ndarray of float32, shape (n_queries, top_k); match probabilities, -inf where
-        no reference
-    """
-    from pearl.applications.matcher import NgramVectorizer
-
-    cache = get_cache(encoder, batch_size)
-    n = len(queries)
-    q = (normalize_rows(cache(queries, show_progress_bar=n > 8192)) if queries
-         else np.zeros((0, 1), np.float32))
-    ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
-    q_ng = ngrams.transform(queries) if n else None
-    best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
-    best_i = np.full((n, top_k), -1, dtype=np.int64)
-    offset = 0
-    for chunk in chunks:
-        if not chunk:
-            continue
-        r = normalize_rows(encoder.encode(chunk, batch_size=batch_size,
-                                          show_progress_bar=len(chunk) > 8192))
-        if n:
-            ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
-            ci, cs = combined_top_k(q, q_ng, r, ngrams.transform(chunk), ids, scorer, top_k,
-                                    candidates, block)
+            if scorer is None:
+                ci, cs = top_k_of(q, r, ids, top_k, block)
+            else:
+                ci, cs = combined_top_k(q, q_ng, r, ngrams.transform(chunk), ids, scorer,
+                                        top_k, candidates, block)
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
         offset += len(chunk)
     return best_i, best_s
@@ -382,22 +354,20 @@ def fuzzy_join(
     ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
     scores = np.full((len(lkeys), top_k), -np.inf, dtype=np.float32)
     queries = [lkeys[i] for i in live]
-    if scorer is None:
-        li, ls = match_strings(queries, non_null_keys(), encoder, top_k, batch_size)
-    else:
-        idf = None
+    idf = None
+    if scorer is not None:
         if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
             frame, _ = _to_pandas(right, "right")
             if right_on in frame.columns:
                 keys, nulls = to_string_list(frame[right_on], non_string="str",
                                              name=right_on)
                 idf = [k for k, null in zip(keys, nulls, strict=True) if not null]
-        li, ls = match_combined(queries, non_null_keys(), encoder, scorer, top_k, batch_size,
-                                idf_texts=idf)
-        if precision is not None:
-            from pearl.applications.matcher import threshold_for_precision
+    li, ls = match_strings(queries, non_null_keys(), encoder, top_k, batch_size,
+                           scorer=scorer, idf_texts=idf)
+    if scorer is not None and precision is not None:
+        from pearl.applications.matcher import threshold_for_precision
 
-            threshold = threshold_for_precision(ls[:, 0], precision)
+        threshold = threshold_for_precision(ls[:, 0], precision)
     mapping = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
     if len(mapping):
         ids[live] = np.where(li >= 0, mapping[np.maximum(li, 0)], -1)
