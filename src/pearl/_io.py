@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 __all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_output", "file_sha256",
-           "write_text_atomic"]
+           "write_text_atomic", "read_json_object"]
 
 
 def _sibling(path: Path, suffix: str) -> Path:
@@ -47,6 +47,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def read_json_object(path: str | os.PathLike, what: str) -> dict:
+    """A JSON object read from a file a user may have received; an unreadable file or
+    anything but an object is an ``OSError`` naming ``what`` and the path."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OSError(f"corrupt {what} {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise OSError(f"corrupt {what} {path}: not a JSON object")
+    return data
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

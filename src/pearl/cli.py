@@ -350,15 +350,21 @@ def cmd_mine(args) -> int:
     return 0
 
 
-def cmd_train(args) -> int:
-    from pearl.training import Trainer, load_config
-
+def _set_overrides(args) -> dict[str, str]:
+    """The ``--set KEY=VALUE`` options of a training command, as config overrides."""
     overrides = {}
     for item in args.set or []:
         if "=" not in item:
             raise ValueError(f"--set expects KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         overrides[key.strip().replace("-", "_")] = value.strip()
+    return overrides
+
+
+def cmd_train(args) -> int:
+    from pearl.training import Trainer, load_config
+
+    overrides = _set_overrides(args)
     for key in ("output", "backbone", "corpus", "augmented", "negatives"):
         if getattr(args, key, None):
             overrides[key] = getattr(args, key)
@@ -398,13 +404,10 @@ def cmd_train_static(args) -> int:
     from pearl.training.config import load_config
     from pearl.training.static import StaticConfig, StaticTrainer
 
-    overrides = dict(item.split("=", 1) for item in args.set or [] if "=" in item)
-    if any("=" not in item for item in args.set or []):
-        raise ValueError("--set expects KEY=VALUE")
+    overrides = _set_overrides(args)
     if args.output:
         overrides["output"] = args.output
-    config = load_config(args.config, {k.strip(): v.strip() for k, v in overrides.items()},
-                         config_class=StaticConfig)
+    config = load_config(args.config, overrides, config_class=StaticConfig)
     check_output(config.output, [config.corpus, config.augmented, config.negatives,
                                  args.config], "output")
     out = StaticTrainer(config, show_progress=not args.quiet).train(resume=args.resume)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pearl._io import atomic_dir
+from pearl._io import atomic_dir, read_json_object
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications._common import expected_fingerprint, get_encoder
 from pearl.applications.matcher import check_matcher, scorer_for
@@ -359,12 +359,7 @@ _META_TYPES = {"format": int, "model": str, "fingerprint": str, "index": str, "s
 
 def _read_meta(path: Path) -> dict:
     """``meta.json`` of an index folder, every field checked for type and range."""
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise OSError(f"corrupt index metadata {path}: {exc}") from exc
-    if not isinstance(meta, dict):
-        raise OSError(f"corrupt index metadata {path}: not a JSON object")
+    meta = read_json_object(path, "index metadata")
     for key, kind in _META_TYPES.items():
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):

@@ -176,7 +176,9 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
     index = check_choice(index, "index", ("exact", "hnsw"))
     matcher = check_matcher(matcher)
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
-    scorer = scorer_for(matcher, get_encoder(model if model is not None else TABLE_MODEL))
+    # the learned weights depend on the model: loaded here only for the combined matcher
+    scorer = None if matcher == "cosine" else scorer_for(
+        matcher, get_encoder(model if model is not None else TABLE_MODEL))
     m = _model_arg(model)
     shards = _reference_shards(right, right_on, m, batch_size, right_shards, index,
                                ngrams=scorer is not None)

@@ -14,7 +14,6 @@ The model is given by name or folder and loaded once per process (worker) throug
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from pearl._io import atomic_path
+from pearl._io import atomic_path, read_json_object
 from pearl.applications._common import get_encoder, to_string_list
 from pearl.applications.fuzzy_join import assemble_join, combined_top_k, merge_top_k, top_k_of
 from pearl.applications.matcher import NgramVectorizer
@@ -249,10 +248,4 @@ def read_manifest(folder: Path) -> dict | None:
     path = folder / "_pearl_job.json"
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise OSError(f"unreadable {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise OSError(f"{path} is not a pearl job description")
-    return data
+    return read_json_object(path, "pearl job description")
