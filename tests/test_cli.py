@@ -89,6 +89,16 @@ def test_eval_probe_runs(mini_benchmark, tiny_model_dir, tmp_path):
     assert len(res["details"]["runs"]) == 2 and res["std"] is not None
 
 
+def test_eval_writes_outside_the_repository_records(mini_benchmark, tiny_model_dir, tmp_path,
+                                                    monkeypatch):
+    monkeypatch.delenv("PEARL_RESULTS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "-m", str(tiny_model_dir), "--tasks", "turney", "-q", "--no-cache",
+                 "--data", str(mini_benchmark / "benchmark")]) == 0
+    assert list((tmp_path / "pearl-results").glob("*.json"))
+    assert not (tmp_path / "results").exists()
+
+
 def test_index_build_and_search(tiny_model_dir, tmp_path, capsys):
     names = tmp_path / "names.txt"
     names.write_text("The New York Times\nNew York Post\nBoston Globe\n", encoding="utf-8")

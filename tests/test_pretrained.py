@@ -28,11 +28,10 @@ def test_shipped_folder_is_small_and_float16(folder):
     assert (folder / "README.md").read_text().count("pearl-minilm") > 1
 
 
-def test_default_model_and_identical_in_sentence_transformers(folder):
+def test_shipped_model_loads_by_name_identical_in_sentence_transformers(folder):
     from sentence_transformers import SentenceTransformer
 
-    assert pearl.DEFAULT_MODEL == "pearl-minilm"
-    enc = PhraseEncoder()
+    enc = PhraseEncoder("pearl-minilm")
     assert enc.path == str(folder) and enc.embedding_dim == 384 + 128
     ours = enc.encode(TEXTS)
     ref = SentenceTransformer(str(folder), trust_remote_code=True, device="cpu").encode(TEXTS)
@@ -40,6 +39,6 @@ def test_default_model_and_identical_in_sentence_transformers(folder):
 
 
 def test_typo_stays_close(folder):
-    enc = PhraseEncoder()
+    enc = PhraseEncoder("pearl-minilm")
     sims = enc.similarity("The New York Times", ["The New York Tmies", "two years after"])
     assert sims[0, 0] > sims[0, 1]

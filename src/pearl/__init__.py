@@ -2,8 +2,9 @@
 
 The public API:
 
-* :class:`PhraseEncoder`: a transformer phrase encoder (mean pooling); by default the
-  shipped ``pearl-minilm`` (phrase + character encoder trained with the PEARL recipe).
+* :class:`PhraseEncoder`: a transformer phrase encoder (mean pooling), loading
+  :data:`DEFAULT_MODEL` (the one default of every tool) or a shipped PEARL model such as
+  ``pearl-minilm`` (phrase + character encoder trained with the PEARL recipe).
 * :func:`train`, :class:`TrainConfig`: the PEARL training framework.
 * :class:`GloveEncoder`, :class:`StringDistance`: the paper's baselines.
 * :func:`evaluate`: run the PEARL benchmark on a model.

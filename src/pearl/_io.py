@@ -170,7 +170,7 @@ _HASH_FILE = "file-hashes.json"
 
 
 def _hash_store() -> Path:
-    from pearl.encoders.resolve import cache_dir
+    from pearl.paths import cache_dir
 
     return cache_dir() / _HASH_FILE
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from pearl._io import atomic_path, check_output
+from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders.base import is_embedding_model
 
 __all__ = ["main", "build_parser"]
 
@@ -117,7 +119,7 @@ def cmd_encode(args) -> int:
     if args.output is not None:
         check_output(args.output, [args.input], "--output")
     enc = load_encoder(args.model)
-    if not hasattr(enc, "encode"):
+    if not is_embedding_model(enc):
         raise SystemExit(f"pearl: {args.model} has no embeddings")
     emb = enc.encode(texts, batch_size=args.batch_size, normalize=args.normalize,
                      show_progress_bar=not args.quiet)
@@ -157,10 +159,10 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from pearl.encoders import DEFAULT_MODEL
     from pearl.evaluation import evaluate, load_records, render_markdown, save_record, write_report
+    from pearl.paths import results_dir
 
-    out = Path(args.output) if args.output else Path("results") / ("quick" if args.quick else "")
+    out = Path(args.output) if args.output else results_dir() / ("quick" if args.quick else "")
     check_output(out, [args.data, args.short_text], "--output")
     failed = False
     for model in args.model or [DEFAULT_MODEL]:
@@ -282,9 +284,9 @@ def cmd_dedup(args) -> int:
 
 
 def _data_root(args) -> Path:
-    from pearl.evaluation.runner import default_data_root
+    from pearl.paths import data_root
 
-    return Path(args.data) if getattr(args, "data", None) else default_data_root()
+    return Path(args.data) if getattr(args, "data", None) else data_root()
 
 
 def cmd_build_corpus(args) -> int:
@@ -415,38 +417,26 @@ def cmd_train_static(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pearl`` command."""
-    parser = argparse.ArgumentParser(
-        prog="pearl",
-        description="Phrase embeddings that understand names, typos and types. "
-        "Models: a sentence-transformers folder, 'pearl-minilm' (default, shipped), "
-        "'all-MiniLM-L6-v2' or 'all-mpnet-base-v2' (offline), 'glove', 'string-distance', "
-        "or a Hugging Face "
-        "name where the hub is reachable.",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                help="what to do")
+def _dask_args(g) -> None:
+    g.add_argument("--scheduler", help="address of a Dask scheduler, e.g. "
+                   "tcp://host:8786 (default: a local cluster)")
+    g.add_argument("--workers", type=POSITIVE,
+                   help="worker processes of the local cluster (default: one per core)")
+    g.add_argument("--partitions", type=POSITIVE,
+                   help="repartition the (left) input into N partitions")
 
-    def dask_args(g):
-        g.add_argument("--scheduler", help="address of a Dask scheduler, e.g. "
-                       "tcp://host:8786 (default: a local cluster)")
-        g.add_argument("--workers", type=POSITIVE,
-                       help="worker processes of the local cluster (default: one per core)")
-        g.add_argument("--partitions", type=POSITIVE,
-                       help="repartition the (left) input into N partitions")
 
-    def model_arg(p, multi=False):
-        help_ = "model name or folder (default: pearl-minilm, the shipped PEARL model)"
-        if multi:
-            p.add_argument("-m", "--model", action="append",
-                           help=help_ + "; repeat to evaluate several models")
-        else:
-            from pearl.encoders import DEFAULT_MODEL
+def _model_arg(p, multi: bool = False) -> None:
+    help_ = f"model name or folder (default: {DEFAULT_MODEL})"
+    if multi:
+        p.add_argument("-m", "--model", action="append",
+                       help=help_ + "; repeat to evaluate several models")
+    else:
+        p.add_argument("-m", "--model", default=DEFAULT_MODEL, help=help_)
 
-            p.add_argument("-m", "--model", default=DEFAULT_MODEL, help=help_)
 
+def _add_encode(sub) -> None:
+    """The ``pearl encode`` command."""
     p = sub.add_parser("encode", help="embed phrases",
                        description="Embed phrases given as arguments and/or one per line in "
                        "--input. Output: JSON lines on stdout, or --output FILE (.npy for a "
@@ -454,7 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("texts", nargs="*", help="phrases to embed")
     p.add_argument("-i", "--input", help="file with one phrase per line ('-' for stdin)")
     p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv)")
-    model_arg(p)
+    _model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="batch size (default 64)")
     p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -465,24 +455,30 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--column", help="string column of --input to embed")
     g.add_argument("--keys", help="comma-separated columns to keep beside the embedding "
                    "(default: the embedded column)")
-    dask_args(g)
+    _dask_args(g)
     p.set_defaults(func=cmd_encode)
 
+
+def _add_similarity(sub) -> None:
+    """The ``pearl similarity`` command."""
     p = sub.add_parser("similarity", help="rank candidates by cosine similarity to a query",
                        description="Print the candidates sorted by cosine similarity to QUERY.")
     p.add_argument("query", help="the query phrase")
     p.add_argument("candidates", nargs="*", help="candidate phrases")
     p.add_argument("-i", "--input", help="file with one candidate per line ('-' for stdin)")
-    model_arg(p)
+    _model_arg(p)
     p.set_defaults(func=cmd_similarity)
 
+
+def _add_eval(sub) -> None:
+    """The ``pearl eval`` command."""
     p = sub.add_parser(
         "eval", help="run the PEARL benchmark",
         description="Run the PEARL benchmark (9 phrase datasets + 4 short-text sets) with the "
         "paper's protocols. Writes <output>/<model>.json and <output>/results.md (a table of "
         "every model evaluated into that folder) and prints the table.",
     )
-    model_arg(p, multi=True)
+    _model_arg(p, multi=True)
     p.add_argument("-t", "--tasks", default="all",
                    help="comma-separated tasks or groups: all, phrase, short_text, ppdb, "
                    "ppdb_filtered, turney, bird, yago, umls, conll2003, bc5cdr, autofj, "
@@ -490,15 +486,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark or "
                    "../shared/data/benchmark)")
     p.add_argument("--short-text", help="short-text root (default: <data>/../short_text)")
-    p.add_argument("-o", "--output", help="results folder (default: results/, or "
-                   "results/quick/ with --quick)")
+    p.add_argument("-o", "--output", help="results folder (default: $PEARL_RESULTS or "
+                   "pearl-results/, and its quick/ subfolder with --quick)")
     p.add_argument("--quick", action="store_true",
                    help="subsample every task for a smoke run (labelled QUICK in the output)")
     p.add_argument("--seed", type=_int_at_least(0), default=0,
                    help="seed of splits and probes (default 0)")
-    p.add_argument("--probe-runs", type=POSITIVE, default=1,
+    p.add_argument("--probe-runs", type=POSITIVE, default=5,
                    help="PPDB/PPDB-filtered: mean over N probe runs with seeds seed..seed+N-1 "
-                   "(default 1, the paper's single probe)")
+                   "(default 5; every run and the first run's score are kept in the record; "
+                   "1 is the paper's single probe)")
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     p.add_argument("--retrieval-index", choices=["flat", "ivfpq"], default="flat",
                    help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ")
@@ -507,6 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_eval)
 
+
+def _add_index(sub) -> None:
+    """The ``pearl index`` command."""
     p = sub.add_parser("index", help="build or query an entity retrieval index",
                        description="Entity retrieval over a dictionary of canonical names.")
     isub = p.add_subparsers(dest="index_command", required=True, metavar="ACTION",
@@ -516,7 +516,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "names and the model identity into --output.")
     q.add_argument("names", help="text file, one canonical name per line")
     q.add_argument("-o", "--output", required=True, help="index folder to write")
-    model_arg(q)
+    _model_arg(q)
     q.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
                    help="flat: exact (default); hnsw or ivf: approximate, for large "
                    "dictionaries")
@@ -538,6 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "refused)")
     q.set_defaults(func=cmd_index_search)
 
+
+def _add_join(sub) -> None:
+    """The ``pearl join`` command."""
     p = sub.add_parser("join", help="fuzzy-join two CSV tables",
                        description="Each row of LEFT takes its most similar row(s) of RIGHT "
                        "(cosine of phrase embeddings). Rows below --threshold keep empty "
@@ -561,14 +564,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "precision of the matches is at least this (e.g. 0.9)")
     p.add_argument("--right-chunksize", type=POSITIVE, default=100_000,
                    help="rows of RIGHT embedded at a time (default 100000)")
-    model_arg(p)
+    _model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     g = p.add_argument_group(
         "tables on Dask", "With --scheduler or --workers, LEFT and RIGHT are Parquet files or "
         "folders (or CSV files) and --output a Parquet folder, one part per left partition; "
         "re-running the same command after an interruption skips the finished parts. Needs "
         "pip install 'pearl[dask]'.")
-    dask_args(g)
+    _dask_args(g)
     g.add_argument("--right-shards", type=POSITIVE, default=1,
                    help="split the reference side into N shards (default 1: the whole "
                    "reference index goes to each worker)")
@@ -577,6 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "an approximate faiss HNSW index per shard")
     p.set_defaults(func=cmd_join)
 
+
+def _add_dedup(sub) -> None:
+    """The ``pearl dedup`` command."""
     p = sub.add_parser("dedup", help="deduplicate a column of a CSV table",
                        description="Add <column>_deduplicated: each value mapped to the most "
                        "frequent value of its cluster of similar values.")
@@ -588,9 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
                    help="similarity: embedding cosine (default) or the combined match "
                    "probability (embedding + character n-grams)")
-    model_arg(p)
+    _model_arg(p)
     p.set_defaults(func=cmd_dedup)
 
+
+def _add_build_corpus(sub) -> None:
+    """The ``pearl build-corpus`` command."""
     p = sub.add_parser("build-corpus", help="build the typed phrase corpus from raw text",
                        description="Parse raw text with spaCy, extract NP/VP/PP/ADVP/ADJP "
                        "phrases from the dependency parse, type them (5 lexical classes x 18 "
@@ -614,6 +623,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_build_corpus)
 
+
+def _add_augment(sub) -> None:
+    """The ``pearl augment`` command."""
     p = sub.add_parser("augment", help="precompute augmented positives for a corpus",
                        description="One positive per phrase (--views for more), drawn by "
                        "weight among the character, token and phrase-level augmenters.")
@@ -630,19 +642,22 @@ def build_parser() -> argparse.ArgumentParser:
                    "default, as for the shipped pearl-minilm's data")
     p.add_argument("--mine-paraphrases", action="store_true",
                    help="also mine near-paraphrases from the corpus with --model")
-    model_arg(p)
+    _model_arg(p)
     p.add_argument("--data", help="shared data root, for WordNet")
     p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
     p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_augment)
 
+
+def _add_mine(sub) -> None:
+    """The ``pearl mine`` command."""
     p = sub.add_parser("mine", help="mine hard negatives for a corpus",
                        description="Candidates of small edit distance (blocked rapidfuzz), "
                        "encoded by --model; those of low cosine are kept as hard negatives.")
     p.add_argument("corpus", help="corpus.tsv written by build-corpus")
     p.add_argument("-o", "--output", required=True, help="TSV file to write")
-    model_arg(p)
+    _model_arg(p)
     p.add_argument("--min-ratio", type=_float_between(0.0, 100.0), default=80,
                    help="minimum rapidfuzz ratio of a candidate, 0-100 (default 80)")
     p.add_argument("--max-cosine", type=_float_between(-1.0, 2.0), default=0.6,
@@ -653,6 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_mine)
 
+
+def _add_train(sub) -> None:
+    """The ``pearl train`` command."""
     p = sub.add_parser("train", help="train a PEARL model",
                        description="Contrastive training of a fused phrase + character "
                        "encoder with hard negatives and the phrase-type loss. Options come "
@@ -673,6 +691,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
 
+
+def _add_distill_static(sub) -> None:
+    """The ``pearl distill-static`` command."""
     p = sub.add_parser("distill-static", help="distil a static model from a transformer",
                        description="model2vec's distillation of --model (one vector per "
                        "token, PCA, SIF weights) plus an empty hashed character n-gram "
@@ -686,6 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows of the character n-gram table (default 16384)")
     p.set_defaults(func=cmd_distill_static)
 
+
+def _add_train_static(sub) -> None:
+    """The ``pearl train-static`` command."""
     p = sub.add_parser("train-static", help="train pearl-static (distil, then PEARL's objective)",
                        description="Distil the backbone with model2vec, add hashed character "
                        "n-gram vectors, and train both with InfoNCE, hard negatives and the "
@@ -697,6 +721,66 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train_static)
+
+
+def cmd_model_card(args) -> int:
+    from pearl.evaluation.model_card import (
+        is_static_folder,
+        write_model_card,
+        write_static_model_card,
+    )
+
+    if is_static_folder(args.folder):
+        path = write_static_model_card(args.folder, args.results, speed=args.speed)
+    else:
+        path = write_model_card(args.folder, args.results, args.backbone, args.train_seconds,
+                                args.command)
+    print(path)
+    return 0
+
+
+def _add_model_card(sub) -> None:
+    """The ``pearl model-card`` command."""
+    p = sub.add_parser("model-card", help="write the README.md of a trained model folder",
+                       description="Render FOLDER/README.md from what the folder records "
+                       "(training config, loss curve) and the pearl eval records in "
+                       "--results.")
+    p.add_argument("folder", help="model folder written by pearl train or train-static")
+    p.add_argument("--results", help="folder of pearl eval records (JSON)")
+    p.add_argument("--backbone", help="name of the backbone's record (default: the config's)")
+    p.add_argument("--train-seconds", type=_float_between(0.0, float("inf")),
+                   help="training wall time, when the folder does not record it")
+    p.add_argument("--command", help="the command that trained the model")
+    p.add_argument("--speed", help="pearl-static: a model_speed.json record")
+    p.set_defaults(func=cmd_model_card)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pearl`` command."""
+    parser = argparse.ArgumentParser(
+        prog="pearl",
+        description="Phrase embeddings that understand names, typos and types. "
+        "Models: a sentence-transformers folder, 'all-MiniLM-L6-v2' (default), "
+        "'pearl-minilm' (shipped), or 'all-mpnet-base-v2' (offline), 'glove', 'string-distance', "
+        "or a Hugging Face "
+        "name where the hub is reachable.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="what to do")
+    _add_encode(sub)
+    _add_similarity(sub)
+    _add_eval(sub)
+    _add_index(sub)
+    _add_join(sub)
+    _add_dedup(sub)
+    _add_build_corpus(sub)
+    _add_augment(sub)
+    _add_mine(sub)
+    _add_train(sub)
+    _add_distill_static(sub)
+    _add_train_static(sub)
+    _add_model_card(sub)
     return parser
 
 

@@ -64,15 +64,36 @@ def test_non_strings_and_bad_shapes_raise(hash_encoder):
         PhraseEmbedder(model=hash_encoder, n_components=5).fit(pd.Series(["a", "b"]))
 
 
-def test_repeated_fit_transform_and_clones_do_not_reencode():
-    enc = HashEncoder(dim=97)  # its own cache key
+def test_repeated_fit_and_transform_do_not_reencode():
+    enc = HashEncoder(dim=97)
     s = pd.Series(["alpha", "beta", "alpha", "gamma"])
     est = PhraseEmbedder(model=enc)
     est.fit(s)
     assert enc.calls == 3
     est.transform(s)
-    clone(est).fit_transform(s)
+    est.fit(s)
     assert enc.calls == 3
+    other = HashEncoder(dim=97)
+    est.set_params(model=other).fit(s)  # a new model: encoded again, by it
+    assert other.calls == 3 and np.allclose(est.transform(s), clone(est).fit_transform(s))
+
+
+def test_the_model_is_held_by_the_estimator_and_pickles(tiny_model_dir):
+    import pickle
+
+    from pearl.applications import _common
+
+    _common.clear_caches()
+    est = PhraseEmbedder(model=str(tiny_model_dir), n_components=2)
+    out = est.fit_transform(["The New York Times", "NYTimes", "Le Monde"])
+    assert not _common._ENCODERS  # no module-level copy of the model
+    blob = pickle.dumps(est)
+    assert len(blob) < 100_000  # the model is not in the pickle, only its name and the PCA
+    again = pickle.loads(blob)
+    np.testing.assert_allclose(again.transform(["The New York Times", "NYTimes", "Le Monde"]),
+                               out, atol=1e-5)
+    with_object = pickle.loads(pickle.dumps(PhraseEmbedder(model=HashEncoder()).fit(["a b"])))
+    assert with_object.transform(["a b"]).shape == (1, 256)
 
 
 def test_transform_before_fit():

@@ -30,6 +30,21 @@ def test_scorer_fit_separates_and_round_trips():
         MatchScorer.fit(e, n, np.ones(400))
 
 
+def test_scorer_fit_stays_monotone():
+    # pairs where, taken alone, a higher n-gram cosine means *less* often a match: an
+    # unconstrained fit learns a negative weight; the scorer keeps every weight >= 0
+    rng = np.random.default_rng(1)
+    e = rng.uniform(0, 1, 2000)
+    n = rng.uniform(0, 1, 2000)
+    y = (e - 0.3 * n + rng.normal(0, 0.1, 2000) > 0.4).astype(int)
+    s = MatchScorer.fit(e, n, y)
+    assert min(s.weights) >= 0
+    assert s.weights[0] > 1  # the informative signal carries the weight
+    grid = np.linspace(0, 1, 11)
+    p = s.probability(grid[:, None] + 0 * grid, 0 * grid[:, None] + grid)
+    assert (np.diff(p, axis=0) >= 0).all() and (np.diff(p, axis=1) >= 0).all()
+
+
 def test_threshold_for_precision():
     p = np.array([0.6, 0.99, 0.2, 0.95, 0.9])
     assert threshold_for_precision(p, 0.9) == 0.9  # mean(.99, .95, .9) >= .9, with .6 not

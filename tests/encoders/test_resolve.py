@@ -66,7 +66,3 @@ def test_known_names_resolve_offline():
 def test_unknown_names_pass_through():
     assert resolve.resolve_model_path("org/some-model") == "org/some-model"
 
-
-def test_cache_dir_honours_env(monkeypatch, tmp_path):
-    monkeypatch.setenv("PEARL_CACHE", str(tmp_path))
-    assert resolve.cache_dir() == tmp_path

@@ -29,3 +29,17 @@ def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, 
 def test_card_needs_a_trained_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="pearl train"):
         write_model_card(tmp_path)
+
+
+def test_cli_writes_the_card(training_files, tiny_model_dir, tmp_path, capsys):
+    from pearl.cli import main
+
+    out = tmp_path / "pearl-tiny"
+    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
+                                 batch_size=4, max_steps=1, char_pretrain_steps=1,
+                                 char_out_dim=8))
+    Trainer(cfg, show_progress=False).train()
+    (out / "README.md").unlink(missing_ok=True)
+    assert main(["model-card", str(out), "--command", "pearl train -c y"]) == 0
+    assert "pearl train -c y" in (out / "README.md").read_text()
+    assert str(out / "README.md") in capsys.readouterr().out

@@ -116,11 +116,17 @@ def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmar
     res = rec["tasks"]["ppdb"]
     assert res["details"]["runs"] == pytest.approx([3.0, 4.0, 5.0])
     assert res["score"] == pytest.approx(4.0)
+    assert res["details"]["first_run"] == pytest.approx(3.0)  # the seed-0-style figure
     assert res["std"] == pytest.approx(np.std([3, 4, 5]), abs=1e-3)
     assert len(rec["tasks"]["ppdb_filtered"]["details"]["epochs_per_run"]) == 3
     assert rec["seeds"]["paraphrase_probe_runs"] == "seed + run, run = 0..2"
     seeds.clear()
-    single = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=3)["tasks"]["ppdb"]
+    default = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=0)
+    assert seeds == [0, 1, 2, 3, 4]  # five probe runs by default
+    assert default["seeds"]["paraphrase_probe_runs"] == "seed + run, run = 0..4"
+    seeds.clear()
+    single = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=3,
+                  probe_runs=1)["tasks"]["ppdb"]
     assert seeds == [3] and single["score"] == pytest.approx(3.0)
     assert single["std"] is None and "runs" not in single["details"]
     with pytest.raises(ValueError, match="probe_runs"):

@@ -43,3 +43,31 @@ def test_triplet():
     assert triplet_loss(a, a + 1, a, margin=1.0).item() == pytest.approx(1 + math.sqrt(3), rel=1e-4)
     with pytest.raises(ValueError):
         triplet_loss(a, a[:1], a)
+
+
+def test_batch_hard_triplet_picks_the_closest_other_candidate():
+    from pearl.losses import batch_hard_triplet_loss
+
+    a = torch.tensor([[0.0, 0.0], [10.0, 0.0]])
+    p = torch.tensor([[0.0, 0.5], [10.0, 0.5]])
+    far = batch_hard_triplet_loss(a, p, margin=1.0)  # the other positive is 10 away
+    assert far.item() == 0.0
+    near = torch.tensor([[0.0, 0.2]])  # a shared hard negative closer than the positive
+    got = batch_hard_triplet_loss(a, p, near, margin=1.0)
+    # anchor 0: 0.5 - 0.2 + 1; anchor 1: its closest negative is near (dist ~10.002)
+    assert got.item() == pytest.approx((0.5 - 0.2 + 1.0) / 2, rel=1e-4)
+    with pytest.raises(ValueError):
+        batch_hard_triplet_loss(a[:1], p[:1])
+
+
+def test_type_loss_ignores_untyped_phrases():
+    from pearl.losses import IGNORE_LABEL, type_loss
+
+    logits = torch.tensor([[5.0, 0.0], [0.0, 5.0], [9.0, -9.0]])
+    labels = torch.tensor([0, 1, IGNORE_LABEL])
+    got = type_loss(logits, labels)
+    expected = torch.nn.functional.cross_entropy(logits[:2], labels[:2])
+    assert got.item() == pytest.approx(expected.item())
+    assert type_loss(logits, torch.full((3,), IGNORE_LABEL)) is None  # nothing typed
+    with pytest.raises(ValueError):
+        type_loss(logits, labels[:2])

@@ -123,6 +123,28 @@ def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
     assert all(np.isfinite(r["type"]) for r in result.history)
 
 
+def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir, tmp_path,
+                                                  monkeypatch):
+    from pearl.training import trainer
+
+    calls = []
+    real = trainer.batch_hard_triplet_loss
+
+    def spy(*args, **kw):
+        calls.append(args[3] if len(args) > 3 else kw.get("margin"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(trainer, "batch_hard_triplet_loss", spy)
+    monkeypatch.setattr(trainer, "info_nce", None)  # must not be called
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", objective="triplet",
+                  margin=0.5, max_steps=2)
+    result = Trainer(cfg, show_progress=False).train()
+    assert calls == [0.5, 0.5]
+    assert all(np.isfinite(r["contrastive"]) and r["contrastive"] >= 0 for r in result.history)
+    with pytest.raises(ValueError, match="objective"):
+        _config(training_files, tiny_model_dir, tmp_path / "x", objective="mnrl")
+
+
 def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_model_dir,
                                                         tmp_path):
     from pearl.models import fusion_module, load_pearl_model

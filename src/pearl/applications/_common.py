@@ -16,12 +16,10 @@ from pearl.encoders import (
     EmbeddingCache,
     load_encoder,
 )
+from pearl.encoders.base import is_embedding_model
 
-__all__ = ["TABLE_MODEL", "get_encoder", "get_cache", "to_string_list", "is_missing",
+__all__ = ["get_encoder", "get_cache", "clear_caches", "to_string_list", "is_missing",
            "expected_fingerprint"]
-
-#: The model the table tools use when given none.
-TABLE_MODEL = "all-MiniLM-L6-v2"
 
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, str | None], Any] = {}
@@ -30,7 +28,7 @@ _CACHES: dict[str, EmbeddingCache] = {}
 
 def get_encoder(model: Any = None, device: str | None = None):
     """An encoder object; names and folders are loaded once per process and shared."""
-    if model is not None and not isinstance(model, str) and hasattr(model, "encode"):
+    if is_embedding_model(model):
         return model
     if model is not None and not isinstance(model, str | os.PathLike):
         raise TypeError(f"model must be a name, a folder or an encoder with .encode(), got "
@@ -39,7 +37,7 @@ def get_encoder(model: Any = None, device: str | None = None):
     with _LOCK:
         if key not in _ENCODERS:
             encoder = load_encoder(key[0], device=device)
-            if not hasattr(encoder, "encode"):
+            if not is_embedding_model(encoder):
                 raise ValueError(f"model {key[0]!r} scores pairs of strings and makes no "
                                  "embeddings; the table tools need an embedding model")
             _ENCODERS[key] = encoder
@@ -62,6 +60,17 @@ def expected_fingerprint(model: Any) -> str | None:
         return None
     target = resolve_model_path(name)
     return folder_fingerprint(target) if Path(target).is_dir() else target
+
+
+def clear_caches(models: bool = True) -> None:
+    """Forget the in-memory embeddings (and, with ``models=True``, the loaded models) that
+    the table functions keep per process (``fuzzy_join``, ``deduplicate``, ``cluster`` and
+    ``EntityIndex`` share them so that a string is encoded once); the memory is freed when
+    nothing else holds them."""
+    with _LOCK:
+        _CACHES.clear()
+        if models:
+            _ENCODERS.clear()
 
 
 def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:

@@ -9,8 +9,9 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
 from pearl._validation import check_float, check_int
-from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_string_list
+from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["cluster", "deduplicate"]
@@ -61,7 +62,7 @@ def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
 
 
 def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
-            model: Any = TABLE_MODEL, batch_size: int = 64, matcher: Any = "cosine"
+            model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"
             ) -> np.ndarray:
     """Cluster string values by the cosine similarity of their embeddings.
 
@@ -110,7 +111,7 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
 
 
 def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
-                model: Any = TABLE_MODEL, batch_size: int = 64, matcher: Any = "cosine"):
+                model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"):
     """Map each value to a canonical representative of its cluster.
 
     Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.applications._common import get_cache, get_encoder, to_string_list
-from pearl.encoders.base import normalize_rows
+from pearl.applications._common import to_string_list
+from pearl.encoders import DEFAULT_MODEL, EmbeddingCache, load_encoder
+from pearl.encoders.base import is_embedding_model, normalize_rows
 
 __all__ = ["PhraseEmbedder"]
 
@@ -17,6 +20,11 @@ __all__ = ["PhraseEmbedder"]
 def _column(X):
     """The single column of X (Series, 1-d array, list, or one-column DataFrame/2-d array)."""
     name = None
+    if not hasattr(X, "columns") and not isinstance(X, np.ndarray | list | tuple) and \
+            hasattr(X, "__array__") and not hasattr(X, "to_numpy"):
+        X = np.asarray(X)  # another array-like (e.g. one that only implements __array__)
+    elif isinstance(X, list | tuple) and len(X) and isinstance(X[0], list | tuple):
+        X = np.array([list(row) for row in X], dtype=object)  # rows of one cell each
     if hasattr(X, "columns"):  # pandas or polars DataFrame
         if len(X.columns) != 1:
             raise ValueError(f"PhraseEmbedder takes one column, got {len(X.columns)}")
@@ -36,7 +44,7 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : str or encoder, default="all-MiniLM-L6-v2"
+    model : str or encoder, default=DEFAULT_MODEL
         Model name or folder (see :class:`pearl.PhraseEncoder`) or an encoder object.
     n_components : int, optional
         Reduce the embeddings to this many dimensions with a PCA fitted in ``fit``.
@@ -63,9 +71,11 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
     Notes
     -----
     Non-string cells (numbers, lists...) raise ``ValueError`` naming the row; convert
-    them explicitly. Embeddings are cached in memory by text for the process, so a
-    repeated ``fit``/``transform`` (or a cross-validation over clones) encodes each
-    distinct string once.
+    them explicitly. The model is loaded in ``fit`` and held by the estimator, with an
+    in-memory cache of the embeddings it computed (a ``transform`` of strings already
+    seen encodes nothing). Pickling keeps the fitted PCA and drops the loaded model when
+    ``model`` is a name or folder, which is then loaded again on first use (as skrub's
+    ``TextEncoder`` does); an encoder object passed as ``model`` is pickled with it.
 
     Examples
     --------
@@ -74,7 +84,7 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
     >>> pipe = make_pipeline(PhraseEmbedder(n_components=30), LogisticRegression())
     """
 
-    def __init__(self, model="all-MiniLM-L6-v2", n_components=None, normalize=True,
+    def __init__(self, model=DEFAULT_MODEL, n_components=None, normalize=True,
                  handle_missing="empty", batch_size=64, device=None):
         self.model = model
         self.n_components = n_components
@@ -83,12 +93,41 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
         self.batch_size = batch_size
         self.device = device
 
+    def _cache(self) -> EmbeddingCache:
+        """The loaded model, wrapped in this estimator's embedding cache (built on first
+        use: after ``fit``, or after unpickling an estimator fitted on a model name)."""
+        key = (id(self.model) if is_embedding_model(self.model) else str(self.model),
+               self.device, self.batch_size)
+        if getattr(self, "_embedding_cache", None) is None or \
+                getattr(self, "_cache_key", key) != key:
+            self._cache_key = key
+            if is_embedding_model(self.model):
+                encoder = self.model
+            elif isinstance(self.model, str | os.PathLike):
+                encoder = load_encoder(os.fspath(self.model), device=self.device)
+                if not is_embedding_model(encoder):
+                    raise ValueError(f"model {self.model!r} scores pairs of strings and "
+                                     "makes no embeddings; PhraseEmbedder needs an "
+                                     "embedding model")
+            else:
+                raise TypeError(f"model must be a name, a folder or an encoder with "
+                                f".encode(), got {type(self.model).__name__}")
+            self._embedding_cache = EmbeddingCache(encoder, persist=False,
+                                                   batch_size=self.batch_size)
+        return self._embedding_cache
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if not is_embedding_model(self.model):  # a name or folder: loaded again on use
+            state.pop("_embedding_cache", None)
+        state.pop("_cache_key", None)  # holds an id(), meaningless in another process
+        return state
+
     def _embed(self, X):
         col, name = _column(X)
         texts, _ = to_string_list(col, missing=self.handle_missing, non_string="error",
                                   name=name or "X")
-        encoder = get_encoder(self.model, self.device)
-        emb = get_cache(encoder, self.batch_size)(texts, show_progress_bar=len(texts) > 8192)
+        emb = self._cache()(texts, show_progress_bar=len(texts) > 8192)
         emb = normalize_rows(emb) if self.normalize else np.asarray(emb, dtype=np.float32)
         return emb, name
 
@@ -131,6 +170,14 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
         elif hasattr(self, "pca_"):
             emb = np.zeros((0, self.pca_.n_components_), dtype=np.float32)
         return emb
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.one_d_array = True  # a Series or 1-d array of strings, or one column
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True  # missing values embed as ""
+        tags.transformer_tags.preserves_dtype = []  # strings in, float32 out
+        return tags
 
     def get_feature_names_out(self, input_features=None):
         """``<column>_1 ... <column>_k`` (``phrase_1...`` for an unnamed column)."""

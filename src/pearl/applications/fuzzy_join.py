@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from pearl._validation import check_bool, check_choice, check_float, check_int
-from pearl.applications._common import TABLE_MODEL, get_cache, get_encoder, to_string_list
+from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["fuzzy_join", "match_strings", "combined_top_k", "top_k_of",
@@ -242,7 +243,7 @@ def fuzzy_join(
     top_k: int = 1,
     how: str = "left",
     return_score: bool = True,
-    model: Any = TABLE_MODEL,
+    model: Any = DEFAULT_MODEL,
     suffix: str = "_right",
     batch_size: int = 64,
     right_chunksize: int | None = None,
@@ -271,7 +272,7 @@ def fuzzy_join(
         match reaches the threshold; ``"inner"`` drops those rows.
     return_score : bool, default=True
         Add a ``match_score`` column (cosine similarity; null when unmatched).
-    model : str or encoder, default="all-MiniLM-L6-v2"
+    model : str or encoder, default=DEFAULT_MODEL
     suffix : str, default="_right"
         Appended to right column names that clash with left ones. A name that would
         still clash (``<col>_right`` already exists, or an input has a ``match_score`` /

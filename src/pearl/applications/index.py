@@ -14,6 +14,7 @@ from pearl._io import atomic_dir, read_json_object
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications._common import expected_fingerprint, get_encoder
 from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
@@ -54,7 +55,7 @@ class EntityIndex:
 
     Parameters
     ----------
-    model : str or encoder, default="all-MiniLM-L6-v2"
+    model : str or encoder, default=DEFAULT_MODEL
         Encoder of names and queries.
     index : {"flat", "hnsw", "ivf"}, default="flat"
         ``"flat"``: exact inner product on normalised vectors (cosine). ``"hnsw"``:
@@ -76,7 +77,7 @@ class EntityIndex:
     [['The New York Times', 'New York Post']]
     """
 
-    def __init__(self, model: Any = "all-MiniLM-L6-v2", index: str = "flat", hnsw_m: int = 32,
+    def __init__(self, model: Any = DEFAULT_MODEL, index: str = "flat", hnsw_m: int = 32,
                  ef_search: int = 128, nprobe: int = 16, batch_size: int = 64) -> None:
         self.model = model
         self.index = check_choice(index, "index", ("flat", "hnsw", "ivf"))
@@ -218,10 +219,18 @@ class EntityIndex:
         if scorer is None:
             return self.search_embeddings(q, k, queries=items)
         wide = self.search_embeddings(q, max(k, candidates), queries=items)
-        return self._rescore(wide, scorer, k)
+        return self.rescore(wide, scorer, k)
 
-    def _rescore(self, wide: SearchResult, scorer, k: int) -> SearchResult:
-        """Re-rank each query's embedding candidates by the combined match probability."""
+    @property
+    def faiss_index(self):
+        """The underlying faiss index (None until names are added)."""
+        return self._faiss
+
+    def rescore(self, wide: SearchResult, scorer, k: int) -> SearchResult:
+        """Re-rank each query's embedding candidates (``wide``, e.g. from
+        :meth:`search_embeddings` with a larger k) by the combined match probability of
+        ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``k``.
+        """
         from pearl.applications.fuzzy_join import merge_top_k
         from pearl.applications.matcher import NgramVectorizer
 

@@ -29,7 +29,7 @@ __all__ = ["NgramVectorizer", "MatchScorer", "threshold_for_precision", "WEIGHTS
 
 logger = logging.getLogger(__name__)
 
-#: Weights learned for the known models (see ``benchmarks/matcher_weights.py``).
+#: Weights learned for the known models (see ``benchmarks/data/matcher_weights.py``).
 WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
 
 
@@ -122,21 +122,39 @@ class MatchScorer:
 
     @classmethod
     def fit(cls, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
-            balanced: bool = False, source: str = "") -> MatchScorer:
-        """Logistic regression on labelled pairs (1: same thing, 0: different).
+            balanced: bool = False, source: str = "", l2: float = 1e-3) -> MatchScorer:
+        """Logistic regression on labelled pairs (1: same thing, 0: different), with the
+        three weights held non-negative.
 
+        The constraint keeps the score monotone: a candidate never loses rank because its
+        embedding or n-gram cosine went *up* (an unconstrained fit on training pairs can
+        learn negative weights that help on those pairs and reverse rankings elsewhere).
         ``balanced=True`` weights the two classes equally, so the probabilities assume
-        even odds before the cosines are seen.
+        even odds before the cosines are seen. ``l2`` is a small ridge on the weights.
         """
-        from sklearn.linear_model import LogisticRegression
+        from scipy.optimize import minimize
 
-        y = np.asarray(labels).astype(int)
-        if set(np.unique(y)) != {0, 1}:
+        y = np.asarray(labels).astype(np.float64)
+        if set(np.unique(y)) != {0.0, 1.0}:
             raise ValueError("labels must contain both matches (1) and non-matches (0)")
-        lr = LogisticRegression(C=10.0, max_iter=1000,
-                                class_weight="balanced" if balanced else None
-                                ).fit(_features(emb_cos, ngram_cos), y)
-        return cls(tuple(float(w) for w in lr.coef_[0]), float(lr.intercept_[0]), source)
+        x = _features(emb_cos, ngram_cos)
+        sw = np.ones_like(y)
+        if balanced:
+            sw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+        sw = sw / sw.sum()
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            z = x @ theta[:3] + theta[3]
+            # log(1 + exp(z)) - y z, computed stably
+            nll = np.logaddexp(0.0, z) - y * z
+            g = (1.0 / (1.0 + np.exp(-z)) - y) * sw
+            grad = np.concatenate([x.T @ g + 2 * l2 * theta[:3], [g.sum()]])
+            return float(sw @ nll + l2 * theta[:3] @ theta[:3]), grad
+
+        res = minimize(loss, np.array([1.0, 1.0, 0.0, 0.0]), jac=True, method="L-BFGS-B",
+                       bounds=[(0, None)] * 3 + [(None, None)])
+        w = res.x
+        return cls(tuple(float(v) for v in w[:3]), float(w[3]), source)
 
     def to_dict(self) -> dict[str, Any]:
         return {"weights": list(self.weights), "bias": self.bias, "source": self.source}

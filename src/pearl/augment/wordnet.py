@@ -12,17 +12,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from pearl.encoders.resolve import cache_dir
+from pearl.paths import cache_dir
 
-__all__ = ["load_wordnet", "default_lexicon_dir"]
+__all__ = ["load_wordnet"]
 
 _NEEDED = ("index.noun", "data.noun", "index.sense", "lexnames")
-
-
-def default_lexicon_dir() -> Path:
-    """``$PEARL_DATA/lexicon/wordnet`` or ``../shared/data/lexicon/wordnet``."""
-    root = os.environ.get("PEARL_DATA") or Path.cwd().parent / "shared" / "data"
-    return Path(root) / "lexicon" / "wordnet"
 
 
 @functools.lru_cache(maxsize=4)
@@ -31,7 +25,7 @@ def load_wordnet(wordnet_dir: str | None = None):
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    src = Path(wordnet_dir) if wordnet_dir else default_lexicon_dir()
+    src = Path(wordnet_dir) if wordnet_dir else wordnet_dir()
     if not all((src / f).is_file() for f in _NEEDED):
         raise FileNotFoundError(f"no WordNet database in {src} (expected {', '.join(_NEEDED)})")
     base = cache_dir() / "nltk_data"

@@ -30,16 +30,13 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra ins
 from pearl import __version__
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.applications._common import (
-    TABLE_MODEL,
-    expected_fingerprint,
-    get_encoder,
-    to_string_list,
-)
+from pearl.applications._common import expected_fingerprint, get_encoder, to_string_list
 from pearl.applications.fuzzy_join import check_join_options, output_columns
 from pearl.applications.index import EntityIndex
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
+from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders.base import is_embedding_model
 
 __all__ = ["local_client", "encode", "fuzzy_join", "build_index", "search",
            "encode_to_parquet", "join_to_parquet", "read_table"]
@@ -100,10 +97,10 @@ def _model_arg(model: Any):
     """Names and folders travel as strings (each worker loads the model once); an encoder
     object becomes one graph key, sent once to each worker that needs it."""
     if model is None:
-        return TABLE_MODEL
+        return DEFAULT_MODEL
     if isinstance(model, str | os.PathLike):
         return os.fspath(model)
-    if not hasattr(model, "encode"):
+    if not is_embedding_model(model):
         raise TypeError(f"model must be a name, a folder or an encoder, got "
                         f"{type(model).__name__}")
     return dask.delayed(model, pure=True)
@@ -128,7 +125,7 @@ def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
     ddf : dask.dataframe.DataFrame
     column : str
     model : str, path or encoder, optional
-        Defaults to the table tools' model (all-MiniLM-L6-v2).
+        Defaults to ``pearl.DEFAULT_MODEL``.
     batch_size : int, default=64
     normalize : bool, default=False
         L2-normalise the embeddings.
@@ -144,7 +141,7 @@ def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
     batch_size = check_int(batch_size, "batch_size", 1)
     normalize = check_bool(normalize, "normalize")
     handle_missing = check_choice(handle_missing, "handle_missing", ("error", "empty"))
-    dim = get_encoder(model if model is not None else TABLE_MODEL).embedding_dim
+    dim = get_encoder(model if model is not None else DEFAULT_MODEL).embedding_dim
     m = _model_arg(model)
     parts = [da.from_delayed(dask.delayed(P.encode_partition)(p, column, m, batch_size,
                                                               normalize, handle_missing),
@@ -178,7 +175,7 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
     # the learned weights depend on the model: loaded here only for the combined matcher
     scorer = None if matcher == "cosine" else scorer_for(
-        matcher, get_encoder(model if model is not None else TABLE_MODEL))
+        matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
     m = _model_arg(model)
     shards = _reference_shards(right, right_on, m, batch_size, right_shards, index,
                                ngrams=scorer is not None)
@@ -257,7 +254,7 @@ def build_index(ddf, column: str, model: Any = None, *, index: str = "flat",
     _check_frame(ddf, "ddf", column)
     vectors = encode(ddf, column, model, batch_size=batch_size, normalize=True).compute()
     names = ddf[column].compute().tolist()
-    idx = EntityIndex(model=model if model is not None else TABLE_MODEL, index=index,
+    idx = EntityIndex(model=model if model is not None else DEFAULT_MODEL, index=index,
                       batch_size=batch_size, **index_options)
     return idx.add_embeddings(names, vectors)
 
@@ -313,7 +310,7 @@ def _identity(path: str | os.PathLike) -> list:
 
 
 def _model_identity(model: Any) -> dict:
-    model = model if model is not None else TABLE_MODEL
+    model = model if model is not None else DEFAULT_MODEL
     name = os.fspath(model) if isinstance(model, str | os.PathLike) else type(model).__name__
     return {"model": name, "fingerprint": expected_fingerprint(model)}
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["Encoder", "cosine_matrix", "normalize_rows"]
+__all__ = ["Encoder", "cosine_matrix", "normalize_rows", "is_embedding_model"]
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:
@@ -15,6 +15,12 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return x / np.where(norms == 0, 1, norms)
+
+
+def is_embedding_model(model: object) -> bool:
+    """Whether ``model`` makes embeddings (has a callable ``encode``), as opposed to a
+    pairwise scorer such as :class:`~pearl.encoders.StringDistance` or a model name."""
+    return not isinstance(model, str) and callable(getattr(model, "encode", None))
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

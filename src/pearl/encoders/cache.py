@@ -25,7 +25,7 @@ import numpy as np
 
 from pearl._io import atomic_path
 from pearl._validation import check_texts
-from pearl.encoders.resolve import cache_dir
+from pearl.paths import cache_dir
 
 __all__ = ["EmbeddingCache"]
 

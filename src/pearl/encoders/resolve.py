@@ -26,7 +26,9 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["KNOWN_MODELS", "cache_dir", "resolve_model_path", "assemble_mpnet"]
+from pearl.paths import cache_dir
+
+__all__ = ["KNOWN_MODELS", "resolve_model_path", "assemble_mpnet"]
 
 KNOWN_MODELS = ("pearl-minilm", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
 #: models whose folder ships inside the package (pretrained/<name>)
@@ -39,12 +41,6 @@ _ALIASES = {
     "all-mpnet-base-v2": "all-mpnet-base-v2",
     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2",
 }
-
-
-def cache_dir() -> Path:
-    """Return pearl's cache folder (``$PEARL_CACHE`` or ``~/.cache/pearl``)."""
-    root = os.environ.get("PEARL_CACHE") or Path.home() / ".cache" / "pearl"
-    return Path(root)
 
 
 def _minilm_dir() -> Path:

@@ -2,14 +2,13 @@
 
 from pearl.encoders.cache import EmbeddingCache
 from pearl.evaluation.report import load_records, render_markdown, save_record, write_report
-from pearl.evaluation.runner import averages, default_data_root, evaluate
+from pearl.evaluation.runner import averages, evaluate
 from pearl.evaluation.tasks import TASKS, select_tasks
 
 __all__ = [
     "TASKS",
     "EmbeddingCache",
     "averages",
-    "default_data_root",
     "evaluate",
     "load_records",
     "render_markdown",

@@ -4,20 +4,18 @@ It gathers what the folder itself records (``training/config.json``, ``training/
 and the benchmark records written by ``pearl eval`` for the model and its backbone, so the
 card says how the model was made and how it scores, from files rather than by hand::
 
-    python -m pearl.evaluation.model_card src/pearl/pretrained/pearl-minilm \\
-        --results results --backbone all-MiniLM-L6-v2 --train-seconds 4000
+    pearl model-card models/pearl-minilm --results results --train-seconds 5903
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 from pearl._io import write_text_atomic
 from pearl.evaluation.report import load_records, render_markdown
 
-__all__ = ["write_model_card", "write_static_model_card"]
+__all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
 
 
 def _record(records: list[dict], name: str) -> dict | None:
@@ -102,8 +100,10 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         lines.append(f"- Loss {first[1]:.3f} at step 1, {last[1]:.3f} at step {int(last[0])} "
                      "(curve: `training/loss.png`, values: `training/loss.tsv`).")
     if train_seconds:
-        lines.append(f"- Training wall time: {train_seconds / 60:.0f} min on a 2-core CPU, "
-                     "character-encoder pretraining included.")
+        cpus = cfg.get("machine", {}).get("cpus")
+        lines.append(f"- Training wall time: {train_seconds / 60:.0f} min"
+                     + (f" on {cpus} CPU cores" if cpus else "")
+                     + ", character-encoder pretraining included.")
     if command:
         lines += ["", "Command:", "", f"    {command}"]
     if results:
@@ -181,16 +181,11 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
     return path
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description="write a PEARL model card")
-    ap.add_argument("folder")
-    ap.add_argument("--results")
-    ap.add_argument("--backbone")
-    ap.add_argument("--train-seconds", type=float)
-    ap.add_argument("--command")
-    a = ap.parse_args(argv)
-    print(write_model_card(a.folder, a.results, a.backbone, a.train_seconds, a.command))
 
-
-if __name__ == "__main__":
-    main()
+def is_static_folder(folder: str | Path) -> bool:
+    """Whether ``folder`` was written by ``pearl train-static`` (its training config
+    records the static model's n-gram table)."""
+    cfg_path = Path(folder) / "training" / "config.json"
+    if not cfg_path.is_file():
+        return False
+    return "n_buckets" in json.loads(cfg_path.read_text(encoding="utf-8"))

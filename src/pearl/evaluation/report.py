@@ -57,7 +57,8 @@ def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
                                           "Distance", r["model"]))
 
 
-def _fmt(v: float | None, std: float | None = None) -> str:
+def format_score(v: float | None, std: float | None = None) -> str:
+    """A score as the tables print it: one decimal, "± std" when given, "–" when None."""
     if v is None:
         return "–"
     return f"{v:.1f}" if std is None else f"{v:.1f} ± {std:.1f}"
@@ -80,17 +81,18 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
               "|---|---|---|" + "---:|" * (len(cols) + 2)]
     for r in records:
         t = r["tasks"]
-        cells = [_fmt(t[k]["score"]) if t.get(k, {}).get("status") == "ok" else
+        cells = [format_score(t[k]["score"]) if t.get(k, {}).get("status") == "ok" else
                  ("n/a" if t.get(k, {}).get("status") == "n/a" else "–") for k in PHRASE_TASKS]
         av = r.get("averages", {})
         lines.append(f"| {r['model']} | {_size(r.get('parameters'))} | measured | "
-                     + " | ".join(cells) + f" | {_fmt(av.get('avg7'))} | {_fmt(av.get('avg9'))} |")
+                     + " | ".join(cells) + f" | {format_score(av.get('avg7'))} | "
+                     f"{format_score(av.get('avg9'))} |")
     if published:
         for name, row in PUBLISHED_PHRASE.items():
             av = averages(row)
-            cells = [_fmt(row.get(k)) for k in PHRASE_TASKS]
+            cells = [format_score(row.get(k)) for k in PHRASE_TASKS]
             lines.append(f"| {name} | {PUBLISHED_SIZE[name]} | published | " + " | ".join(cells)
-                         + f" | {_fmt(av['avg7'])} | {_fmt(av['avg9'])} |")
+                         + f" | {format_score(av['avg7'])} | {format_score(av['avg9'])} |")
     lines += [
         "",
         "Scores in percent: accuracy (PPDB, PPDB-f, Turney, YAGO, UMLS, AutoFJ), Pearson r x 100 "
@@ -120,15 +122,16 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
         t = r["tasks"]
         if not any(t.get(k, {}).get("status") == "ok" for k in SHORT_TEXT_TASKS):
             continue
-        cells = [_fmt(t[k]["score"], t[k].get("std")) if t.get(k, {}).get("status") == "ok"
+        cells = [format_score(t[k]["score"], t[k].get("std")) if t.get(k, {}).get("status") == "ok"
                  else "–" for k in SHORT_TEXT_TASKS]
         lines.append(f"| {r['model']} | measured | " + " | ".join(cells)
-                     + f" | {_fmt(r.get('averages', {}).get('short_text'))} |")
+                     + f" | {format_score(r.get('averages', {}).get('short_text'))} |")
     if published:
         for name, row in PUBLISHED_SHORT_TEXT.items():
-            cells = [_fmt(*row[k]) for k in SHORT_TEXT_TASKS]
+            cells = [format_score(*row[k]) for k in SHORT_TEXT_TASKS]
             avg = float(np.mean([row[k][0] for k in SHORT_TEXT_TASKS]))
-            lines.append(f"| {name} | published | " + " | ".join(cells) + f" | {_fmt(avg)} |")
+            lines.append(f"| {name} | published | " + " | ".join(cells)
+                         + f" | {format_score(avg)} |")
     lines += [
         "",
         "Mean ± std of test accuracy over 10 seeded runs. The measured sets are built from the "

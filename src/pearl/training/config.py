@@ -29,12 +29,14 @@ class TrainConfig:
         ``pearl build-corpus``), ``augmented`` (positive views, from ``pearl augment``),
         ``negatives`` (from ``pearl mine``), ``output`` (the model folder written).
     Objective
-        InfoNCE at ``temperature`` with in-batch negatives plus ``hard_negatives`` mined
-        negatives per batch, plus ``type_weight`` x cross-entropy of the phrase type on both
-        views. ``type_balance`` > 0 weights each type class by ``(n_max / n_c) **
-        type_balance`` (n_c: its training phrases; capped at 10), so that the entity types
-        are not drowned by the OTHER labels (88% of the corpus); 0 is the paper's plain
-        cross-entropy.
+        ``objective = "infonce"`` (PEARL): InfoNCE at ``temperature`` with in-batch
+        negatives plus ``hard_negatives`` mined negatives per batch;
+        ``objective = "triplet"`` (Phrase-BERT's loss): L2 triplet loss with ``margin``,
+        each anchor's negative the closest of the same candidates. Plus ``type_weight``
+        x cross-entropy of the phrase type on both views. ``type_balance`` > 0 weights
+        each type class by ``(n_max / n_c) ** type_balance`` (n_c: its training phrases;
+        capped at 10), so that the entity types are not drowned by the OTHER labels (88%
+        of the corpus); 0 is the paper's plain cross-entropy.
     Optimisation
         Adam at ``lr``, multiplied by ``lr_decay`` every ``decay_steps`` steps.
     Switches (the ablations of Table 3)
@@ -66,7 +68,9 @@ class TrainConfig:
     char_pretrain_batch: int = 256
     char_pretrain_lr: float = 2e-3
     # objective
+    objective: str = "infonce"  # or "triplet" (Phrase-BERT's loss, batch-hard negatives)
     temperature: float = 0.07
+    margin: float = 1.0  # of the triplet objective
     hard_negatives: int = 2
     type_loss: bool = True
     type_weight: float = 1.0
@@ -105,6 +109,8 @@ class TrainConfig:
         for name, weight in self.augmenter_weights.items():
             check_float(weight, f"augmenter_weights[{name!r}]", 0.0)
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
+        check_choice(self.objective, "objective", ("infonce", "triplet"))
+        check_float(self.margin, "margin", 0.0)
 
     @property
     def levels(self) -> set[str]:

@@ -28,13 +28,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from pearl._io import check_replaceable_dir
 from pearl._validation import check_choice
 from pearl.data.labels import LABELS
-from pearl.losses import info_nce
+from pearl.losses import info_nce, type_loss
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
 from pearl.training.config import check_fields
@@ -179,11 +178,10 @@ class StaticTrainer:
             record = {"contrastive": loss.item()}
             if head is not None:
                 y = torch.as_tensor(batch.labels)
-                typed = F.cross_entropy(head(torch.cat([a, p])), torch.cat([y, y]),
-                                        ignore_index=-100)
-                if torch.isfinite(typed):
+                typed = type_loss(head(torch.cat([a, p])), torch.cat([y, y]))
+                if typed is not None:
                     loss = loss + cfg.type_weight * typed
-                record["type"] = typed.item()
+                record["type"] = typed.item() if typed is not None else float("nan")
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -20,13 +20,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
 from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
 from pearl.data.labels import LABELS
-from pearl.losses import info_nce
+from pearl.losses import batch_hard_triplet_loss, info_nce, type_loss
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
 from pearl.training.checkpoint import (
@@ -128,24 +127,26 @@ class Trainer:
                              "a fresh run")
 
     # -- one step -----------------------------------------------------------------------
-    def _step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
+    def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
         cfg = self.config
         b = len(batch.anchors)
         texts = batch.anchors + batch.positives + batch.negatives
         feats = model.preprocess(texts)
         emb = model(feats)["sentence_embedding"]
         a, p, n = emb[:b], emb[b:2 * b], emb[2 * b:]
-        contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
+        if cfg.objective == "triplet":
+            contrastive = batch_hard_triplet_loss(a, p, n if len(n) else None, cfg.margin)
+        else:
+            contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
         record = {"contrastive": contrastive.item()}
         loss = contrastive
         if cfg.type_loss:
             y = torch.as_tensor(batch.labels)
-            logits = fusion.type_logits(torch.cat([a, p]))
-            typed = F.cross_entropy(logits, torch.cat([y, y]), weight=self._class_weights,
-                                    ignore_index=-100)
-            if torch.isfinite(typed):
+            typed = type_loss(fusion.type_logits(torch.cat([a, p])), torch.cat([y, y]),
+                              self._class_weights)
+            if typed is not None:
                 loss = loss + cfg.type_weight * typed
-            record["type"] = typed.item()
+            record["type"] = typed.item() if typed is not None else float("nan")
         record["loss"] = loss.item()
         return loss, record
 
@@ -252,7 +253,7 @@ class Trainer:
             while step < total:
                 t_step = time.time()
                 batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)
-                loss, record = self._step_loss(model, fusion, batch)
+                loss, record = self.step_loss(model, fusion, batch)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()

@@ -41,16 +41,12 @@ class Task:
         ``run(ctx) -> TaskResult``.
     paper_own : bool
         True where the data files are the paper's own (its seven exact datasets).
-    pairwise : bool
-        True where the task only compares pairs of strings, so that a model
-        without embeddings (String Distance) can take part.
     """
 
     key: str
     column: str
     run: Callable[[TaskContext], TaskResult]
     paper_own: bool = True
-    pairwise: bool = False
     group: str = "phrase"
 
 
@@ -59,15 +55,13 @@ TASKS: dict[str, Task] = {
     for t in [
         Task("ppdb", "PPDB", partial(run_paraphrase, name="ppdb")),
         Task("ppdb_filtered", "PPDB-f", partial(run_paraphrase, name="ppdb_filtered")),
-        Task("turney", "Turney", run_turney, pairwise=True),
-        Task("bird", "BIRD", run_bird, pairwise=True),
-        Task("yago", "YAGO*", partial(run_retrieval, name="yago"), paper_own=False,
-             pairwise=True),
-        Task("umls", "UMLS*", partial(run_retrieval, name="umls"), paper_own=False,
-             pairwise=True),
+        Task("turney", "Turney", run_turney),
+        Task("bird", "BIRD", run_bird),
+        Task("yago", "YAGO*", partial(run_retrieval, name="yago"), paper_own=False),
+        Task("umls", "UMLS*", partial(run_retrieval, name="umls"), paper_own=False),
         Task("conll2003", "CoNLL-03", partial(run_clustering, name="conll2003")),
         Task("bc5cdr", "BC5CDR", partial(run_clustering, name="bc5cdr")),
-        Task("autofj", "AutoFJ", run_autofj, pairwise=True),
+        Task("autofj", "AutoFJ", run_autofj),
         Task("twitter_s", "Twitter-S", partial(run_short_text, corpus="twitter", part="S"),
              paper_own=False, group="short_text"),
         Task("twitter_l", "Twitter-L", partial(run_short_text, corpus="twitter", part="L"),

@@ -1,0 +1,28 @@
+"""One package, one default model: every tool that takes a model defaults to
+pearl.DEFAULT_MODEL."""
+
+import inspect
+
+import pearl
+from pearl.cli import build_parser
+
+
+def test_every_tool_defaults_to_the_one_default_model():
+    for tool in (pearl.PhraseEncoder, pearl.fuzzy_join, pearl.EntityIndex, pearl.deduplicate,
+                 pearl.cluster, pearl.PhraseEmbedder):
+        default = inspect.signature(tool).parameters["model"].default
+        assert default == pearl.DEFAULT_MODEL, tool
+    assert inspect.signature(pearl.evaluate).parameters["model"].default is None  # -> default
+
+
+def test_cli_commands_default_to_it():
+    parser = build_parser()
+    for argv in (["encode", "x"], ["similarity", "a", "b"], ["join", "l", "r", "--left-on", "a",
+                 "--right-on", "b", "-o", "o"], ["dedup", "t", "--column", "c", "-o", "o"],
+                 ["index", "build", "n", "-o", "o"]):
+        assert parser.parse_args(argv).model == pearl.DEFAULT_MODEL, argv
+
+
+def test_default_model_is_offline_and_loads():
+    enc = pearl.PhraseEncoder()
+    assert enc.name == pearl.DEFAULT_MODEL and enc.embedding_dim > 0
