@@ -61,7 +61,7 @@ def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
     return model.fit_predict(emb if dist is None else dist).astype(np.int64)
 
 
-def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
+def cluster(values, *, n_clusters: int | None = None, threshold: float = 0.8,
             model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"
             ) -> np.ndarray:
     """Cluster string values by the cosine similarity of their embeddings.
@@ -110,7 +110,7 @@ def cluster(values, n_clusters: int | None = None, threshold: float = 0.8,
     return out
 
 
-def deduplicate(values, threshold: float = 0.8, n_clusters: int | None = None,
+def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None,
                 model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"):
     """Map each value to a canonical representative of its cluster.
 

@@ -84,7 +84,7 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
     >>> pipe = make_pipeline(PhraseEmbedder(n_components=30), LogisticRegression())
     """
 
-    def __init__(self, model=DEFAULT_MODEL, n_components=None, normalize=True,
+    def __init__(self, model=DEFAULT_MODEL, *, n_components=None, normalize=True,
                  handle_missing="empty", batch_size=64, device=None):
         self.model = model
         self.n_components = n_components

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pearl._validation import check_bool, check_choice, check_float, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
-from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.applications.matcher import check_matcher, scorer_for, threshold_for_precision
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
@@ -76,7 +76,7 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
     return best_i, best_s
 
 
-def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder,
+def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
                   top_k: int = 1, batch_size: int = 64, block: int | None = None,
                   scorer=None, candidates: int = 10, idf_texts: list[str] | None = None):
     """Running top-k of each query over a stream of reference chunks.
@@ -234,11 +234,77 @@ def _check_matcher(matcher: Any, precision: float | None):
     return matcher
 
 
+def _is_frame(df) -> bool:
+    return isinstance(df, pd.DataFrame) or type(df).__module__.startswith("polars")
+
+
+class _RightStream:
+    """The right table, read chunk by chunk: its non-null keys go to the matcher, its rows
+    are kept for the output, and :meth:`rows_of` maps a matched key back to its row."""
+
+    def __init__(self, right, right_on: str, chunksize: int | None) -> None:
+        self.right, self.right_on, self.chunksize = right, right_on, chunksize
+        self.frames: list[pd.DataFrame] = []
+        self.columns: list[str] | None = None
+        self.positions: list[np.ndarray] = []  # row of each non-null key, chunk by chunk
+        self.n_rows = 0
+
+    def _parts(self):
+        if _is_frame(self.right):
+            frame, _ = _to_pandas(self.right, "right")
+            step = self.chunksize or max(len(frame), 1)
+            return (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
+        return iter(self.right)
+
+    def keys(self):
+        """Yield the non-null keys of each chunk (null right keys are never indexed)."""
+        for part in self._parts():
+            part, _ = _to_pandas(part, "right")
+            if self.right_on not in part.columns:
+                raise KeyError(f"right has no column {self.right_on!r}; columns: "
+                               f"{list(part.columns)}")
+            self.columns = list(part.columns)
+            keys, nulls = to_string_list(part[self.right_on], non_string="str",
+                                         name=self.right_on)
+            self.frames.append(part.reset_index(drop=True))
+            keep = np.flatnonzero(~nulls)
+            self.positions.append(keep + self.n_rows)
+            self.n_rows += len(keys)
+            yield [keys[k] for k in keep]
+
+    def rows_of(self, key_ids: np.ndarray) -> np.ndarray:
+        """Right-table rows of matched key ids (-1 stays -1)."""
+        mapping = np.concatenate(self.positions) if self.positions else \
+            np.zeros(0, dtype=np.int64)
+        if not len(mapping):
+            return np.full(key_ids.shape, -1, dtype=np.int64)
+        return np.where(key_ids >= 0, mapping[np.maximum(key_ids, 0)], -1)
+
+    def frame(self) -> pd.DataFrame:
+        """Every right row read, in order."""
+        if self.frames:
+            return pd.concat(self.frames, ignore_index=True)
+        return pd.DataFrame(columns=self.columns or [self.right_on])
+
+
+def _reference_texts(right, right_on: str) -> list[str] | None:
+    """The non-null right keys of an in-memory right table (the n-gram IDF is fitted on
+    them); None for a streamed one."""
+    if not _is_frame(right):
+        return None
+    frame, _ = _to_pandas(right, "right")
+    if right_on not in frame.columns:
+        return None
+    keys, nulls = to_string_list(frame[right_on], non_string="str", name=right_on)
+    return [k for k, null in zip(keys, nulls, strict=True) if not null]
+
+
 def fuzzy_join(
     left,
     right,
     left_on: str,
     right_on: str,
+    *,
     threshold: float = 0.0,
     top_k: int = 1,
     how: str = "left",
@@ -310,75 +376,29 @@ def fuzzy_join(
     left_df, was_polars = _to_pandas(left, "left")
     if left_on not in left_df.columns:
         raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
-    if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
+    if _is_frame(right):
         # before any encoding (a streamed right table is checked once it has been read)
         output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
     matcher = _check_matcher(matcher, precision)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
+    stream = _RightStream(right, right_on, right_chunksize)
 
-    streamed: list[pd.DataFrame] = []
-    right_columns: list[str] | None = None
-
-    def right_chunks():
-        nonlocal right_columns
-        if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
-            frame, _ = _to_pandas(right, "right")
-            step = right_chunksize or max(len(frame), 1)
-            parts = (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
-        else:
-            parts = iter(right)
-        for part in parts:
-            part, _ = _to_pandas(part, "right")
-            if right_on not in part.columns:
-                raise KeyError(f"right has no column {right_on!r}; columns: "
-                               f"{list(part.columns)}")
-            right_columns = list(part.columns)
-            keys, nulls = to_string_list(part[right_on], non_string="str", name=right_on)
-            streamed.append(part.reset_index(drop=True))
-            yield keys, nulls
-
-    lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     # Null keys never match: null left keys are not searched, null right keys not indexed.
-    positions: list[np.ndarray] = []
-    offset = 0
-
-    def non_null_keys():
-        nonlocal offset
-        for keys, nulls in right_chunks():
-            keep = np.flatnonzero(~nulls)
-            positions.append(keep + offset)
-            offset += len(keys)
-            yield [keys[k] for k in keep]
-
+    lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     live = np.flatnonzero(~lnull)
+    li, ls = match_strings([lkeys[i] for i in live], stream.keys(), encoder, top_k=top_k,
+                           batch_size=batch_size, scorer=scorer,
+                           idf_texts=_reference_texts(right, right_on) if scorer else None)
+    if scorer is not None and precision is not None:
+        threshold = threshold_for_precision(ls[:, 0], precision)
     ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
     scores = np.full((len(lkeys), top_k), -np.inf, dtype=np.float32)
-    queries = [lkeys[i] for i in live]
-    idf = None
-    if scorer is not None:
-        if isinstance(right, pd.DataFrame) or type(right).__module__.startswith("polars"):
-            frame, _ = _to_pandas(right, "right")
-            if right_on in frame.columns:
-                keys, nulls = to_string_list(frame[right_on], non_string="str",
-                                             name=right_on)
-                idf = [k for k, null in zip(keys, nulls, strict=True) if not null]
-    li, ls = match_strings(queries, non_null_keys(), encoder, top_k, batch_size,
-                           scorer=scorer, idf_texts=idf)
-    if scorer is not None and precision is not None:
-        from pearl.applications.matcher import threshold_for_precision
+    ids[live], scores[live] = stream.rows_of(li), ls
 
-        threshold = threshold_for_precision(ls[:, 0], precision)
-    mapping = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
-    if len(mapping):
-        ids[live] = np.where(li >= 0, mapping[np.maximum(li, 0)], -1)
-    scores[live] = ls
-
-    right_df = (pd.concat(streamed, ignore_index=True) if streamed
-                else pd.DataFrame(columns=right_columns or [right_on]))
+    right_df = stream.frame()
     right_df = right_df.rename(columns=output_columns(left_df.columns, right_df.columns,
                                                       suffix, return_score, top_k > 1))
-
     out = assemble_join(left_df, right_df, ids, scores, threshold=threshold, how=how,
                         return_score=return_score, add_rank=top_k > 1)
     if was_polars:

@@ -77,7 +77,7 @@ class EntityIndex:
     [['The New York Times', 'New York Post']]
     """
 
-    def __init__(self, model: Any = DEFAULT_MODEL, index: str = "flat", hnsw_m: int = 32,
+    def __init__(self, model: Any = DEFAULT_MODEL, *, index: str = "flat", hnsw_m: int = 32,
                  ef_search: int = 128, nprobe: int = 16, batch_size: int = 64) -> None:
         self.model = model
         self.index = check_choice(index, "index", ("flat", "hnsw", "ivf"))
@@ -185,7 +185,7 @@ class EntityIndex:
         return len(self.names_)
 
     # -- searching ------------------------------------------------------------------------
-    def search(self, queries, k: int = 5, show_progress_bar: bool | None = None,
+    def search(self, queries, k: int = 5, *, show_progress_bar: bool | None = None,
                matcher: Any = "cosine", candidates: int = 50) -> SearchResult:
         """The k nearest names of each query.
 

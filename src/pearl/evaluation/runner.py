@@ -71,6 +71,7 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
 def evaluate(
     model: Any = None,
     tasks: str | list[str] | None = None,
+    *,
     data: str | os.PathLike | None = None,
     short_text: str | os.PathLike | None = None,
     quick: bool = False,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -152,9 +153,37 @@ class Trainer:
 
     # -- the run ------------------------------------------------------------------------
     def train(self, resume: bool = False) -> TrainResult:
+        """Train (or, with ``resume=True``, continue from the last checkpoint) and save the
+        model folder; returns a :class:`TrainResult` (``interrupted`` when stopped by a
+        signal or :meth:`request_stop`, with a checkpoint to resume from)."""
         cfg = self.config
         t_start = time.time()
-        elapsed_before = 0.0
+        data, total = self._prepare()
+        model = self._build()
+        fusion = fusion_module(model)
+        ckpt = cfg.checkpoints
+        state = self._load_state(model, ckpt, total) if resume else None
+        if state is None:
+            state = self._fresh_state(model, data, ckpt)
+        t0 = time.time()
+        step, interrupted = self._run_steps(model, fusion, data, total, state, t_start)
+        seconds = time.time() - t0
+        if interrupted:
+            logger.warning("interrupted at step %d/%d; checkpoint in %s (resume=True "
+                           "continues)", step, total, ckpt)
+            return TrainResult(None, step, total, True, seconds, state.history)
+        model.eval()
+        if cfg.average:
+            average_weights(model, state.initial, cfg.average_weight)
+        out = Path(cfg.output)
+        save_model(model, out, cfg.save_dtype, normalize=cfg.normalize)
+        write_training_log(out, cfg, state.history, data_size=len(data), total_steps=total,
+                           seconds=state.elapsed_before + time.time() - t_start)
+        return TrainResult(out, step, total, False, seconds, state.history)
+
+    def _prepare(self) -> tuple[TrainingData, int]:
+        """Threads and seed, the output check, the training data and the step count."""
+        cfg = self.config
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
@@ -164,74 +193,85 @@ class Trainer:
             cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
             levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
             max_examples=cfg.max_examples, seed=cfg.seed)
-        per_epoch = data.steps_per_epoch(cfg.batch_size)
         if cfg.type_loss and cfg.type_balance:
             self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
-        total = max(1, math.ceil(cfg.epochs * per_epoch))
+        total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
-        model = self._build()
-        fusion = fusion_module(model)
-        ckpt = cfg.checkpoints
+        return data, total
+
+    def _load_state(self, model, ckpt: Path, total: int) -> _RunState | None:
+        """The run state of the last checkpoint, loaded into ``model``; None (with a
+        warning) when there is none."""
         state_path = ckpt / STATE
-        history: list[dict] = []
-        start = 0
-        if resume and not state_path.is_file() and (ckpt / LEGACY_STATE).is_file():
+        if not state_path.is_file() and (ckpt / LEGACY_STATE).is_file():
             raise OSError(f"{ckpt / LEGACY_STATE} is a pickle checkpoint of an older pearl; "
                           "pearl does not unpickle files (a pickle can run code). Start a "
                           "fresh run without --resume.")
-        if resume and state_path.is_file():
-            state = load_checkpoint(state_path)
-            self._check_resumable(state.config)
-            try:
-                model.load_state_dict(state.model)
-                opt, sched = self._optimizer(model)
-                opt.load_state_dict(state.optimizer)
-                sched.load_state_dict(state.scheduler)
-                torch.set_rng_state(state.torch_rng)
-            except (RuntimeError, KeyError, ValueError) as exc:
-                raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}"
-                              ) from exc
-            start, history = state.step, state.history
-            if start > total:
-                raise ValueError(f"the checkpoint is at step {start}, past the {total} steps "
-                                 "this configuration asks for; raise epochs/max_steps or "
-                                 "start a fresh run")
-            elapsed_before = state.seconds
-            try:
-                initial = load_file(str(ckpt / INITIAL))
-            except Exception as exc:  # noqa: BLE001 - a missing or truncated file
-                raise OSError(f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh "
-                              "run without --resume") from exc
-            logger.info("resumed at step %d of %d", start, total)
-        else:
-            if resume:
-                logger.warning("no checkpoint in %s; starting from scratch", ckpt)
-            created = not ckpt.exists()
-            ckpt.mkdir(parents=True, exist_ok=True)
-            try:
-                if cfg.use_chars and cfg.char_pretrain_steps:
-                    words = vocabulary(data.anchors, cfg.char_pretrain_words)
-                    pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
-                                          batch_size=cfg.char_pretrain_batch,
-                                          lr=cfg.char_pretrain_lr, seed=cfg.seed,
-                                          show_progress=self.show_progress)
-                initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
-                with atomic_path(ckpt / INITIAL) as tmp:
-                    save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
-            except BaseException:
-                if created:  # a failure before any checkpoint leaves nothing behind
-                    shutil.rmtree(ckpt, ignore_errors=True)
-                raise
-            torch.manual_seed(cfg.seed + 1)
+        if not state_path.is_file():
+            logger.warning("no checkpoint in %s; starting from scratch", ckpt)
+            return None
+        saved = load_checkpoint(state_path)
+        self._check_resumable(saved.config)
+        try:
+            model.load_state_dict(saved.model)
             opt, sched = self._optimizer(model)
+            opt.load_state_dict(saved.optimizer)
+            sched.load_state_dict(saved.scheduler)
+            torch.set_rng_state(saved.torch_rng)
+        except (RuntimeError, KeyError, ValueError) as exc:
+            raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}"
+                          ) from exc
+        if saved.step > total:
+            raise ValueError(f"the checkpoint is at step {saved.step}, past the {total} "
+                             "steps this configuration asks for; raise epochs/max_steps or "
+                             "start a fresh run")
+        try:
+            initial = load_file(str(ckpt / INITIAL))
+        except Exception as exc:  # noqa: BLE001 - a missing or truncated file
+            raise OSError(f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh "
+                          "run without --resume") from exc
+        logger.info("resumed at step %d of %d", saved.step, total)
+        return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
+
+    def _fresh_state(self, model, data: TrainingData, ckpt: Path) -> _RunState:
+        """Pretrain the character encoder, keep the initial weights (for averaging, on disk
+        for resume) and make the optimizer."""
+        cfg = self.config
+        created = not ckpt.exists()
+        ckpt.mkdir(parents=True, exist_ok=True)
+        try:
+            if cfg.use_chars and cfg.char_pretrain_steps:
+                words = vocabulary(data.anchors, cfg.char_pretrain_words)
+                pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
+                                      batch_size=cfg.char_pretrain_batch,
+                                      lr=cfg.char_pretrain_lr, seed=cfg.seed,
+                                      show_progress=self.show_progress)
+            initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            with atomic_path(ckpt / INITIAL) as tmp:
+                save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
+        except BaseException:
+            if created:  # a failure before any checkpoint leaves nothing behind
+                shutil.rmtree(ckpt, ignore_errors=True)
+            raise
+        torch.manual_seed(cfg.seed + 1)
+        opt, sched = self._optimizer(model)
+        return _RunState(opt, sched, initial, 0, [], 0.0)
+
+    def _run_steps(self, model, fusion, data: TrainingData, total: int, state: _RunState,
+                   t_start: float) -> tuple[int, bool]:
+        """The optimisation loop, with checkpoints every ``checkpoint_every`` steps and on
+        SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
+        cfg = self.config
+        opt, sched, history = state.optimizer, state.scheduler, state.history
+        state_path = cfg.checkpoints / STATE
 
         def save_state(step: int) -> None:
             save_checkpoint(state_path, Checkpoint(
                 config=cfg.to_dict(), step=step, history=history, model=model.state_dict(),
                 optimizer=opt.state_dict(), scheduler=sched.state_dict(),
                 torch_rng=torch.get_rng_state(),
-                seconds=elapsed_before + time.time() - t_start))
+                seconds=state.elapsed_before + time.time() - t_start))
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -243,12 +283,11 @@ class Trainer:
         if in_main:
             for s in previous:
                 signal.signal(s, handler)
-        t0 = time.time()
-        step = start
+        step = state.step
         interrupted = False
         try:
             model.train()
-            bar = tqdm(total=total, initial=start, desc="train", unit="step",
+            bar = tqdm(total=total, initial=step, desc="train", unit="step",
                        disable=not self.show_progress)
             while step < total:
                 t_step = time.time()
@@ -281,19 +320,20 @@ class Trainer:
             if in_main:
                 for s, h in previous.items():
                     signal.signal(s, h)
-        seconds = time.time() - t0
-        if interrupted:
-            logger.warning("interrupted at step %d/%d; checkpoint in %s (resume=True "
-                           "continues)", step, total, ckpt)
-            return TrainResult(None, step, total, True, seconds, history)
-        model.eval()
-        if cfg.average:
-            average_weights(model, initial, cfg.average_weight)
-        out = Path(cfg.output)
-        save_model(model, out, cfg.save_dtype, normalize=cfg.normalize)
-        write_training_log(out, cfg, history, data_size=len(data), total_steps=total,
-                           seconds=elapsed_before + time.time() - t_start)
-        return TrainResult(out, step, total, False, seconds, history)
+        return step, interrupted
+
+
+@dataclass
+class _RunState:
+    """What a run carries between its steps: optimizer, scheduler, the initial weights (for
+    averaging), the step reached, the per-step records and the seconds already spent."""
+
+    optimizer: Any
+    scheduler: Any
+    initial: dict[str, torch.Tensor]
+    step: int
+    history: list[dict]
+    elapsed_before: float
 
 
 def _is_main_thread() -> bool:
