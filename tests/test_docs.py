@@ -1,0 +1,37 @@
+"""The user's documentation: relative links resolve, and the README stays short."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+        ROOT / "results" / "README.md", ROOT / "results" / "experiments" / "README.md",
+        *sorted((ROOT / "benchmarks").rglob("README.md"))]
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(doc):
+    broken = []
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+://|mailto:|#", target):
+            continue
+        path = (doc.parent / target.split("#")[0]).resolve()
+        if not path.exists():
+            broken.append(target)
+    assert not broken, f"{doc.name}: broken links {broken}"
+
+
+def test_readme_is_a_short_guide():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.encode()) <= 12_000
+    assert "make benchmark" in text and "make test" in text
+
+
+def test_every_benchmark_script_is_in_its_folder_readme():
+    for folder in ("speed", "quality", "experiments", "data"):
+        readme = (ROOT / "benchmarks" / folder / "README.md").read_text(encoding="utf-8")
+        for script in (ROOT / "benchmarks" / folder).glob("*.py"):
+            assert f"`{script.name}`" in readme, (folder, script.name)
