@@ -5,7 +5,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import pearl
 from pearl import PhraseEncoder
 from pearl.encoders.resolve import resolve_model_path
 

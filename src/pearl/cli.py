@@ -352,6 +352,92 @@ def cmd_mine(args) -> int:
     return 0
 
 
+def cmd_teacher(args) -> int:
+    from pearl.training.teacher import encode_teacher
+
+    check_output(args.output, [args.corpus], "--output")
+    out = encode_teacher(args.corpus, args.output, model=args.model,
+                         chunk_size=args.chunk_size, batch_size=args.batch_size,
+                         limit=args.limit, show_progress=not args.quiet)
+    print(f"teacher embeddings in {out}", file=sys.stderr)
+    return 0
+
+
+def _add_teacher(sub) -> None:
+    """The ``pearl teacher`` command."""
+    p = sub.add_parser("teacher", help="encode the corpus phrases with a teacher model",
+                       description="Embed every phrase of a corpus.tsv with a (stronger) "
+                       "model, in checksummed shards; a re-run after an interruption "
+                       "skips the finished ones. pearl train uses the folder with "
+                       "--set teacher=DIR (the distillation loss).")
+    p.add_argument("corpus", help="corpus.tsv written by build-corpus")
+    p.add_argument("-o", "--output", required=True, help="folder to write (or to complete)")
+    p.add_argument("-m", "--model", default="all-mpnet-base-v2",
+                   help="teacher model (default all-mpnet-base-v2)")
+    p.add_argument("--chunk-size", type=POSITIVE, default=4096,
+                   help="phrases per shard: the most an interruption loses (default 4096)")
+    p.add_argument("-b", "--batch-size", type=POSITIVE, default=128, help="batch size")
+    p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_teacher)
+
+
+def cmd_finetune(args) -> int:
+    from pearl.training.finetune import finetune, read_labelled
+
+    check_output(args.output, [args.pairs], "--output")
+    res = finetune(read_labelled(args.pairs), args.output, model=args.model, loss=args.loss,
+                   epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                   validation=args.validation, patience=args.patience, seed=args.seed,
+                   show_progress=not args.quiet)
+    summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
+               "validation_top1": res.validation_top1, "seconds": round(res.seconds, 1)}
+    if args.dev and args.test:
+        import pandas as pd
+
+        from pearl.encoders import load_encoder
+        from pearl.evaluation.pairs import threshold_accuracy
+
+        def pairs(path):
+            f = pd.read_csv(path, dtype=str, keep_default_na=False)
+            return f["left"].tolist(), f["right"].tolist(), f["label"].astype(int).tolist()
+
+        summary["evaluation"] = threshold_accuracy(load_encoder(str(res.output)),
+                                                   pairs(args.dev), pairs(args.test))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _add_finetune(sub) -> None:
+    """The ``pearl finetune`` command."""
+    p = sub.add_parser("finetune", help="specialise a model on your own labelled matches",
+                       description="Fine-tune a model on labelled matches (a CSV of pairs: "
+                       "left,right,label with label 1 for a match and 0 for a non-match; or "
+                       "of groups: text,group) with SentPWNet's multi-similarity loss. A "
+                       "share of the groups is held out for early stopping; the best "
+                       "weights are saved as a model folder every pearl tool loads.")
+    p.add_argument("pairs", help="CSV of labelled pairs or groups")
+    p.add_argument("-o", "--output", required=True, help="model folder to write")
+    _model_arg(p)
+    p.add_argument("--loss", choices=["ms", "infonce", "triplet"], default="ms",
+                   help="multi-similarity with locality weighting (default), InfoNCE or "
+                   "triplet")
+    p.add_argument("--epochs", type=POSITIVE, default=10, help="at most N epochs (default 10)")
+    p.add_argument("-b", "--batch-size", type=_int_at_least(2), default=64,
+                   help="strings per batch (default 64)")
+    p.add_argument("--lr", type=_float_between(1e-8, 1.0), default=2e-5,
+                   help="learning rate (default 2e-5)")
+    p.add_argument("--validation", type=_float_between(0.0, 0.9), default=0.1,
+                   help="share of groups held out for early stopping (default 0.1)")
+    p.add_argument("--patience", type=POSITIVE, default=2,
+                   help="epochs without improvement before stopping (default 2)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
+    p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
+    p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_finetune)
+
+
 def _set_overrides(args) -> dict[str, str]:
     """The ``--set KEY=VALUE`` options of a training command, as config overrides."""
     overrides = {}
@@ -552,13 +638,14 @@ def _add_join(sub) -> None:
     p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
     p.add_argument("-o", "--output", required=True, help="joined CSV to write")
     p.add_argument("--threshold", type=COSINE, default=0.0,
-                   help="minimum cosine similarity of a match (default 0)")
+                   help="minimum match score: a probability with the combined matcher, a "
+                   "cosine with --matcher cosine (default 0)")
     p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
     p.add_argument("--how", choices=["left", "inner"], default="left",
                    help="keep unmatched left rows (left, default) or drop them (inner)")
-    p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
-                   help="cosine: the embeddings' cosine (default); combined: embedding and "
-                   "character n-gram candidates scored by a learned match probability")
+    p.add_argument("--matcher", choices=["cosine", "combined"], default="combined",
+                   help="combined (default): embedding and character n-gram candidates "
+                   "scored by a learned match probability; cosine: the embeddings' cosine")
     p.add_argument("--precision", type=_float_between(0.0, 1.0),
                    help="with --matcher combined: pick the threshold so that the expected "
                    "precision of the matches is at least this (e.g. 0.9)")
@@ -777,7 +864,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_corpus(sub)
     _add_augment(sub)
     _add_mine(sub)
+    _add_teacher(sub)
     _add_train(sub)
+    _add_finetune(sub)
     _add_distill_static(sub)
     _add_train_static(sub)
     _add_model_card(sub)

@@ -45,6 +45,37 @@ def test_scorer_fit_stays_monotone():
     assert (np.diff(p, axis=0) >= 0).all() and (np.diff(p, axis=1) >= 0).all()
 
 
+def test_combined_is_the_default_and_streaming_does_not_change_it(hash_encoder):
+    left = pd.DataFrame({"name": ["New York Times", "Bostn Globe", "Le Monde"]})
+    right = pd.DataFrame({"title": ["The New York Times", "Boston Globe", "Washington Post",
+                                    "Le Monde diplomatique"]})
+    default = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder)
+    combined = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                          matcher="combined")
+    pd.testing.assert_frame_equal(default, combined)
+    assert default.match_score.between(0, 1).all()
+    parts = (right.iloc[i : i + 1] for i in range(len(right)))
+    streamed = fuzzy_join(left, parts, left_on="name", right_on="title", model=hash_encoder)
+    pd.testing.assert_frame_equal(streamed, default)
+
+
+def test_calibration_is_monotone_and_round_trips():
+    rng = np.random.default_rng(0)
+    e, n = rng.uniform(0, 1, 3000), rng.uniform(0, 1, 3000)
+    y = (rng.uniform(0, 1, 3000) < (e + n) / 2) .astype(int)
+    raw = MatchScorer.fit(e, n, y)
+    cal = raw.calibrate(e, n, y)
+    grid = np.linspace(0, 1, 50)
+    p = cal.probability(grid, grid)
+    assert (np.diff(p) >= 0).all() and len(cal.calibration[0]) <= 64
+    np.testing.assert_array_equal(np.argsort(raw.score(e, n), kind="stable"),
+                                  np.argsort(cal.score(e, n), kind="stable"))
+    again = MatchScorer.from_dict(cal.to_dict())
+    np.testing.assert_allclose(again.probability(e, n), cal.probability(e, n))
+    with pytest.raises(ValueError, match="calibration"):
+        MatchScorer.from_dict({**cal.to_dict(), "calibration": [[0.5, 0.1], [0.2, 0.3]]})
+
+
 def test_threshold_for_precision():
     p = np.array([0.6, 0.99, 0.2, 0.95, 0.9])
     assert threshold_for_precision(p, 0.9) == 0.9  # mean(.99, .95, .9) >= .9, with .6 not
@@ -78,7 +109,7 @@ def test_precision_picks_the_threshold(hash_encoder):
     assert out.name.tolist() == ["New York Times"]
     with pytest.raises(ValueError, match="combined matcher"):
         fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                   precision=0.9)
+                   matcher="cosine", precision=0.9)
     with pytest.raises(ValueError, match="matcher"):
         fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
                    matcher="magic")

@@ -71,3 +71,86 @@ def test_type_loss_ignores_untyped_phrases():
     assert type_loss(logits, torch.full((3,), IGNORE_LABEL)) is None  # nothing typed
     with pytest.raises(ValueError):
         type_loss(logits, labels[:2])
+
+
+def test_multi_similarity_mines_and_weights_pairs():
+    from pearl.losses import multi_similarity_loss
+
+    labels = torch.tensor([0, 0, 1, 1])
+    # well separated groups: every pair's locality is preserved, nothing is mined
+    easy = torch.tensor([[1.0, 0.0], [0.99, 0.05], [0.0, 1.0], [0.05, 0.99]])
+    assert multi_similarity_loss(easy, labels).item() == 0.0
+    # a negative closer than a positive: mined, positive loss
+    hard = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]],
+                        requires_grad=True)
+    loss = multi_similarity_loss(hard, labels)
+    assert loss.item() > 0
+    loss.backward()
+    assert hard.grad.abs().sum() > 0
+    # the loss falls as the groups are pulled together
+    better = multi_similarity_loss(torch.tensor([[1.0, 0.0], [0.8, 0.3], [0.3, 0.8],
+                                                 [0.0, 1.0]]), labels)
+    assert better < loss
+    with pytest.raises(ValueError):
+        multi_similarity_loss(easy, labels[:3])
+
+
+def test_multi_similarity_matches_the_formula_on_one_anchor():
+    from pearl.losses import multi_similarity_loss
+
+    a, b, base = 2.0, 50.0, 0.5
+    x = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.8, 0.6]])  # anchor 0: pos 1, neg 2
+    labels = torch.tensor([0, 0, 1])
+    got = multi_similarity_loss(x, labels, alpha=a, beta=b, base=base)
+    # anchor 0: S_pos = 0.6, S_neg = 0.8 (both mined); anchor 1: S_pos = 0.6, S_neg = 0.96
+    # anchor 2 has no positive and does not count
+    def term(sp, sn):
+        return (math.log(1 + math.exp(-a * (sp - base))) / a
+                + math.log(1 + math.exp(b * (sn - base))) / b)
+    expected = (term(0.6, 0.8) + term(0.6, 0.96)) / 2
+    assert got.item() == pytest.approx(expected, rel=1e-4)
+
+
+def _ms_by_the_equations(x, labels, alpha, beta, lam, eps):
+    """A direct, loop-by-loop reading of SentPWNet eq. 8 with the mining of eq. 11-12."""
+    x = torch.nn.functional.normalize(x, dim=-1)
+    s = (x @ x.T).tolist()
+    n = len(s)
+    total, counted, mined = 0.0, 0, set()
+    for i in range(n):
+        pos = [k for k in range(n) if k != i and labels[k] == labels[i]]
+        neg = [k for k in range(n) if labels[k] != labels[i]]
+        if not pos or not neg:
+            continue
+        kept_neg = [j for j in neg if s[i][j] > min(s[i][k] for k in pos) - eps]
+        kept_pos = [j for j in pos if s[i][j] < max(s[i][k] for k in neg) + eps]
+        mined |= {(i, j, "+") for j in kept_pos} | {(i, j, "-") for j in kept_neg}
+        if not kept_pos or not kept_neg:
+            continue
+        total += (math.log(1 + sum(math.exp(-alpha * (s[i][k] - lam)) for k in kept_pos))
+                  / alpha
+                  + math.log(1 + sum(math.exp(beta * (s[i][k] - lam)) for k in kept_neg))
+                  / beta)
+        counted += 1
+    return (total / counted if counted else 0.0), mined
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_multi_similarity_equals_the_equations(seed):
+    from pearl.losses import mine_pairs, multi_similarity_loss
+
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(12, 6, generator=g)
+    labels = torch.randint(0, 4, (12,), generator=g)
+    for alpha, beta, lam in ((2.0, 50.0, 0.5), (1.0, 10.0, 0.2)):
+        expected, mined = _ms_by_the_equations(x, labels.tolist(), alpha, beta, lam, 0.1)
+        got = multi_similarity_loss(x, labels, alpha=alpha, beta=beta, base=lam, epsilon=0.1)
+        assert got.item() == pytest.approx(expected, rel=1e-4, abs=1e-6)
+        xn = torch.nn.functional.normalize(x, dim=-1)
+        keep_pos, keep_neg = mine_pairs(xn @ xn.T, labels, 0.1)
+        # rows without a positive or a negative mine nothing in the equations
+        has_both = [(labels == labels[i]).sum() > 1 and (labels != labels[i]).any()
+                    for i in range(12)]
+        ours = {(i, j, "+") for i, j in keep_pos.nonzero().tolist() if has_both[i]} | \
+               {(i, j, "-") for i, j in keep_neg.nonzero().tolist() if has_both[i]}
+        assert ours == mined

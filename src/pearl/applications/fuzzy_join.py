@@ -288,15 +288,16 @@ class _RightStream:
 
 
 def _reference_texts(right, right_on: str) -> list[str] | None:
-    """The non-null right keys of an in-memory right table (the n-gram IDF is fitted on
-    them); None for a streamed one."""
-    if not _is_frame(right):
-        return None
-    frame, _ = _to_pandas(right, "right")
-    if right_on not in frame.columns:
-        return None
-    keys, nulls = to_string_list(frame[right_on], non_string="str", name=right_on)
-    return [k for k, null in zip(keys, nulls, strict=True) if not null]
+    """The non-null right keys (the n-gram IDF is fitted on them) of a right table, or of
+    a list of its parts; None when a part lacks the column (reported when streamed)."""
+    out: list[str] = []
+    for part in ([right] if _is_frame(right) else right):
+        frame, _ = _to_pandas(part, "right")
+        if right_on not in frame.columns:
+            return None
+        keys, nulls = to_string_list(frame[right_on], non_string="str", name=right_on)
+        out += [k for k, null in zip(keys, nulls, strict=True) if not null]
+    return out
 
 
 def fuzzy_join(
@@ -313,7 +314,7 @@ def fuzzy_join(
     suffix: str = "_right",
     batch_size: int = 64,
     right_chunksize: int | None = None,
-    matcher: Any = "cosine",
+    matcher: Any = "combined",
     precision: float | None = None,
 ):
     """Join ``right`` onto ``left`` by the similarity of phrase embeddings.
@@ -330,14 +331,15 @@ def fuzzy_join(
     left_on, right_on : str
         The string columns to match.
     threshold : float, default=0.0
-        Minimum cosine similarity of a match, in [-1, 1].
+        Minimum ``match_score`` of a match: a probability with the combined matcher, a
+        cosine in [-1, 1] with ``matcher="cosine"``.
     top_k : int, default=1
         Matches per left row; with ``top_k > 1`` a ``match_rank`` column is added.
     how : {"left", "inner"}, default="left"
         ``"left"`` keeps every left row, with nulls in the right columns where no
         match reaches the threshold; ``"inner"`` drops those rows.
     return_score : bool, default=True
-        Add a ``match_score`` column (cosine similarity; null when unmatched).
+        Add a ``match_score`` column (null when unmatched).
     model : str or encoder, default=DEFAULT_MODEL
     suffix : str, default="_right"
         Appended to right column names that clash with left ones. A name that would
@@ -347,12 +349,12 @@ def fuzzy_join(
     batch_size : int, default=64
     right_chunksize : int, optional
         Stream a DataFrame ``right`` in chunks of this many rows.
-    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
-        ``"cosine"``: ``match_score`` is the cosine of the embeddings. ``"combined"``:
-        candidates are the nearest references by embedding and by character n-grams, and
-        ``match_score`` is the probability of a match given both cosines (a
-        :class:`~pearl.applications.matcher.MatchScorer` learned for the model on
-        training pairs; pass one to use other weights).
+    matcher : {"combined", "cosine"} or MatchScorer, default="combined"
+        ``"combined"``: candidates are the nearest references by embedding and by character
+        n-grams, and ``match_score`` is the probability of a match given both cosines (a
+        :class:`~pearl.applications.matcher.MatchScorer` learned for the model on training
+        pairs; pass one to use other weights). ``"cosine"``: the nearest references by
+        embedding, ``match_score`` their cosine.
     precision : float, optional
         With a combined matcher, choose the threshold so that the expected precision of
         the accepted matches (the mean of their probabilities) is at least this, instead
@@ -382,6 +384,10 @@ def fuzzy_join(
     matcher = _check_matcher(matcher, precision)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
+    if scorer is not None and not _is_frame(right):
+        # the n-gram weights need every right key: read the parts' strings first (they are
+        # kept for the output anyway); their embeddings are still computed part by part
+        right = list(right)
     stream = _RightStream(right, right_on, right_chunksize)
 
     # Null keys never match: null left keys are not searched, null right keys not indexed.

@@ -100,7 +100,9 @@ def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
 class MatchScorer:
     """Probability that two strings match, from their embedding and n-gram cosines.
 
-    ``p = sigmoid(w_emb * e + w_ngram * n + w_both * e * n + bias)``.
+    ``s = sigmoid(w_emb * e + w_ngram * n + w_both * e * n + bias)`` ranks the candidates;
+    the probability is ``s`` mapped through an increasing calibration curve when one was
+    fitted (:meth:`calibrate`), which leaves the ranking unchanged.
 
     Attributes
     ----------
@@ -109,16 +111,45 @@ class MatchScorer:
     bias : float
     source : str
         Where the weights come from (model and training data).
+    calibration : tuple of two lists, optional
+        Breakpoints ``(scores, probabilities)`` of the calibration curve (interpolated
+        linearly, constant outside).
     """
 
     weights: tuple[float, float, float]
     bias: float
     source: str = ""
+    calibration: tuple[list[float], list[float]] | None = None
+
+    def score(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
+        """The uncalibrated logistic score (what ranks the candidates)."""
+        z = _features(emb_cos, ngram_cos) @ np.asarray(self.weights) + self.bias
+        return 1.0 / (1.0 + np.exp(-z))
 
     def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """Match probabilities, float32, the shape of the inputs."""
-        z = _features(emb_cos, ngram_cos) @ np.asarray(self.weights) + self.bias
-        return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+        s = self.score(emb_cos, ngram_cos)
+        if self.calibration is not None:
+            xs, ys = self.calibration
+            s = np.interp(s, xs, ys)
+        return np.asarray(s, dtype=np.float32)
+
+    def calibrate(self, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
+                  max_points: int = 64) -> MatchScorer:
+        """A copy whose probabilities are calibrated on these labelled candidates by
+        isotonic regression of the labels on :meth:`score` (at most ``max_points``
+        breakpoints kept)."""
+        from sklearn.isotonic import IsotonicRegression
+
+        s = self.score(emb_cos, ngram_cos)
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
+            s, np.asarray(labels, dtype=np.float64))
+        xs, ys = iso.X_thresholds_, iso.y_thresholds_
+        if len(xs) > max_points:
+            keep = np.unique(np.linspace(0, len(xs) - 1, max_points).round().astype(int))
+            xs, ys = xs[keep], ys[keep]
+        return MatchScorer(self.weights, self.bias, self.source,
+                           ([float(x) for x in xs], [float(y) for y in ys]))
 
     @classmethod
     def fit(cls, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
@@ -157,7 +188,10 @@ class MatchScorer:
         return cls(tuple(float(v) for v in w[:3]), float(w[3]), source)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"weights": list(self.weights), "bias": self.bias, "source": self.source}
+        out = {"weights": list(self.weights), "bias": self.bias, "source": self.source}
+        if self.calibration is not None:
+            out["calibration"] = [list(self.calibration[0]), list(self.calibration[1])]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchScorer:
@@ -166,7 +200,19 @@ class MatchScorer:
                                                            for x in w)) or \
                 not isinstance(data.get("bias"), int | float):
             raise ValueError("a MatchScorer needs 3 numeric weights and a numeric bias")
-        return cls(tuple(float(x) for x in w), float(data["bias"]), str(data.get("source", "")))
+        cal = data.get("calibration")
+        if cal is not None:
+            ok = (isinstance(cal, list) and len(cal) == 2
+                  and all(isinstance(c, list) and c and all(isinstance(v, int | float)
+                                                            for v in c) for c in cal)
+                  and len(cal[0]) == len(cal[1]) and np.all(np.diff(cal[0]) >= 0)
+                  and all(0 <= v <= 1 for v in cal[1]))
+            if not ok:
+                raise ValueError("a MatchScorer calibration is two equal-length lists: "
+                                 "increasing scores and probabilities in [0, 1]")
+            cal = ([float(v) for v in cal[0]], [float(v) for v in cal[1]])
+        return cls(tuple(float(x) for x in w), float(data["bias"]), str(data.get("source", "")),
+                   cal)
 
     @classmethod
     def for_encoder(cls, encoder) -> MatchScorer:

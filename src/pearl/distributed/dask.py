@@ -162,7 +162,7 @@ def _reference_shards(right, right_on: str, m, batch_size: int, shards: int, ind
 
 
 def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how, return_score,
-                suffix, batch_size, right_shards, index, matcher="cosine"):
+                suffix, batch_size, right_shards, index, matcher="combined"):
     """The joined partitions as delayed pandas frames, and the output's meta."""
     _check_frame(left, "left", left_on)
     _check_frame(right, "right", right_on)
@@ -200,7 +200,7 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
 def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
                threshold: float = 0.0, top_k: int = 1, how: str = "left",
                return_score: bool = True, suffix: str = "_right", batch_size: int = 64,
-               right_shards: int = 1, index: str = "exact", matcher: Any = "cosine"):
+               right_shards: int = 1, index: str = "exact", matcher: Any = "combined"):
     """:func:`pearl.fuzzy_join` over partitioned tables.
 
     The right (reference) table is embedded once, partition by partition, and grouped into
@@ -223,7 +223,7 @@ def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
     index : {"exact", "hnsw"}, default="exact"
         Exact cosine top-k, or a faiss HNSW graph per shard (approximate, for large
         reference tables).
-    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+    matcher : {"combined", "cosine"} or MatchScorer, default="combined"
         As in :func:`pearl.fuzzy_join`: the n-gram weights are learned from the whole
         reference side (document frequencies summed over its partitions), so with one
         shard the result is the single-process one; with several, each shard proposes
@@ -383,7 +383,7 @@ def encode_to_parquet(input: str | os.PathLike, column: str, output: str | os.Pa
 def join_to_parquet(left: str | os.PathLike, right: str | os.PathLike, output: str | os.PathLike,
                     *, left_on: str, right_on: str, model: Any = None, threshold: float = 0.0,
                     top_k: int = 1, how: str = "left", batch_size: int = 64,
-                    right_shards: int = 1, index: str = "exact", matcher: str = "cosine",
+                    right_shards: int = 1, index: str = "exact", matcher: str = "combined",
                     partitions: int | None = None, progress: bool = True) -> Path:
     """Fuzzy-join two Parquet/CSV tables on the cluster into a Parquet folder.
 

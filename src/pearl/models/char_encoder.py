@@ -8,6 +8,7 @@ forms only, which is what makes it robust to typos and abbreviations.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -18,14 +19,17 @@ _OFFSET = 2  # byte b gets id b + 2
 
 
 def encode_chars(texts: list[str], max_chars: int = 64) -> torch.Tensor:
-    """UTF-8 bytes of each phrase as ids (0 = padding), truncated to ``max_chars``."""
-    rows = [list(t.encode("utf-8")[:max_chars]) for t in texts]
-    width = max((len(r) for r in rows), default=0) or 1
-    out = torch.zeros(len(rows), width, dtype=torch.long)
-    for i, r in enumerate(rows):
-        if r:
-            out[i, : len(r)] = torch.tensor(r) + _OFFSET
-    return out
+    """UTF-8 bytes of each phrase as ids (0 = padding), truncated to ``max_chars``.
+
+    Built with array operations over the joined bytes (no per-row tensor fills)."""
+    encoded = [t.encode("utf-8", "replace")[:max_chars] for t in texts]
+    lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+    width = int(lengths.max()) if len(lengths) and lengths.max() > 0 else 1
+    out = np.zeros((len(encoded), width), dtype=np.int64)
+    if lengths.sum():
+        flat = np.frombuffer(b"".join(encoded), dtype=np.uint8).astype(np.int64) + _OFFSET
+        out[np.arange(width) < lengths[:, None]] = flat
+    return torch.from_numpy(out)
 
 
 class CharEncoder(nn.Module):

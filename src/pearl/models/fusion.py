@@ -21,6 +21,7 @@ from sentence_transformers.base.modules import Module
 from torch import nn
 
 from pearl.models.char_encoder import CharEncoder, encode_chars
+from pearl.models.raw_text import CHAR_IDS
 
 __all__ = ["CharFusion"]
 
@@ -50,15 +51,20 @@ class CharFusion(Module):
         Multiply the character vector by a learned scalar ``exp(char_log_scale)`` (1 at
         the start) before the concatenation, so that training decides how much the
         character part weighs in the cosine; False is the paper's plain concatenation.
+    raw_text : bool, default=False
+        Read the characters of the text the user typed, handed over by a
+        :class:`~pearl.models.raw_text.RawTextTransformer` first module, instead of the
+        phrase decoded back from the uncased token ids (the PEARL v1 models' input; also
+        the fallback when the first module is a plain ``Transformer``).
     """
 
     config_keys = ["phrase_dim", "char_config", "output_dim", "labels", "max_chars",
-                   "use_chars", "char_gain"]
+                   "use_chars", "char_gain", "raw_text"]
 
     def __init__(self, phrase_dim: int, char_config: dict | None = None,
                  output_dim: int | None = None, labels: list[str] | None = None,
-                 max_chars: int = 64, use_chars: bool = True, char_gain: bool = False
-                 ) -> None:
+                 max_chars: int = 64, use_chars: bool = True, char_gain: bool = False,
+                 raw_text: bool = False) -> None:
         super().__init__()
         self.phrase_dim = int(phrase_dim)
         self.char_config = dict(char_config or {})
@@ -67,6 +73,7 @@ class CharFusion(Module):
         self.max_chars = max_chars
         self.use_chars = use_chars
         self.char_gain = bool(char_gain) and use_chars
+        self.raw_text = bool(raw_text)
         self.char_encoder = CharEncoder(**self.char_config) if use_chars else None
         # a parameter only when asked for, so folders saved without one load strictly
         self.char_log_scale = nn.Parameter(torch.zeros(())) if self.char_gain else None
@@ -100,30 +107,47 @@ class CharFusion(Module):
     def on_model_ready(self, model) -> None:
         self.set_tokenizer(model.tokenizer)
 
-    def char_inputs(self, input_ids: torch.Tensor, attention_mask: torch.Tensor
-                    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Character ids and subword ids (special tokens removed) of each row."""
+    def _special_ids(self, device) -> torch.Tensor:
         if self.tokenizer is None:
             raise RuntimeError("CharFusion has no tokenizer: load it inside a "
                                "SentenceTransformer or call set_tokenizer()")
-        special = torch.tensor(sorted(self.tokenizer.all_special_ids), device=input_ids.device)
-        keep = attention_mask.bool() & ~torch.isin(input_ids, special)
-        rows = [ids[k].tolist() for ids, k in zip(input_ids, keep, strict=True)]
-        texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
-        chars = encode_chars(texts, self.max_chars).to(input_ids.device)
+        cached = getattr(self, "_special", None)
+        if cached is None or cached.device != torch.device(device):
+            cached = torch.tensor(sorted(self.tokenizer.all_special_ids), device=device)
+            self._special = cached
+        return cached
+
+    def char_inputs(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    char_ids: torch.Tensor | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Character ids and subword ids (special tokens removed, left-aligned) of each row.
+
+        ``char_ids``: the raw text's byte ids from the first module (used when
+        ``raw_text`` is on); otherwise the phrase is decoded back from the token ids."""
+        keep = attention_mask.bool() & ~torch.isin(input_ids,
+                                                   self._special_ids(input_ids.device))
+        if self.raw_text and char_ids is not None:
+            chars = char_ids[:, : self.max_chars].to(input_ids.device)
+        else:
+            rows = [ids[k].tolist() for ids, k in zip(input_ids, keep, strict=True)]
+            texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
+            chars = encode_chars(texts, self.max_chars).to(input_ids.device)
         if not self.char_encoder.config["subword_vocab"]:
             return chars, None
-        width = max((len(r) for r in rows), default=0) or 1
-        sub = torch.zeros(len(rows), width, dtype=torch.long, device=input_ids.device)
-        for i, r in enumerate(rows):
-            if r:
-                sub[i, : len(r)] = torch.tensor(r, device=input_ids.device)
+        # left-align the kept ids of each row with one scatter
+        width = max(int(keep.sum(1).max()) if keep.numel() else 0, 1)
+        pos = keep.long().cumsum(1) - 1
+        sub = torch.zeros(input_ids.shape[0], width, dtype=torch.long, device=input_ids.device)
+        rows_idx = torch.arange(input_ids.shape[0], device=input_ids.device)[:, None].expand_as(
+            input_ids)
+        sub[rows_idx[keep], pos[keep]] = input_ids[keep]
         return chars, sub
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
         phrase = features["sentence_embedding"]
         if self.use_chars:
-            chars, sub = self.char_inputs(features["input_ids"], features["attention_mask"])
+            chars, sub = self.char_inputs(features["input_ids"], features["attention_mask"],
+                                          features.get(CHAR_IDS))
             char_vec = self.char_encoder(chars, sub).to(phrase.dtype)
             if self.char_log_scale is not None:
                 char_vec = char_vec * self.char_log_scale.exp().to(phrase.dtype)

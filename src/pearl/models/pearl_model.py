@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from pearl.models.fusion import CharFusion
+from pearl.models.raw_text import RawTextTransformer
 from pearl.models.static import StaticPhraseEmbedding
 
 __all__ = ["PEARL_MODULES", "build_pearl_model", "load_pearl_model", "open_model_folder",
@@ -25,7 +26,7 @@ __all__ = ["PEARL_MODULES", "build_pearl_model", "load_pearl_model", "open_model
 def build_pearl_model(backbone: str, char_config: dict | None = None,
                       output_dim: int | None = None, labels: list[str] | None = None,
                       use_chars: bool = True, max_seq_length: int = 32,
-                      device: str = "cpu", char_gain: bool = False):
+                      device: str = "cpu", char_gain: bool = False, raw_text: bool = False):
     """A fused PEARL model from a backbone folder.
 
     Parameters
@@ -45,6 +46,10 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
     device : str, default="cpu"
     char_gain : bool, default=False
         A learned scalar weight on the character vector (see :class:`CharFusion`).
+    raw_text : bool, default=False
+        The character encoder reads the text the user typed (the first module is then a
+        :class:`~pearl.models.raw_text.RawTextTransformer`) instead of the phrase decoded
+        from the uncased token ids.
 
     Returns
     -------
@@ -53,13 +58,15 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
-    transformer = Transformer(backbone, max_seq_length=max_seq_length)
+    module = RawTextTransformer if raw_text and use_chars else Transformer
+    transformer = module(backbone, max_seq_length=max_seq_length)
     dim = transformer.get_embedding_dimension()
     pooling = Pooling(dim, pooling_mode="mean")
     char_config = dict(char_config or {})
     char_config.setdefault("subword_vocab", len(transformer.tokenizer))
     fusion = CharFusion(dim, char_config, output_dim=output_dim, labels=labels,
-                        use_chars=use_chars, char_gain=char_gain)
+                        use_chars=use_chars, char_gain=char_gain,
+                        raw_text=raw_text and use_chars)
     fusion.set_tokenizer(transformer.tokenizer)
     return SentenceTransformer(modules=[transformer, pooling, fusion], device=device)
 
@@ -67,6 +74,8 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
 #: pearl's own module classes, allowed in a folder's ``modules.json`` by exact import path.
 #: They are taken from the installed package, never imported from the folder.
 PEARL_MODULES: dict[str, type] = {"pearl.models.fusion.CharFusion": CharFusion,
+                                  "pearl.models.raw_text.RawTextTransformer":
+                                      RawTextTransformer,
                                   "pearl.models.static.StaticPhraseEmbedding":
                                       StaticPhraseEmbedding}
 

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from pearl.augment.char import drop_char, insert_char, keyboard_typo, swap_chars
 from pearl.losses import info_nce
+from pearl.models.raw_text import CHAR_IDS
 
 __all__ = ["vocabulary", "pretrain_char_encoder"]
 
@@ -88,7 +89,8 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
                 w = rng.choice(_TYPOS)(w, rng) or w
             batch.append(w)
         feats = model.preprocess(batch)
-        chars, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"])
+        chars, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"],
+                                        feats.get(CHAR_IDS))
         pred = head(encoder(chars, sub))
         tgt = target[torch.as_tensor(idx)]
         loss = info_nce(pred, tgt) + (1 - F.cosine_similarity(pred, tgt)).mean()

@@ -33,7 +33,10 @@ class TrainConfig:
         negatives plus ``hard_negatives`` mined negatives per batch;
         ``objective = "triplet"`` (Phrase-BERT's loss): L2 triplet loss with ``margin``,
         each anchor's negative the closest of the same candidates. Plus ``type_weight``
-        x cross-entropy of the phrase type on both views. ``type_balance`` > 0 weights
+        x cross-entropy of the phrase type on both views. With ``teacher`` (a folder of
+        ``pearl teacher`` embeddings of the corpus phrases), plus ``distill_weight`` x the
+        KL divergence between the teacher's and the student's in-batch similarity
+        distributions over the anchors (at ``distill_temperature``). ``type_balance`` > 0 weights
         each type class by ``(n_max / n_c) ** type_balance`` (n_c: its training phrases;
         capped at 10), so that the entity types are not drowned by the OTHER labels (88%
         of the corpus); 0 is the paper's plain cross-entropy.
@@ -62,6 +65,7 @@ class TrainConfig:
     max_seq_length: int = 32
     use_chars: bool = True
     char_gain: bool = False  # a learned scalar weight on the character vector
+    raw_text: bool = False  # the character encoder reads the typed text (PEARL v2 models)
     # character encoder pretraining (mimic the backbone's word embeddings)
     char_pretrain_steps: int = 1500
     char_pretrain_words: int = 30000
@@ -71,6 +75,9 @@ class TrainConfig:
     objective: str = "infonce"  # or "triplet" (Phrase-BERT's loss, batch-hard negatives)
     temperature: float = 0.07
     margin: float = 1.0  # of the triplet objective
+    teacher: str = ""  # folder of `pearl teacher` embeddings: adds the distillation loss
+    distill_weight: float = 1.0
+    distill_temperature: float = 0.05
     hard_negatives: int = 2
     type_loss: bool = True
     type_weight: float = 1.0
@@ -111,6 +118,8 @@ class TrainConfig:
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
         check_choice(self.objective, "objective", ("infonce", "triplet"))
         check_float(self.margin, "margin", 0.0)
+        check_float(self.distill_weight, "distill_weight", 0.0)
+        check_float(self.distill_temperature, "distill_temperature", 1e-6)
 
     @property
     def levels(self) -> set[str]:

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
 from pearl.data.labels import LABELS
-from pearl.losses import batch_hard_triplet_loss, info_nce, type_loss
+from pearl.losses import batch_hard_triplet_loss, info_nce, similarity_distillation, type_loss
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
 from pearl.training.checkpoint import (
@@ -38,6 +38,7 @@ from pearl.training.checkpoint import (
 )
 from pearl.training.config import TrainConfig
 from pearl.training.dataset import TrainingData
+from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["Trainer", "TrainResult", "train"]
 
@@ -84,6 +85,7 @@ class Trainer:
         self.on_step = on_step
         self._stop = False
         self._class_weights: torch.Tensor | None = None
+        self._teacher: TeacherEmbeddings | None = None
 
     def request_stop(self) -> None:
         """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
@@ -100,7 +102,7 @@ class Trainer:
             output_dim=cfg.output_dim or None,
             labels=list(LABELS) if cfg.type_loss else None,
             use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length,
-            char_gain=cfg.char_gain)
+            char_gain=cfg.char_gain, raw_text=cfg.raw_text)
         return model
 
     def _optimizer(self, model):
@@ -141,6 +143,11 @@ class Trainer:
             contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
         record = {"contrastive": contrastive.item()}
         loss = contrastive
+        if self._teacher is not None:
+            target = torch.from_numpy(self._teacher(batch.anchors))
+            distill = similarity_distillation(a, target, cfg.distill_temperature)
+            loss = loss + cfg.distill_weight * distill
+            record["distill"] = distill.item()
         if cfg.type_loss:
             y = torch.as_tensor(batch.labels)
             typed = type_loss(fusion.type_logits(torch.cat([a, p])), torch.cat([y, y]),
@@ -195,6 +202,9 @@ class Trainer:
             max_examples=cfg.max_examples, seed=cfg.seed)
         if cfg.type_loss and cfg.type_balance:
             self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
+        if cfg.teacher:
+            self._teacher = TeacherEmbeddings(cfg.teacher)
+            self._teacher(data.anchors)  # every anchor has a vector: fail now, not mid-run
         total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
@@ -399,8 +409,9 @@ def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data
             {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
              "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
-    if history and "char_scale" in history[-1]:
-        keys.append("char_scale")
+    for extra in ("distill", "char_scale"):
+        if history and extra in history[-1]:
+            keys.append(extra)
     with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")
         for r in history:
@@ -417,7 +428,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = np.array([r["step"] for r in history])
-    for key in ("loss", "contrastive", "type"):
+    for key in ("loss", "contrastive", "type", "distill"):
         vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
         if len(vals) == 0 or np.all(np.isnan(vals)):
             continue

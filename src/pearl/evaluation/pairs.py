@@ -1,0 +1,99 @@
+"""SentPWNet's evaluation of a pair task and of an embedding space's class structure.
+
+* :func:`threshold_accuracy`: the threshold on the cosine is chosen on a development set
+  (the one that maximises its accuracy; SentPWNet's Algorithm 1), then applied, unchanged,
+  to the test pairs.
+* :func:`class_separation` and :func:`plot_classes`: the ratio of the mean distance
+  between items of different classes to the mean distance within a class, and the 2-D PCA
+  plot of a few classes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from pearl.encoders.base import normalize_rows
+
+__all__ = ["best_threshold", "threshold_accuracy", "class_separation", "plot_classes"]
+
+
+def best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """The threshold ``t`` (predict a match when ``score >= t``) of highest accuracy on
+    these scores, and that accuracy. Candidates are the midpoints between sorted scores."""
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels).astype(int)
+    if not len(s):
+        raise ValueError("no development pairs")
+    order = np.sort(np.unique(s))
+    cands = np.concatenate([[order[0] - 1e-6], (order[:-1] + order[1:]) / 2,
+                            [order[-1] + 1e-6]])
+    acc = [((s >= t).astype(int) == y).mean() for t in cands]
+    i = int(np.argmax(acc))
+    return float(cands[i]), float(acc[i])
+
+
+def _cosines(encoder, left: list[str], right: list[str]) -> np.ndarray:
+    a = normalize_rows(encoder.encode(list(left)))
+    b = normalize_rows(encoder.encode(list(right)))
+    return (a * b).sum(1)
+
+
+def threshold_accuracy(encoder, dev: tuple, test: tuple) -> dict:
+    """Accuracy and F1 on ``test`` pairs at the cosine threshold chosen on ``dev`` pairs.
+
+    Parameters
+    ----------
+    encoder : an encoder with ``encode``
+    dev, test : tuple of (left, right, labels)
+        Strings and 0/1 labels.
+    """
+    t, dev_acc = best_threshold(_cosines(encoder, dev[0], dev[1]), np.asarray(dev[2]))
+    s = _cosines(encoder, test[0], test[1])
+    y = np.asarray(test[2]).astype(int)
+    pred = (s >= t).astype(int)
+    tp = int(((pred == 1) & (y == 1)).sum())
+    precision = tp / max(int(pred.sum()), 1)
+    recall = tp / max(int(y.sum()), 1)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"threshold": t, "dev_accuracy": dev_acc, "test_accuracy": float((pred == y).mean()),
+            "test_f1": f1, "test_pairs": int(len(y))}
+
+
+def class_separation(embeddings: np.ndarray, labels: np.ndarray) -> float:
+    """Mean cosine distance between items of different classes divided by the mean cosine
+    distance between items of the same class (higher: better separated)."""
+    x = normalize_rows(np.asarray(embeddings, dtype=np.float32))
+    y = np.asarray(labels)
+    dist = 1.0 - x @ x.T
+    same = y[:, None] == y[None, :]
+    off = ~np.eye(len(y), dtype=bool)
+    intra, inter = dist[same & off], dist[~same]
+    if not len(intra) or not len(inter):
+        raise ValueError("class_separation needs two classes and a class of two items")
+    return float(inter.mean() / max(intra.mean(), 1e-12))
+
+
+def plot_classes(embeddings: np.ndarray, labels: np.ndarray, path: str | Path,
+                 title: str = "") -> float:
+    """2-D PCA scatter of the items coloured by class, with the separation ratio in the
+    title; returns that ratio."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.decomposition import PCA
+
+    ratio = class_separation(embeddings, labels)
+    xy = PCA(n_components=2, random_state=0).fit_transform(normalize_rows(embeddings))
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    for c in np.unique(labels):
+        m = np.asarray(labels) == c
+        ax.scatter(xy[m, 0], xy[m, 1], s=12, label=str(c))
+    ax.set_title(f"{title} inter/intra distance ratio {ratio:.2f}".strip())
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return ratio

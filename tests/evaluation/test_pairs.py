@@ -1,0 +1,37 @@
+import numpy as np
+import pytest
+
+from pearl.evaluation.pairs import (
+    best_threshold,
+    class_separation,
+    plot_classes,
+    threshold_accuracy,
+)
+
+
+def test_best_threshold_separates_when_it_can():
+    t, acc = best_threshold(np.array([0.9, 0.8, 0.3, 0.2]), np.array([1, 1, 0, 0]))
+    assert 0.3 < t < 0.8 and acc == 1.0
+    t, acc = best_threshold(np.array([0.9, 0.1]), np.array([0, 1]))
+    assert acc == 0.5
+    with pytest.raises(ValueError):
+        best_threshold(np.array([]), np.array([]))
+
+
+def test_threshold_from_dev_applied_to_test(hash_encoder):
+    dev = (["New York Times", "Boston Globe"], ["New York Tmies", "Le Monde"], [1, 0])
+    test = (["Washington Post", "Le Monde"], ["Washington Pots", "The Guardian"], [1, 0])
+    res = threshold_accuracy(hash_encoder, dev, test)
+    assert res["dev_accuracy"] == 1.0 and res["test_accuracy"] == 1.0
+    assert res["test_f1"] == 1.0 and res["test_pairs"] == 2
+
+
+def test_class_separation_and_plot(tmp_path):
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(3, 8)) * 5
+    x = np.concatenate([c + rng.normal(size=(10, 8)) * 0.1 for c in centers])
+    y = np.repeat([0, 1, 2], 10)
+    assert class_separation(x, y) > 5
+    assert class_separation(rng.normal(size=(30, 8)), y) == pytest.approx(1.0, abs=0.2)
+    ratio = plot_classes(x, y, tmp_path / "p.png", title="test")
+    assert (tmp_path / "p.png").stat().st_size > 0 and ratio > 5

@@ -1,0 +1,68 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pearl import PhraseEncoder
+from pearl.cli import main
+from pearl.training.finetune import LabelledGroups, finetune, read_labelled
+
+PAIRS = pd.DataFrame({
+    "left": ["Acme Inc", "ACME Incorporated", "Globex Corp", "Initech", "Umbrella Co",
+             "Hooli", "Vandelay Industries", "Acme Inc"],
+    "right": ["ACME Incorporated", "Acme Corporation", "Globex Corporation", "Initech LLC",
+              "Umbrella Company", "Hooli Inc", "Vandelay Ind.", "Globex Corp"],
+    "label": [1, 1, 1, 1, 1, 1, 1, 0],
+})
+
+
+def test_groups_are_the_components_of_the_matches():
+    data = LabelledGroups.from_frame(PAIRS)
+    gid = dict(zip(data.texts, data.groups.tolist(), strict=True))
+    assert gid["Acme Inc"] == gid["ACME Incorporated"] == gid["Acme Corporation"]
+    assert gid["Acme Inc"] != gid["Globex Corp"]
+    assert tuple(sorted((gid["Acme Inc"], gid["Globex Corp"]))) in data.different
+    assert len(set(data.groups.tolist())) == 6
+    groups = LabelledGroups.from_frame(pd.DataFrame({"text": ["a", "b", "c"],
+                                                     "group": ["x", "x", "y"]}))
+    assert groups.groups.tolist() == [0, 0, 1]
+    with pytest.raises(ValueError, match="columns"):
+        LabelledGroups.from_frame(pd.DataFrame({"a": [1]}))
+    with pytest.raises(ValueError, match="0 or 1"):
+        LabelledGroups.from_frame(PAIRS.assign(label=[1, 1, 1, 1, 1, 1, 1, 2]))
+    train, val = data.split(0.3, seed=0)
+    assert len(train) + len(val) == len(data)
+    assert not set(train.groups.tolist()) & set(val.groups.tolist())
+
+
+def test_finetune_saves_a_model_every_tool_loads(tiny_model_dir, tmp_path):
+    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / "ft",
+                   model=str(tiny_model_dir), epochs=3, batch_size=8, lr=1e-3,
+                   validation=0.3, patience=1, show_progress=False)
+    assert 1 <= res.best_epoch <= res.epochs <= 3 and len(res.validation_top1) == res.epochs
+    emb = PhraseEncoder(res.output).encode(["Acme Inc", "Hooli"])
+    assert emb.shape == (2, 32) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
+    with pytest.raises(ValueError, match="group of two"):
+        finetune(LabelledGroups(["a", "b"], np.array([0, 1])), tmp_path / "x",
+                 model=str(tiny_model_dir), show_progress=False)
+
+
+@pytest.mark.parametrize("loss", ["infonce", "triplet"])
+def test_other_objectives_train(tiny_model_dir, tmp_path, loss):
+    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / loss, model=str(tiny_model_dir),
+                   loss=loss, epochs=1, batch_size=8, validation=0.0, show_progress=False)
+    assert (res.output / "modules.json").is_file()
+
+
+def test_cli_finetune_with_dev_threshold(tiny_model_dir, tmp_path, capsys):
+    PAIRS.to_csv(tmp_path / "pairs.csv", index=False)
+    dev = pd.DataFrame({"left": ["Acme Inc", "Hooli"], "right": ["Acme Corporation", "Initech"],
+                        "label": [1, 0]})
+    dev.to_csv(tmp_path / "dev.csv", index=False)
+    assert read_labelled(tmp_path / "pairs.csv").texts
+    assert main(["finetune", str(tmp_path / "pairs.csv"), "-o", str(tmp_path / "m"), "-m",
+                 str(tiny_model_dir), "--epochs", "1", "-b", "8", "--dev",
+                 str(tmp_path / "dev.csv"), "--test", str(tmp_path / "dev.csv"), "-q"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["evaluation"]["test_pairs"] == 2 and out["evaluation"]["dev_accuracy"] >= 0.5
