@@ -44,7 +44,7 @@ def combine(single: dict, multi: dict) -> dict:
 
 def render(rows: list[dict], n_runs: int, command: str) -> str:
     lines = ["# PPDB and PPDB-filtered over several probe runs", "", f"`{command}`", "",
-             f"Single: the benchmark's protocol (one probe, seed 0). Mean: {n_runs} probe runs, "
+             f"Single: the paper's protocol (one probe, seed 0). Mean: {n_runs} probe runs, "
              "seeds 0..{}; epochs is how long each probe trained (patience 5, at most 100)."
              .format(n_runs - 1), "",
              "| model | PPDB single | PPDB mean | PPDB-f single | PPDB-f mean | PPDB-f runs "
@@ -67,21 +67,26 @@ def main() -> None:
     ap.add_argument("--multi", required=True, help="folder of --probe-runs records")
     ap.add_argument("--single", nargs="+", required=True, help="full single-probe records")
     ap.add_argument("--out", default=str(OUT / "probe_runs"), help="output path stem")
+    ap.add_argument("--match", choices=["fingerprint", "model"], default="fingerprint",
+                    help="pair records by model fingerprint (default) or by model name "
+                    "(for records made before the fingerprint covered every file's content)")
     args = ap.parse_args()
+    key = "fingerprint" if args.match == "fingerprint" else "model"
     multi = {}
     for p in sorted(Path(args.multi).glob("*.json")):
         rec = json.loads(p.read_text(encoding="utf-8"))
-        multi[rec.get("fingerprint")] = rec
+        multi[rec.get(key)] = rec
     rows, n_runs = [], 0
     for path in args.single:
         rec = json.loads(Path(path).read_text(encoding="utf-8"))
-        match = multi.get(rec.get("fingerprint"))
+        match = multi.get(rec.get(key))
         if match is None:
-            raise SystemExit(f"no multi-run record with the fingerprint of {path}")
+            raise SystemExit(f"no multi-run record with the {key} of {path}")
         rows.append(combine(rec, match))
         n_runs = max(n_runs, len(rows[-1]["ppdb_filtered"]["runs"]))
     command = ("python benchmarks/quality/probe_runs.py --multi " + args.multi + " --single "
-               + " ".join(args.single))
+               + " ".join(args.single) + (f" --match {args.match}" if key == "model" else "")
+               + (f" --out {args.out}" if args.out != str(OUT / "probe_runs") else ""))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"command": command, "rows": rows},

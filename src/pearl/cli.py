@@ -438,6 +438,58 @@ def _add_finetune(sub) -> None:
     p.set_defaults(func=cmd_finetune)
 
 
+def cmd_topics(args) -> int:
+    from pearl.applications.topics import (
+        PhraseTopicModel,
+        document_vocabulary,
+        read_documents,
+        write_topics,
+    )
+
+    check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []),
+                 "--output")
+    docs = read_documents(args.documents, args.split)
+    if args.vocab:
+        from pearl.data.corpus import read_corpus
+
+        present = set(document_vocabulary(docs, min_df=args.min_df, max_terms=10 ** 9))
+        vocab = [r.phrase for r in read_corpus(args.vocab) if r.phrase.lower() in present]
+    else:
+        vocab = document_vocabulary(docs, min_df=args.min_df)
+    model = PhraseTopicModel(args.topics, model=args.model, epochs=args.epochs,
+                             seed=args.seed, show_progress=not args.quiet)
+    model.fit(docs, vocabulary=vocab)
+    write_topics(model, docs, args.output)
+    print(f"{len(docs):,} documents, {len(vocab):,} terms, {args.topics} topics in "
+          f"{args.output}", file=sys.stderr)
+    print((Path(args.output) / "topics.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def _add_topics(sub) -> None:
+    """The ``pearl topics`` command."""
+    p = sub.add_parser("topics", help="phrase-based topic model of a document collection",
+                       description="Learn K topics from documents embedded by a phrase "
+                       "model (Phrase-BERT's PNTM) and describe each by its nearest words "
+                       "and phrases. Writes topics.csv, document_topics.csv, topics.md and "
+                       "topics.png into --output.")
+    p.add_argument("documents", help="UTF-8 text file of documents")
+    p.add_argument("-k", "--topics", type=POSITIVE, default=20, help="topics (default 20)")
+    p.add_argument("-o", "--output", required=True, help="folder to write")
+    p.add_argument("--split", choices=["lines", "blank"], default="lines",
+                   help="one document per line (default) or blocks between empty lines")
+    p.add_argument("--vocab", help="describe topics with the phrases of this corpus.tsv "
+                   "(pearl build-corpus) found in the documents; default: the documents' "
+                   "frequent word n-grams")
+    p.add_argument("--min-df", type=POSITIVE, default=5,
+                   help="documents a term must occur in (default 5)")
+    p.add_argument("--epochs", type=POSITIVE, default=30, help="training epochs (default 30)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
+    _model_arg(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_topics)
+
+
 def _set_overrides(args) -> dict[str, str]:
     """The ``--set KEY=VALUE`` options of a training command, as config overrides."""
     overrides = {}
@@ -861,6 +913,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_index(sub)
     _add_join(sub)
     _add_dedup(sub)
+    _add_topics(sub)
     _add_build_corpus(sub)
     _add_augment(sub)
     _add_mine(sub)

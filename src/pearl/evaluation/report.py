@@ -68,6 +68,30 @@ def _size(params: int | None) -> str:
     return "-" if not params else f"{params / 1e6:.1f}M"
 
 
+def probe_runs(record: dict[str, Any]) -> int | None:
+    """How many probe runs a record's PPDB / PPDB-filtered scores average (None: neither
+    task was run)."""
+    for key in ("ppdb", "ppdb_filtered"):
+        res = record.get("tasks", {}).get(key, {})
+        if res.get("status") == "ok":
+            return len(res.get("details", {}).get("runs") or [None])
+    return None
+
+
+def _probe_note(records: list[dict[str, Any]]) -> list[str]:
+    """A line saying which measured rows use which PPDB protocol, when they differ."""
+    by: dict[int, list[str]] = {}
+    for r in records:
+        n = probe_runs(r)
+        if n is not None:
+            by.setdefault(n, []).append(r["model"])
+    if len(by) < 2:
+        return []
+    parts = [f"{'the single probe (seed 0)' if n == 1 else f'the mean of {n} probe runs'}: "
+             f"{', '.join(names)}" for n, names in sorted(by.items())]
+    return ["", "PPDB and PPDB-f of the measured rows: " + "; ".join(parts) + "."]
+
+
 def render_markdown(records: list[dict[str, Any]], published: bool = True) -> str:
     """Markdown tables: phrase tasks, short-text tasks, and wall time per task."""
     quick = any(r.get("quick") for r in records)
@@ -93,6 +117,7 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
             cells = [format_score(row.get(k)) for k in PHRASE_TASKS]
             lines.append(f"| {name} | {PUBLISHED_SIZE[name]} | published | " + " | ".join(cells)
                          + f" | {format_score(av['avg7'])} | {format_score(av['avg9'])} |")
+    lines += _probe_note(records)
     lines += [
         "",
         "Scores in percent: accuracy (PPDB, PPDB-f, Turney, YAGO, UMLS, AutoFJ), Pearson r x 100 "
