@@ -37,3 +37,15 @@ def test_save_merges_tasks_of_the_same_model(tmp_path):
     (rec,) = load_records(tmp_path)
     assert set(rec["tasks"]) == {"turney"}
     assert write_report(tmp_path).read_text().count("measured") >= 1
+
+
+def test_mixed_probe_protocols_are_named():
+    def ppdb(runs):
+        details = {"runs": runs} if runs else {}
+        return {"ppdb": {"status": "ok", "score": 90.0, "std": None, "n": 1,
+                         "wall_time_s": 1.0, "details": details}}
+
+    single, five = _record("a", tasks=ppdb(None)), _record("b", tasks=ppdb([90.0] * 5))
+    md = render_markdown([single, five])
+    assert "the single probe (seed 0): a; the mean of 5 probe runs: b" in md
+    assert "PPDB and PPDB-f of the measured rows" not in render_markdown([five])

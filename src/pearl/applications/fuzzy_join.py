@@ -120,6 +120,8 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
                                         top_k, candidates, block)
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
         offset += len(chunk)
+    if scorer is not None:
+        best_s = scorer.calibrated(best_s)
     return best_i, best_s
 
 
@@ -129,7 +131,8 @@ def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, sc
     """Top-k references of each query by combined match probability, among the
     ``candidates`` nearest by embedding cosine and the ``candidates`` nearest by n-gram
     cosine (unit embeddings ``q``, ``r``; unit n-gram rows ``q_ng``, ``r_ng``; reference
-    ids ``ids``, increasing)."""
+    ids ``ids``, increasing). The scores are the scorer's raw (uncalibrated) scores, which
+    rank without ties; ``scorer.calibrated`` turns them into probabilities."""
     best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
     best_i = np.full((len(q), top_k), -1, dtype=np.int64)
     if not len(r):
@@ -142,8 +145,7 @@ def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, sc
         cand = np.concatenate([np.argpartition(-emb, c - 1, axis=1)[:, :c],
                                np.argpartition(-ng, c - 1, axis=1)[:, :c]], axis=1)
         cand.sort(axis=1)
-        prob = scorer.probability(np.take_along_axis(emb, cand, 1),
-                                  np.take_along_axis(ng, cand, 1))
+        prob = scorer.score(np.take_along_axis(emb, cand, 1), np.take_along_axis(ng, cand, 1))
         prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
             best_i[s : s + block], best_s[s : s + block], ids[cand], prob, top_k)

@@ -243,10 +243,11 @@ class EntityIndex:
         c_ng = self._ngrams.transform(flat)
         rows = np.repeat(np.arange(n), c)
         ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
-        prob = scorer.probability(wide.scores, ng)
-        prob[ids < 0] = -np.inf
-        top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float32),
-                                   ids, prob, k)
+        raw = scorer.score(wide.scores, ng)  # ranks without the calibration's flat steps
+        raw[ids < 0] = -np.inf
+        top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64),
+                                   ids, raw, k)
+        top_s = scorer.calibrated(top_s)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
         return SearchResult(queries=wide.queries, names=names, ids=top_i,
                             scores=top_s.astype(np.float32))

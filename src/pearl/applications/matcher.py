@@ -122,17 +122,24 @@ class MatchScorer:
     calibration: tuple[list[float], list[float]] | None = None
 
     def score(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
-        """The uncalibrated logistic score (what ranks the candidates)."""
+        """The uncalibrated logistic score (what ranks the candidates), float64."""
         z = _features(emb_cos, ngram_cos) @ np.asarray(self.weights) + self.bias
         return 1.0 / (1.0 + np.exp(-z))
 
-    def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
-        """Match probabilities, float32, the shape of the inputs."""
-        s = self.score(emb_cos, ngram_cos)
+    def calibrated(self, scores: np.ndarray) -> np.ndarray:
+        """Probabilities of raw :meth:`score` values (-inf stays -inf), float32.
+
+        The calibration curve has flat steps, so rank candidates by :meth:`score` and turn
+        the kept ones into probabilities with this."""
+        s = np.asarray(scores, dtype=np.float64)
         if self.calibration is not None:
             xs, ys = self.calibration
-            s = np.interp(s, xs, ys)
-        return np.asarray(s, dtype=np.float32)
+            s = np.where(np.isneginf(s), -np.inf, np.interp(s, xs, ys))
+        return s.astype(np.float32)
+
+    def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
+        """Match probabilities, float32, the shape of the inputs."""
+        return self.calibrated(self.score(emb_cos, ngram_cos))
 
     def calibrate(self, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
                   max_points: int = 64) -> MatchScorer:

@@ -188,7 +188,7 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
         merged = dask.delayed(P.merge_candidates)(cands, top_k)
         outs.append(dask.delayed(P.join_partition)(
             p, query, merged, rename, threshold=threshold, how=how,
-            return_score=return_score, top_k=top_k))
+            return_score=return_score, top_k=top_k, scorer=scorer))
     empty = P.Candidates(np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32),
                          right._meta)
     no_query = P.Query(np.zeros((0, 1), np.float32), np.zeros(0, int), [])

@@ -178,7 +178,8 @@ def shard_top_k(query: Query, shard: Shard, top_k: int, scorer=None,
                 ngrams: NgramVectorizer | None = None) -> Candidates:
     """The top-k of a partition's queries within one shard: by cosine (exact, or faiss if
     indexed), or with a ``scorer`` by the combined match probability (``ngrams``: the
-    reference side's n-gram weights)."""
+    reference side's n-gram weights; the scores are then the scorer's raw scores, which
+    :func:`join_partition` turns into probabilities)."""
     q = query.emb
     if scorer is not None:
         ids, scores = combined_top_k(q, ngrams.transform(query.texts), shard.emb,
@@ -214,12 +215,14 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
 
 def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
                    rename: dict[str, str], *, threshold: float, how: str,
-                   return_score: bool, top_k: int) -> pd.DataFrame:
-    """The joined rows of one left partition (as ``fuzzy_join`` assembles them)."""
+                   return_score: bool, top_k: int, scorer=None) -> pd.DataFrame:
+    """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
+    ``scorer``, the candidates' raw scores become match probabilities first."""
     live = query.live
     ids = np.full((len(part), top_k), -1, dtype=np.int64)
     scores = np.full((len(part), top_k), -np.inf, dtype=np.float32)
-    ids[live], scores[live] = cands.ids, cands.scores
+    ids[live] = cands.ids
+    scores[live] = scorer.calibrated(cands.scores) if scorer is not None else cands.scores
     return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
                          scores, threshold=threshold, how=how, return_score=return_score,
                          add_rank=top_k > 1)

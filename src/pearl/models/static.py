@@ -61,12 +61,14 @@ def char_ngram_ids(texts: list[str], n_buckets: int, ngram_range: tuple[int, int
                         dtype=np.uint8)
     chars = buf[: n * width].reshape(n, width).astype(np.int64) + 1
     grams, counts = [], np.zeros(n, dtype=np.int64)
-    for k in range(lo, hi + 1):
+    # rolling polynomial hash: the k-gram value extends the (k-1)-gram one by one character
+    poly = np.zeros((n, width), dtype=np.int64)
+    for k in range(1, hi + 1):
         m = width - k + 1
-        h = np.zeros((n, m), dtype=np.int64)
-        for j in range(k):
-            h = h * 263 + chars[:, j : j + m]
-        h = ((h + k) * _MULT) % np.int64(n_buckets)
+        poly = poly[:, :m] * 263 + chars[:, k - 1 : k - 1 + m]
+        if k < lo:
+            continue
+        h = ((poly + k) * _MULT) % np.int64(n_buckets)
         valid = np.arange(m)[None, :] + k <= lens[:, None]
         grams.append((h, valid))
         counts += valid.sum(1)
