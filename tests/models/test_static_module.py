@@ -57,6 +57,9 @@ def test_folder_round_trip_through_phrase_encoder_and_sentence_transformers(tiny
     theirs = SentenceTransformer(str(tmp_path / "m"), trust_remote_code=True).encode(texts)
     np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
     assert mine.shape == (4, 16) and np.isfinite(mine).all()
+    # the static fast path does not depend on the batch size
+    one_by_one = PhraseEncoder(tmp_path / "m").encode(texts, batch_size=1, normalize=True)
+    np.testing.assert_allclose(one_by_one, mine, rtol=1e-5, atol=1e-6)
 
 
 def test_missing_file_is_an_oserror(tiny_static, tmp_path):

@@ -98,10 +98,11 @@ def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path
             os.kill(os.getpid(), signal.SIGINT)
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
+    before = signal.getsignal(signal.SIGINT)  # SIG_IGN when run in the background
     result = Trainer(cfg, show_progress=False, on_step=interrupt).train()
     assert result.interrupted and result.steps == 3
     assert (cfg.checkpoints / "state.safetensors").is_file()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before  # the caller's handler is restored
 
 
 def test_resume_with_another_configuration_is_refused(training_files, tiny_model_dir,

@@ -179,18 +179,35 @@ class PhraseEncoder(Encoder):
                   unit="phrase") as bar:
             for start in range(0, n, self.chunk_size):
                 chunk = items[start : start + self.chunk_size]
-                emb = self.model.encode(
-                    chunk,
-                    batch_size=batch_size,
-                    convert_to_numpy=True,
-                    normalize_embeddings=normalize,
-                    show_progress_bar=False,
-                )
+                emb = self._encode_chunk(chunk, batch_size, normalize)
                 if out is None:
                     out = np.empty((n, emb.shape[1]), dtype=np.float32)
                 out[start : start + len(chunk)] = emb
                 bar.update(len(chunk))
         return out
+
+    def _encode_chunk(self, chunk: list[str], batch_size: int, normalize: bool) -> np.ndarray:
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+
+        if not isinstance(self.model[0], StaticEmbedding):
+            return self.model.encode(chunk, batch_size=batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=normalize, show_progress_bar=False)
+        # a static model: no padding, so no length sorting; the texts are already checked
+        # strings, so sentence-transformers' per-row input-type inference is skipped
+        import torch
+
+        parts = []
+        with torch.inference_mode():
+            for s in range(0, len(chunk), batch_size):
+                feats = self.model[0].preprocess(chunk[s : s + batch_size])
+                feats = {k: v.to(self.model.device) for k, v in feats.items()}
+                parts.append(self.model(feats)["sentence_embedding"].float().cpu().numpy())
+        emb = np.concatenate(parts)
+        if normalize:
+            from pearl.encoders.base import normalize_rows
+
+            emb = normalize_rows(emb)
+        return emb
 
     def save(self, path: str | os.PathLike) -> None:
         """Save the model as a sentence-transformers folder.

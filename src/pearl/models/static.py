@@ -114,8 +114,18 @@ class StaticPhraseEmbedding(StaticEmbedding):
 
     def preprocess(self, inputs: list[str], prompt: str | None = None, **kwargs
                    ) -> dict[str, torch.Tensor]:
-        features = super().preprocess(inputs, prompt=prompt, **kwargs)
-        ids, offsets = char_ngram_ids(list(inputs), self.n_buckets, self.ngram_range,
+        if prompt:
+            inputs = self._prepend_prompt(inputs, prompt)
+        inputs = list(inputs)
+        encode = getattr(self.tokenizer, "encode_batch_fast", self.tokenizer.encode_batch)
+        token_ids = [e.ids for e in encode(inputs, add_special_tokens=False)]
+        lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(inputs))
+        flat = np.fromiter((i for t in token_ids for i in t), dtype=np.int64,
+                           count=int(lengths.sum()))
+        features = {"input_ids": torch.from_numpy(flat),
+                    "offsets": torch.from_numpy(np.concatenate([[0], np.cumsum(lengths)[:-1]])
+                                                .astype(np.int64))}
+        ids, offsets = char_ngram_ids(inputs, self.n_buckets, self.ngram_range,
                                       self.max_chars)
         features["ngram_ids"] = torch.from_numpy(ids)
         features["ngram_offsets"] = torch.from_numpy(offsets)
