@@ -335,6 +335,49 @@ def cmd_augment(args) -> int:
     return 0
 
 
+def cmd_triplets(args) -> int:
+    from collections import Counter
+
+    from pearl.augment.phrase_bert import make_triplets
+    from pearl.augment.sampler import default_augmenters, read_augmented
+    from pearl.data.corpus import read_corpus
+
+    check_output(args.output, [args.augmented, args.corpus], "--output")
+    counts = Counter(w for r in read_corpus(args.corpus) for w in r.phrase.split()
+                     if w.isalpha() and w.islower())
+    vocabulary = sorted(w for w, n in counts.items() if n >= 2)
+    augs = default_augmenters(("char", "token", "phrase"),
+                              str(_data_root(args) / "lexicon" / "wordnet"),
+                              glove_keep_names=True)
+    rows = read_augmented(args.augmented)
+    if args.limit:
+        rows = rows[: args.limit]
+    make_triplets(rows, augs, vocabulary, args.output, seed=args.seed,
+                  show_progress=not args.quiet)
+    print(f"wrote triplets to {args.output} ({len(vocabulary):,} replacement words)",
+          file=sys.stderr)
+    return 0
+
+
+def _add_triplets(sub) -> None:
+    """The ``pearl triplets`` command."""
+    p = sub.add_parser("triplets", help="Phrase-BERT triplets from augmented positives",
+                       description="For every (phrase, positive) row of an augmentation "
+                       "file, a negative made as Phrase-BERT makes it: one non-stopword "
+                       "replaced by a random corpus word, then passed through the augmenter "
+                       "that made the positive. For pearl train with objective = "
+                       "\"phrase-bert\" and triplets = OUTPUT.")
+    p.add_argument("augmented", help="TSV written by pearl augment")
+    p.add_argument("--corpus", required=True, help="corpus.tsv (its words are the "
+                   "replacement vocabulary)")
+    p.add_argument("-o", "--output", required=True, help="TSV file to write")
+    p.add_argument("--data", help="shared data root, for WordNet")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
+    p.add_argument("--limit", type=POSITIVE, help="first N rows only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_triplets)
+
+
 def cmd_mine(args) -> int:
     from pearl.data.corpus import read_corpus
     from pearl.encoders import load_encoder
@@ -917,6 +960,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_build_corpus(sub)
     _add_augment(sub)
     _add_mine(sub)
+    _add_triplets(sub)
     _add_teacher(sub)
     _add_train(sub)
     _add_finetune(sub)

@@ -72,7 +72,10 @@ class TrainConfig:
     char_pretrain_batch: int = 256
     char_pretrain_lr: float = 2e-3
     # objective
-    objective: str = "infonce"  # or "triplet" (Phrase-BERT's loss, batch-hard negatives)
+    # "infonce" (PEARL); "triplet" (L2 triplet, batch-hard negatives); "phrase-bert"
+    # (Phrase-BERT: L2 triplet on the `triplets` file's lexically controlled negatives)
+    objective: str = "infonce"
+    triplets: str = ""  # file of `pearl triplets`, for objective = "phrase-bert"
     temperature: float = 0.07
     margin: float = 1.0  # of the triplet objective
     teacher: str = ""  # folder of `pearl teacher` embeddings: adds the distillation loss
@@ -116,7 +119,10 @@ class TrainConfig:
         for name, weight in self.augmenter_weights.items():
             check_float(weight, f"augmenter_weights[{name!r}]", 0.0)
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
-        check_choice(self.objective, "objective", ("infonce", "triplet"))
+        check_choice(self.objective, "objective", ("infonce", "triplet", "phrase-bert"))
+        if self.objective == "phrase-bert" and not self.triplets:
+            raise ValueError('objective = "phrase-bert" needs triplets = <file of pearl '
+                             'triplets>')
         check_float(self.margin, "margin", 0.0)
         check_float(self.distill_weight, "distill_weight", 0.0)
         check_float(self.distill_temperature, "distill_temperature", 1e-6)

@@ -31,6 +31,7 @@ class Batch:
     positives: list[str]
     negatives: list[str]
     labels: np.ndarray
+    anchor_negatives: list[str] | None = None  # one per anchor (Phrase-BERT triplets)
 
 
 def _require(path, what: str) -> Path:
@@ -45,7 +46,8 @@ class TrainingData:
 
     Parameters
     ----------
-    pairs : list of (phrase, positive, augmenter)
+    pairs : list of (phrase, positive, augmenter) or (phrase, positive, augmenter, negative)
+        With a fourth element, each pair keeps its own negative (Phrase-BERT triplets).
     labels : dict of phrase -> label name
     negatives : dict of phrase -> list of hard negatives
     levels : set of {"char", "token", "phrase"}
@@ -65,24 +67,26 @@ class TrainingData:
         weights = augmenter_weights or {}
         rng = random.Random(seed)
         kept = []
-        for phrase, positive, name in pairs:
+        for phrase, positive, name, *neg in pairs:
             if not phrase:
                 continue
             if not levels:
-                kept.append((phrase, phrase))
+                kept.append((phrase, phrase, *neg))
                 continue
             level = LEVELS.get(name)
             if level is None or level not in levels or positive == phrase:
                 continue
             if rng.random() < float(weights.get(name, 1.0)):
-                kept.append((phrase, positive))
+                kept.append((phrase, positive, *neg))
         if max_examples and len(kept) > max_examples:
             idx = sorted(random.Random(seed + 1).sample(range(len(kept)), max_examples))
             kept = [kept[i] for i in idx]
         if not kept:
             raise ValueError("no training pairs left after filtering")
-        self.anchors = [a for a, _ in kept]
-        self.positives = [p for _, p in kept]
+        self.anchors = [k[0] for k in kept]
+        self.positives = [k[1] for k in kept]
+        self.anchor_negatives = [k[2] for k in kept] if all(len(k) == 3 for k in kept) \
+            else None
         self.labels = np.array([LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors],
                                dtype=np.int64)
         self.negatives = {a: negatives[a] for a in self.anchors if negatives.get(a)}
@@ -95,6 +99,16 @@ class TrainingData:
         pairs = read_augmented(_require(augmented, "augmented"))
         negs = read_hard_negatives(_require(negatives, "hard negatives")) if negatives else {}
         return cls(pairs, labels, negs, **kwargs)
+
+    @classmethod
+    def from_triplets(cls, corpus, triplets, **kwargs) -> TrainingData:
+        """Phrase-BERT triplets (``pearl triplets``): each pair with its own negative."""
+        from pearl.augment.phrase_bert import read_triplets
+
+        labels = {r.phrase: r.label for r in read_corpus(_require(corpus, "corpus"))}
+        rows = [(p, pos, name, neg) for p, pos, neg, name in
+                read_triplets(_require(triplets, "triplets"))]
+        return cls(rows, labels, {}, **kwargs)
 
     def __len__(self) -> int:
         return len(self.anchors)
@@ -130,4 +144,6 @@ class TrainingData:
             with_neg = [a for a in anchors if a in self.negatives]
             for a in rng.sample(with_neg, min(hard_negatives, len(with_neg))):
                 negatives.append(rng.choice(self.negatives[a]))
-        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx])
+        own = ([self.anchor_negatives[i] for i in idx] if self.anchor_negatives is not None
+               else None)
+        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx], own)

@@ -26,7 +26,13 @@ from tqdm.auto import tqdm
 
 from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
 from pearl.data.labels import LABELS
-from pearl.losses import batch_hard_triplet_loss, info_nce, similarity_distillation, type_loss
+from pearl.losses import (
+    batch_hard_triplet_loss,
+    info_nce,
+    similarity_distillation,
+    triplet_loss,
+    type_loss,
+)
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
 from pearl.training.checkpoint import (
@@ -133,11 +139,15 @@ class Trainer:
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
         cfg = self.config
         b = len(batch.anchors)
-        texts = batch.anchors + batch.positives + batch.negatives
+        own = batch.anchor_negatives or []
+        texts = batch.anchors + batch.positives + batch.negatives + own
         feats = model.preprocess(texts)
         emb = model(feats)["sentence_embedding"]
-        a, p, n = emb[:b], emb[b:2 * b], emb[2 * b:]
-        if cfg.objective == "triplet":
+        a, p = emb[:b], emb[b:2 * b]
+        n = emb[2 * b : len(texts) - len(own)]
+        if cfg.objective == "phrase-bert":
+            contrastive = triplet_loss(a, p, emb[len(texts) - len(own):], cfg.margin)
+        elif cfg.objective == "triplet":
             contrastive = batch_hard_triplet_loss(a, p, n if len(n) else None, cfg.margin)
         else:
             contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
@@ -196,10 +206,14 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         # refuse a non-model output folder now, not after hours of training
         check_replaceable_dir(cfg.output, "modules.json")
-        data = TrainingData.from_files(
-            cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
-            levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
-            max_examples=cfg.max_examples, seed=cfg.seed)
+        options = dict(levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
+                       max_examples=cfg.max_examples, seed=cfg.seed)
+        if cfg.objective == "phrase-bert":
+            data = TrainingData.from_triplets(cfg.corpus, cfg.triplets, **options)
+        else:
+            data = TrainingData.from_files(
+                cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
+                **options)
         if cfg.type_loss and cfg.type_balance:
             self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
         if cfg.teacher:
@@ -308,7 +322,8 @@ class Trainer:
                 opt.step()
                 sched.step()
                 step += 1
-                n_texts = 2 * len(batch.anchors) + len(batch.negatives)
+                n_texts = (2 * len(batch.anchors) + len(batch.negatives)
+                           + len(batch.anchor_negatives or []))
                 record.update(step=step, lr=sched.get_last_lr()[0],
                               phrases_per_s=n_texts / max(time.time() - t_step, 1e-9))
                 if fusion is not None and fusion.char_log_scale is not None:
