@@ -33,6 +33,9 @@ def test_teacher_embeddings_are_written_in_resumable_shards(training_files, tmp_
                        show_progress=False)
     with pytest.raises(KeyError, match="pearl teacher"):
         teacher(["a phrase that is not in the corpus"])
+    teacher.require(phrases)
+    with pytest.raises(KeyError, match="1 phrases have no teacher embedding"):
+        teacher.require([*phrases, "a phrase that is not in the corpus"])
 
 
 def test_an_incomplete_folder_is_refused(training_files, tmp_path):

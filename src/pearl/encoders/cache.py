@@ -142,6 +142,10 @@ class EmbeddingCache:
     def __len__(self) -> int:
         return self._size
 
+    def __contains__(self, text: object) -> bool:
+        """Whether ``text`` has a vector here already (nothing is encoded)."""
+        return text in self._index
+
     def __call__(self, texts: Iterable[str], show_progress_bar: bool | None = None) -> np.ndarray:
         """Embeddings of ``texts`` (the encoder's raw output), encoding only unseen ones."""
         items = check_texts(texts)

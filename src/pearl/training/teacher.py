@@ -74,8 +74,9 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
     write_text_atomic(manifest, json.dumps({**record, "complete": False}, indent=2) + "\n")
     cache = EmbeddingCache(encoder, root=output / "embeddings", persist=True,
                            batch_size=batch_size)
-    todo = [p for p in dict.fromkeys(phrases) if p not in cache._index]
-    bar = tqdm(total=len(set(phrases)), initial=len(set(phrases)) - len(todo),
+    distinct = list(dict.fromkeys(phrases))
+    todo = [p for p in distinct if p not in cache]
+    bar = tqdm(total=len(distinct), initial=len(distinct) - len(todo),
                desc=f"teacher {record['model']}", unit="phrase", disable=not show_progress)
     for start in range(0, len(todo), chunk_size):
         part = todo[start : start + chunk_size]
@@ -93,8 +94,12 @@ class _Recorded:
         self.fingerprint, self.embedding_dim, self.folder = fingerprint, dim, folder
 
     def encode(self, texts, **kwargs):
-        raise KeyError(f"{len(texts)} phrases have no teacher embedding in {self.folder} "
-                       f"(e.g. {list(texts)[:3]}); run pearl teacher on the training corpus")
+        raise _missing(self.folder, list(texts))
+
+
+def _missing(folder: Path, texts: list[str]) -> KeyError:
+    return KeyError(f"{len(texts)} phrases have no teacher embedding in {folder} "
+                    f"(e.g. {texts[:3]}); run pearl teacher on the training corpus")
 
 
 class TeacherEmbeddings:
@@ -113,6 +118,7 @@ class TeacherEmbeddings:
             raise ValueError(f"{folder} is incomplete (an interrupted pearl teacher run); "
                              "run the same command again to finish it")
         self.info = info
+        self.folder = folder
         self._cache = EmbeddingCache(_Recorded(str(info["fingerprint"]), int(info["dim"]),
                                                folder), root=folder / "embeddings",
                                      persist=True)
@@ -123,6 +129,13 @@ class TeacherEmbeddings:
 
     def __len__(self) -> int:
         return len(self._cache)
+
+    def require(self, texts: list[str]) -> None:
+        """Raise ``KeyError`` when a text has no teacher vector here (checked without
+        gathering the vectors)."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            raise _missing(self.folder, missing)
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         """Teacher vectors of ``texts`` (all must be in the folder), float32."""

@@ -218,7 +218,7 @@ class Trainer:
             self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
         if cfg.teacher:
             self._teacher = TeacherEmbeddings(cfg.teacher)
-            self._teacher(data.anchors)  # every anchor has a vector: fail now, not mid-run
+            self._teacher.require(data.anchors)  # fail now, not mid-run
         total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
