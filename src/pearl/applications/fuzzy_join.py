@@ -250,6 +250,7 @@ class _RightStream:
         self.columns: list[str] | None = None
         self.positions: list[np.ndarray] = []  # row of each non-null key, chunk by chunk
         self.n_rows = 0
+        self._chunks: list[list[str]] | None = None  # set by read_all
 
     def _parts(self):
         if _is_frame(self.right):
@@ -258,21 +259,35 @@ class _RightStream:
             return (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
         return iter(self.right)
 
+    def _read(self, part) -> list[str]:
+        """Keep one chunk's rows; its non-null keys (null right keys are never indexed)."""
+        part, _ = _to_pandas(part, "right")
+        if self.right_on not in part.columns:
+            raise KeyError(f"right has no column {self.right_on!r}; columns: "
+                           f"{list(part.columns)}")
+        self.columns = list(part.columns)
+        keys, nulls = to_string_list(part[self.right_on], non_string="str",
+                                     name=self.right_on)
+        self.frames.append(part.reset_index(drop=True))
+        keep = np.flatnonzero(~nulls)
+        self.positions.append(keep + self.n_rows)
+        self.n_rows += len(keys)
+        return [keys[k] for k in keep]
+
+    def read_all(self) -> list[str]:
+        """Read every chunk now (the combined matcher's n-gram weights need every right
+        key before matching); returns the non-null keys. :meth:`keys` then replays the
+        chunks without reading them again."""
+        self._chunks = [self._read(part) for part in self._parts()]
+        return [k for chunk in self._chunks for k in chunk]
+
     def keys(self):
-        """Yield the non-null keys of each chunk (null right keys are never indexed)."""
+        """Yield the non-null keys of each chunk."""
+        if self._chunks is not None:
+            yield from self._chunks
+            return
         for part in self._parts():
-            part, _ = _to_pandas(part, "right")
-            if self.right_on not in part.columns:
-                raise KeyError(f"right has no column {self.right_on!r}; columns: "
-                               f"{list(part.columns)}")
-            self.columns = list(part.columns)
-            keys, nulls = to_string_list(part[self.right_on], non_string="str",
-                                         name=self.right_on)
-            self.frames.append(part.reset_index(drop=True))
-            keep = np.flatnonzero(~nulls)
-            self.positions.append(keep + self.n_rows)
-            self.n_rows += len(keys)
-            yield [keys[k] for k in keep]
+            yield self._read(part)
 
     def rows_of(self, key_ids: np.ndarray) -> np.ndarray:
         """Right-table rows of matched key ids (-1 stays -1)."""
@@ -287,19 +302,6 @@ class _RightStream:
         if self.frames:
             return pd.concat(self.frames, ignore_index=True)
         return pd.DataFrame(columns=self.columns or [self.right_on])
-
-
-def _reference_texts(right, right_on: str) -> list[str] | None:
-    """The non-null right keys (the n-gram IDF is fitted on them) of a right table, or of
-    a list of its parts; None when a part lacks the column (reported when streamed)."""
-    out: list[str] = []
-    for part in ([right] if _is_frame(right) else right):
-        frame, _ = _to_pandas(part, "right")
-        if right_on not in frame.columns:
-            return None
-        keys, nulls = to_string_list(frame[right_on], non_string="str", name=right_on)
-        out += [k for k, null in zip(keys, nulls, strict=True) if not null]
-    return out
 
 
 def fuzzy_join(
@@ -386,18 +388,17 @@ def fuzzy_join(
     matcher = _check_matcher(matcher, precision)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
-    if scorer is not None and not _is_frame(right):
-        # the n-gram weights need every right key: read the parts' strings first (they are
-        # kept for the output anyway); their embeddings are still computed part by part
-        right = list(right)
     stream = _RightStream(right, right_on, right_chunksize)
+    # the n-gram weights need every right key: read the chunks' strings first (they are
+    # kept for the output anyway); their embeddings are still computed chunk by chunk
+    idf = stream.read_all() if scorer is not None else None
 
     # Null keys never match: null left keys are not searched, null right keys not indexed.
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     live = np.flatnonzero(~lnull)
     li, ls = match_strings([lkeys[i] for i in live], stream.keys(), encoder, top_k=top_k,
                            batch_size=batch_size, scorer=scorer,
-                           idf_texts=_reference_texts(right, right_on) if scorer else None)
+                           idf_texts=idf)
     if scorer is not None and precision is not None:
         threshold = threshold_for_precision(ls[:, 0], precision)
     ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
