@@ -18,6 +18,14 @@ from pearl.evaluation.report import load_records, render_markdown
 __all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
 
 
+def _training_config(folder: Path, command: str) -> dict:
+    """``<folder>/training/config.json``, which ``command`` writes."""
+    path = folder / "training" / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {folder} a folder from {command}?")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def _record(records: list[dict], name: str) -> dict | None:
     return next((r for r in records if r["model"] == name), None)
 
@@ -42,10 +50,7 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         The command that trained it.
     """
     folder = Path(folder)
-    cfg_path = folder / "training" / "config.json"
-    if not cfg_path.is_file():
-        raise FileNotFoundError(f"{cfg_path} not found: is {folder} a folder from pearl train?")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg = _training_config(folder, "pearl train")
     name = folder.name
     train_seconds = train_seconds or cfg.get("train_seconds")
     backbone_name = backbone_name or cfg["backbone"]
@@ -131,10 +136,7 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
     and the ``compare`` rows go in the card); ``speed``: a ``model_speed.json`` record.
     """
     folder = Path(folder)
-    cfg_path = folder / "training" / "config.json"
-    if not cfg_path.is_file():
-        raise FileNotFoundError(f"{cfg_path} not found: is {folder} from pearl train-static?")
-    cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    cfg = _training_config(folder, "pearl train-static")
     name = folder.name
     lines = [
         "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
@@ -185,7 +187,7 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
 def is_static_folder(folder: str | Path) -> bool:
     """Whether ``folder`` was written by ``pearl train-static`` (its training config
     records the static model's n-gram table)."""
-    cfg_path = Path(folder) / "training" / "config.json"
-    if not cfg_path.is_file():
+    try:
+        return "n_buckets" in _training_config(Path(folder), "pearl train")
+    except FileNotFoundError:
         return False
-    return "n_buckets" in json.loads(cfg_path.read_text(encoding="utf-8"))
