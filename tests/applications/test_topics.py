@@ -56,3 +56,15 @@ def test_write_topics_refuses_a_foreign_folder(hash_encoder, tmp_path):
     (tmp_path / "mine.txt").write_text("user data")
     with pytest.raises(FileExistsError):
         write_topics(tm, DOCS, tmp_path)
+
+
+def test_the_topic_model_holds_its_model_and_pickles(tiny_model_dir):
+    import pickle
+
+    from pearl.applications import _common
+
+    _common.clear_caches()
+    tm = PhraseTopicModel(2, model=str(tiny_model_dir), epochs=2).fit(DOCS, vocabulary=["bread"])
+    assert not _common._ENCODERS  # no process-wide copy of the model
+    again = pickle.loads(pickle.dumps(tm))
+    np.testing.assert_allclose(again.transform(DOCS[:2]), tm.transform(DOCS[:2]), atol=1e-5)

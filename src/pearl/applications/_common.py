@@ -18,12 +18,28 @@ from pearl.encoders import (
 )
 from pearl.encoders.base import is_embedding_model
 
-__all__ = ["get_encoder", "get_cache", "clear_caches", "to_string_list", "is_missing",
-           "expected_fingerprint"]
+__all__ = ["get_encoder", "load_embedding_model", "HeldModel", "get_cache", "clear_caches",
+           "to_string_list", "is_missing", "expected_fingerprint"]
 
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, str | None], Any] = {}
 _CACHES: dict[str, EmbeddingCache] = {}
+
+
+def load_embedding_model(model: Any = None, device: str | None = None):
+    """An encoder object: ``model`` itself when it is one, else the name or folder loaded
+    (a fresh copy; ``TypeError``/``ValueError`` for anything that makes no embeddings)."""
+    if is_embedding_model(model):
+        return model
+    if model is not None and not isinstance(model, str | os.PathLike):
+        raise TypeError(f"model must be a name, a folder or an encoder with .encode(), got "
+                        f"{type(model).__name__}")
+    name = os.fspath(model or DEFAULT_MODEL)
+    encoder = load_encoder(name, device=device)
+    if not is_embedding_model(encoder):
+        raise ValueError(f"model {name!r} scores pairs of strings and makes no embeddings; "
+                         "the table tools need an embedding model")
+    return encoder
 
 
 def get_encoder(model: Any = None, device: str | None = None):
@@ -31,17 +47,44 @@ def get_encoder(model: Any = None, device: str | None = None):
     if is_embedding_model(model):
         return model
     if model is not None and not isinstance(model, str | os.PathLike):
-        raise TypeError(f"model must be a name, a folder or an encoder with .encode(), got "
-                        f"{type(model).__name__}")
+        load_embedding_model(model)  # raises the TypeError
     key = (os.fspath(model or DEFAULT_MODEL), device)
     with _LOCK:
         if key not in _ENCODERS:
-            encoder = load_encoder(key[0], device=device)
-            if not is_embedding_model(encoder):
-                raise ValueError(f"model {key[0]!r} scores pairs of strings and makes no "
-                                 "embeddings; the table tools need an embedding model")
-            _ENCODERS[key] = encoder
+            _ENCODERS[key] = load_embedding_model(key[0], device)
         return _ENCODERS[key]
+
+
+class HeldModel:
+    """For estimators with a ``model`` parameter (and optionally ``device`` and
+    ``batch_size``): the model is loaded on first use and held by the estimator, with its
+    own in-memory embedding cache, instead of in process-wide dicts. Pickling drops a model
+    given by name or folder, which is loaded again on use (as skrub's ``TextEncoder``
+    does); an encoder object passed as ``model`` is pickled with the estimator."""
+
+    def _embeddings(self) -> EmbeddingCache:
+        """This estimator's embedding cache over its model (rebuilt when the model,
+        device or batch size parameters change)."""
+        device, batch_size = getattr(self, "device", None), getattr(self, "batch_size", 64)
+        key = (id(self.model) if is_embedding_model(self.model) else str(self.model),
+               device, batch_size)
+        if getattr(self, "_embedding_cache", None) is None or \
+                getattr(self, "_cache_key", key) != key:
+            if self.model is None:  # an estimator names its model (the default is one)
+                raise TypeError("model must be a name, a folder or an encoder with "
+                                ".encode(), got NoneType")
+            self._cache_key = key
+            self._embedding_cache = EmbeddingCache(
+                load_embedding_model(self.model, device), persist=False,
+                batch_size=batch_size)
+        return self._embedding_cache
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if not is_embedding_model(self.model):  # a name or folder: loaded again on use
+            state.pop("_embedding_cache", None)
+        state.pop("_cache_key", None)  # holds an id(), meaningless in another process
+        return state
 
 
 def expected_fingerprint(model: Any) -> str | None:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.applications._common import to_string_list
-from pearl.encoders import DEFAULT_MODEL, EmbeddingCache, load_encoder
-from pearl.encoders.base import is_embedding_model, normalize_rows
+from pearl.applications._common import HeldModel, to_string_list
+from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders.base import normalize_rows
 
 __all__ = ["PhraseEmbedder"]
 
@@ -39,7 +37,7 @@ def _column(X):
     return X, name
 
 
-class PhraseEmbedder(TransformerMixin, BaseEstimator):
+class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
     """Embed a column of strings with a phrase encoder (scikit-learn transformer).
 
     Parameters
@@ -93,41 +91,11 @@ class PhraseEmbedder(TransformerMixin, BaseEstimator):
         self.batch_size = batch_size
         self.device = device
 
-    def _cache(self) -> EmbeddingCache:
-        """The loaded model, wrapped in this estimator's embedding cache (built on first
-        use: after ``fit``, or after unpickling an estimator fitted on a model name)."""
-        key = (id(self.model) if is_embedding_model(self.model) else str(self.model),
-               self.device, self.batch_size)
-        if getattr(self, "_embedding_cache", None) is None or \
-                getattr(self, "_cache_key", key) != key:
-            self._cache_key = key
-            if is_embedding_model(self.model):
-                encoder = self.model
-            elif isinstance(self.model, str | os.PathLike):
-                encoder = load_encoder(os.fspath(self.model), device=self.device)
-                if not is_embedding_model(encoder):
-                    raise ValueError(f"model {self.model!r} scores pairs of strings and "
-                                     "makes no embeddings; PhraseEmbedder needs an "
-                                     "embedding model")
-            else:
-                raise TypeError(f"model must be a name, a folder or an encoder with "
-                                f".encode(), got {type(self.model).__name__}")
-            self._embedding_cache = EmbeddingCache(encoder, persist=False,
-                                                   batch_size=self.batch_size)
-        return self._embedding_cache
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        if not is_embedding_model(self.model):  # a name or folder: loaded again on use
-            state.pop("_embedding_cache", None)
-        state.pop("_cache_key", None)  # holds an id(), meaningless in another process
-        return state
-
     def _embed(self, X):
         col, name = _column(X)
         texts, _ = to_string_list(col, missing=self.handle_missing, non_string="error",
                                   name=name or "X")
-        emb = self._cache()(texts, show_progress_bar=len(texts) > 8192)
+        emb = self._embeddings()(texts, show_progress_bar=len(texts) > 8192)
         emb = normalize_rows(emb) if self.normalize else np.asarray(emb, dtype=np.float32)
         return emb, name
 

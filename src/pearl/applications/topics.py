@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from pearl._validation import check_float, check_int
-from pearl.applications._common import get_cache, get_encoder
+from pearl.applications._common import HeldModel
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
@@ -55,7 +55,7 @@ def document_vocabulary(documents: list[str], min_df: int = 5, max_terms: int = 
     return [str(terms[i]) for i in keep[:max_terms]]
 
 
-class PhraseTopicModel(TransformerMixin, BaseEstimator):
+class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
     """Topics as mixtures of words and phrases (scikit-learn conventions).
 
     Parameters
@@ -110,8 +110,7 @@ class PhraseTopicModel(TransformerMixin, BaseEstimator):
         docs = [str(d) for d in documents]
         pieces = [_chunks(d, self.chunk_words) for d in docs]
         flat = [c for p in pieces for c in p]
-        cache = get_cache(get_encoder(self.model))
-        emb = normalize_rows(cache(flat, show_progress_bar=self.show_progress))
+        emb = normalize_rows(self._embeddings()(flat, show_progress_bar=self.show_progress))
         owner = np.repeat(np.arange(len(docs)), [len(p) for p in pieces])
         out = np.zeros((len(docs), emb.shape[1]), dtype=np.float32)
         np.add.at(out, owner, emb)
@@ -178,7 +177,7 @@ class PhraseTopicModel(TransformerMixin, BaseEstimator):
         vocab = list(dict.fromkeys(str(v) for v in vocabulary))
         if not vocab:
             raise ValueError("the vocabulary is empty")
-        emb = normalize_rows(get_cache(get_encoder(self.model))(vocab))
+        emb = normalize_rows(self._embeddings()(vocab))
         scores = self.components_ @ emb.T
         n = min(self.n_terms, len(vocab))
         top = np.argsort(-scores, axis=1)[:, :n]
