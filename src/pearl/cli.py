@@ -396,10 +396,12 @@ def cmd_mine(args) -> int:
 
 
 def cmd_teacher(args) -> int:
+    from pearl.encoders import load_encoder
     from pearl.training.teacher import encode_teacher
 
     check_output(args.output, [args.corpus], "--output")
-    out = encode_teacher(args.corpus, args.output, model=args.model,
+    model = load_encoder(args.model, device=args.device) if args.device else args.model
+    out = encode_teacher(args.corpus, args.output, model=model,
                          chunk_size=args.chunk_size, batch_size=args.batch_size,
                          limit=args.limit, show_progress=not args.quiet)
     print(f"teacher embeddings in {out}", file=sys.stderr)
@@ -421,6 +423,7 @@ def _add_teacher(sub) -> None:
                    help="phrases per shard: the most an interruption loses (default 4096)")
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=128, help="batch size")
     p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
+    p.add_argument("--device", help="torch device of the teacher, e.g. cuda (default cpu)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_teacher)
 

@@ -70,3 +70,14 @@ def test_training_with_a_teacher(training_files, tiny_model_dir, tmp_path):
     result = Trainer(load_config(None, opts), show_progress=False).train()
     assert all(np.isfinite(r["distill"]) for r in result.history)
     assert "distill" in (tmp_path / "m" / "training" / "loss.tsv").read_text().split("\n")[0]
+
+
+def test_teacher_command_places_the_model_on_the_asked_device(training_files, tiny_model_dir,
+                                                              tmp_path):
+    from pearl.cli import main
+
+    out = tmp_path / "t"
+    assert main(["teacher", str(training_files["corpus"]), "-o", str(out), "-m",
+                 str(tiny_model_dir), "--device", "cpu", "--limit", "4", "-q"]) == 0
+    teacher = TeacherEmbeddings(out)
+    assert len(teacher) == 4 and teacher.dim > 0

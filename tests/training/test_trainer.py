@@ -178,3 +178,35 @@ def test_weight_averaging():
     average_weights(model, initial, 0.25)
     for k, v in model.state_dict().items():
         torch.testing.assert_close(v, 0.75 * before[k])
+
+
+def test_device_defaults_to_cuda_only_when_torch_sees_one(monkeypatch):
+    from pearl.training.trainer import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert resolve_device("") == torch.device("cpu")
+    assert resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match="no CUDA"):
+        resolve_device("cuda")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("") == torch.device("cuda")
+
+
+def test_a_run_asked_for_a_missing_gpu_fails_before_training(training_files, tiny_model_dir,
+                                                              tmp_path, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", device="cuda")
+    with pytest.raises(ValueError, match="no CUDA"):
+        Trainer(cfg, show_progress=False).train()
+    assert not (tmp_path / "m").exists()
+
+
+def test_resume_may_change_the_device_option(training_files, tiny_model_dir, tmp_path):
+    def stop_at_5(trainer, step, record):
+        if step == 5:
+            trainer.request_stop()
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "b", device="")
+    assert Trainer(cfg, show_progress=False, on_step=stop_at_5).train().interrupted
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "b", device="cpu")
+    assert Trainer(cfg, show_progress=False).train(resume=True).steps == 9

@@ -38,7 +38,8 @@ def vocabulary(phrases: Iterable[str], size: int) -> list[str]:
 
 def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size: int = 256,
                           lr: float = 2e-3, typo_rate: float = 0.5, seed: int = 0,
-                          show_progress: bool = True) -> list[float]:
+                          show_progress: bool = True, device: str | torch.device = "cpu"
+                          ) -> list[float]:
     """Train ``model``'s :class:`~pearl.models.CharFusion` character encoder in place.
 
     Parameters
@@ -50,6 +51,8 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     typo_rate : float, default=0.5
         Probability that an input word is replaced by a typo'd variant.
     seed : int, default=0
+    device : str or torch.device, default="cpu"
+        Where the model computes (it must already be there).
 
     Returns
     -------
@@ -68,11 +71,11 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     with torch.no_grad():
         backbone.eval()
         for i in tqdm(range(0, len(words), 512), desc="char targets", disable=not show_progress):
-            feats = model.preprocess(words[i:i + 512])
+            feats = _to(model.preprocess(words[i:i + 512]), device)
             targets.append(backbone(feats)["sentence_embedding"])
     target = torch.cat(targets)
     encoder = fusion.char_encoder
-    head = torch.nn.Linear(encoder.config["out_dim"], target.shape[1])
+    head = torch.nn.Linear(encoder.config["out_dim"], target.shape[1]).to(target.device)
     params = list(encoder.parameters()) + list(head.parameters())
     opt = torch.optim.Adam(params, lr=lr)
     rng = random.Random(seed)
@@ -88,11 +91,11 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
             if rng.random() < typo_rate:
                 w = rng.choice(_TYPOS)(w, rng) or w
             batch.append(w)
-        feats = model.preprocess(batch)
+        feats = _to(model.preprocess(batch), device)
         chars, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"],
                                         feats.get(CHAR_IDS))
         pred = head(encoder(chars, sub))
-        tgt = target[torch.as_tensor(idx)]
+        tgt = target[torch.as_tensor(idx, device=target.device)]
         loss = info_nce(pred, tgt) + (1 - F.cosine_similarity(pred, tgt)).mean()
         opt.zero_grad()
         loss.backward()
@@ -101,3 +104,8 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
         bar.set_postfix(loss=f"{losses[-1]:.3f}")
     encoder.eval()
     return losses
+
+
+def _to(features: dict, device: str | torch.device) -> dict:
+    """Move the tensors of a features dict to ``device``."""
+    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}

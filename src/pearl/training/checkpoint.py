@@ -41,17 +41,20 @@ class Checkpoint:
     scheduler: dict[str, Any]
     torch_rng: torch.Tensor
     seconds: float = 0.0
+    cuda_rng: torch.Tensor | None = None  # the CUDA generator's state, for runs on a GPU
 
 
 def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
     """Write a checkpoint atomically (see the module docstring for the layout)."""
-    tensors = {f"model.{k}": v.detach().contiguous() for k, v in ckpt.model.items()}
+    tensors = {f"model.{k}": v.detach().cpu().contiguous() for k, v in ckpt.model.items()}
     for pid, state in ckpt.optimizer["state"].items():
         for name, value in state.items():
             if not isinstance(value, torch.Tensor):
                 value = torch.tensor(value)
-            tensors[f"optimizer.{int(pid)}.{name}"] = value.detach().contiguous()
+            tensors[f"optimizer.{int(pid)}.{name}"] = value.detach().cpu().contiguous()
     tensors["torch_rng"] = ckpt.torch_rng.contiguous()
+    if ckpt.cuda_rng is not None:
+        tensors["cuda_rng"] = ckpt.cuda_rng.cpu().contiguous()
     meta = {"format": _FORMAT, "config": ckpt.config, "step": ckpt.step,
             "history": ckpt.history, "param_groups": ckpt.optimizer["param_groups"],
             "scheduler": ckpt.scheduler, "seconds": ckpt.seconds}
@@ -88,7 +91,8 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
                           history=list(meta["history"]), model=model,
                           optimizer={"state": state, "param_groups": groups},
                           scheduler=dict(meta["scheduler"]), torch_rng=tensors["torch_rng"],
-                          seconds=float(meta.get("seconds", 0.0)))
+                          seconds=float(meta.get("seconds", 0.0)),
+                          cuda_rng=tensors.get("cuda_rng"))
     except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
         raise OSError(f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
                       "checkpoint folder or start a fresh run without --resume") from exc

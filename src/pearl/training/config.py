@@ -50,6 +50,11 @@ class TrainConfig:
         ``save_dtype`` (float16 halves the folder), ``normalize`` (the saved model ends
         with a ``Normalize`` module like its sentence-transformers backbone, so encodings
         are unit vectors; clustering and other Euclidean tools then see cosine geometry).
+    Bookkeeping
+        ``checkpoint_every`` steps, ``threads`` (CPU threads; 0 = torch's default),
+        ``device`` (empty: a CUDA GPU when torch sees one, else the CPU). A run may be
+        resumed on another device; on a GPU, resumption restores the CUDA random state but
+        GPU kernels are not bit-for-bit deterministic.
     """
 
     backbone: str = "all-MiniLM-L6-v2"
@@ -109,6 +114,7 @@ class TrainConfig:
     # bookkeeping
     checkpoint_every: int = 200
     threads: int = 0  # 0: torch default
+    device: str = ""  # "": CUDA when there is one, else the CPU; or "cpu", "cuda", "cuda:1"
 
     def __post_init__(self) -> None:
         check_fields(self)

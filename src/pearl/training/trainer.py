@@ -54,7 +54,7 @@ INITIAL = "initial.safetensors"
 # options that may change between an interrupted run and its resumption (bookkeeping, and
 # what happens after the last step: resuming a finished run re-does only the end)
 _RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir", "output", "average",
-              "average_weight", "save_dtype", "normalize"}
+              "average_weight", "save_dtype", "normalize", "device"}
 # options that set only where the run stops: a resume may raise them to extend a run (the
 # batches and the learning-rate schedule depend on the step alone, so an extended run ends
 # on the weights of a run started with the larger length)
@@ -109,7 +109,12 @@ class Trainer:
             labels=list(LABELS) if cfg.type_loss else None,
             use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length,
             char_gain=cfg.char_gain, raw_text=cfg.raw_text)
-        return model
+        return model.to(self.device)
+
+    @property
+    def device(self) -> torch.device:
+        """Where the run computes: ``config.device``, or CUDA when there is one."""
+        return resolve_device(self.config.device)
 
     def _optimizer(self, model):
         cfg = self.config
@@ -141,7 +146,8 @@ class Trainer:
         b = len(batch.anchors)
         own = batch.anchor_negatives or []
         texts = batch.anchors + batch.positives + batch.negatives + own
-        feats = model.preprocess(texts)
+        feats = {k: v.to(self.device) if isinstance(v, torch.Tensor) else v
+                 for k, v in model.preprocess(texts).items()}
         emb = model(feats)["sentence_embedding"]
         a, p = emb[:b], emb[b:2 * b]
         n = emb[2 * b : len(texts) - len(own)]
@@ -154,12 +160,12 @@ class Trainer:
         record = {"contrastive": contrastive.item()}
         loss = contrastive
         if self._teacher is not None:
-            target = torch.from_numpy(self._teacher(batch.anchors))
+            target = torch.from_numpy(self._teacher(batch.anchors)).to(self.device)
             distill = similarity_distillation(a, target, cfg.distill_temperature)
             loss = loss + cfg.distill_weight * distill
             record["distill"] = distill.item()
         if cfg.type_loss:
-            y = torch.as_tensor(batch.labels)
+            y = torch.as_tensor(batch.labels, device=self.device)
             typed = type_loss(fusion.type_logits(torch.cat([a, p])), torch.cat([y, y]),
                               self._class_weights)
             if typed is not None:
@@ -190,6 +196,7 @@ class Trainer:
                            "continues)", step, total, ckpt)
             return TrainResult(None, step, total, True, seconds, state.history)
         model.eval()
+        model.to("cpu")
         if cfg.average:
             average_weights(model, state.initial, cfg.average_weight)
         out = Path(cfg.output)
@@ -201,6 +208,7 @@ class Trainer:
     def _prepare(self) -> tuple[TrainingData, int]:
         """Threads and seed, the output check, the training data and the step count."""
         cfg = self.config
+        self.device  # noqa: B018 - an unusable device fails now, before the data is read
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
@@ -215,7 +223,8 @@ class Trainer:
                 cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
                 **options)
         if cfg.type_loss and cfg.type_balance:
-            self._class_weights = data.type_class_weights(len(LABELS), cfg.type_balance)
+            self._class_weights = data.type_class_weights(
+                len(LABELS), cfg.type_balance).to(self.device)
         if cfg.teacher:
             self._teacher = TeacherEmbeddings(cfg.teacher)
             self._teacher.require(data.anchors)  # fail now, not mid-run
@@ -243,6 +252,8 @@ class Trainer:
             opt.load_state_dict(saved.optimizer)
             sched.load_state_dict(saved.scheduler)
             torch.set_rng_state(saved.torch_rng)
+            if saved.cuda_rng is not None and self.device.type == "cuda":
+                torch.cuda.set_rng_state(saved.cuda_rng, self.device)
         except (RuntimeError, KeyError, ValueError) as exc:
             raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}"
                           ) from exc
@@ -270,7 +281,7 @@ class Trainer:
                 pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
                                       batch_size=cfg.char_pretrain_batch,
                                       lr=cfg.char_pretrain_lr, seed=cfg.seed,
-                                      show_progress=self.show_progress)
+                                      show_progress=self.show_progress, device=self.device)
             initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
             with atomic_path(ckpt / INITIAL) as tmp:
                 save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
@@ -295,6 +306,8 @@ class Trainer:
                 config=cfg.to_dict(), step=step, history=history, model=model.state_dict(),
                 optimizer=opt.state_dict(), scheduler=sched.state_dict(),
                 torch_rng=torch.get_rng_state(),
+                cuda_rng=(torch.cuda.get_rng_state(self.device)
+                          if self.device.type == "cuda" else None),
                 seconds=state.elapsed_before + time.time() - t_start))
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
@@ -375,7 +388,24 @@ def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> N
         for key, value in state.items():
             if "type_head" in key or key not in initial or not value.is_floating_point():
                 continue
-            value.copy_(weight * initial[key].to(value.dtype) + (1 - weight) * value)
+            start = initial[key].to(device=value.device, dtype=value.dtype)
+            value.copy_(weight * start + (1 - weight) * value)
+
+
+def resolve_device(device: str = "") -> torch.device:
+    """``device`` as a torch device; empty means CUDA when there is one, else the CPU.
+
+    Raises
+    ------
+    ValueError
+        For a CUDA device on a machine without one.
+    """
+    if not device:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r}, but torch sees no CUDA device here")
+    return dev
 
 
 def save_model(model, output: Path, dtype: str = "float32", normalize: bool = False) -> None:
