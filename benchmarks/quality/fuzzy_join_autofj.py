@@ -120,6 +120,8 @@ def main() -> None:
     ap.add_argument("--methods", default=DEFAULT_METHODS)
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--limit", type=int, default=None, help="first N datasets (smoke runs)")
+    ap.add_argument("--name", default="fuzzy_join_autofj",
+                    help="basename of the results files (another name keeps earlier runs)")
     args = ap.parse_args()
     root = args.data / "benchmark" / "autofj"
     names = dataset_names(root)[: args.limit]
@@ -145,11 +147,12 @@ def main() -> None:
               flush=True)
     df = pd.DataFrame(rows)
     OUT.mkdir(parents=True, exist_ok=True)
-    df.to_csv(OUT / "fuzzy_join_autofj.csv", index=False)
+    df.to_csv(OUT / f"{args.name}.csv", index=False)
     summary = df.groupby("method", sort=False).agg(accuracy=("accuracy", "mean"),
                                                     seconds=("seconds", "sum"))
     cmd = "python benchmarks/quality/fuzzy_join_autofj.py --methods " + args.methods + (
-        f" --limit {args.limit}" if args.limit else "")
+        f" --limit {args.limit}" if args.limit else "") + (
+        f" --name {args.name}" if args.name != "fuzzy_join_autofj" else "")
     md = [f"# Fuzzy join on AutoFJ ({len(names)} datasets)", "", f"`{cmd}`", "",
           "| method | mean accuracy (%) | total wall time (s) |", "|---|---:|---:|"]
     md += [f"| {m} | {r.accuracy:.1f} | {r.seconds:.1f} |" for m, r in summary.iterrows()]
@@ -157,7 +160,7 @@ def main() -> None:
            "left title is the true one, averaged over datasets (the benchmark's AutoFJ "
            "protocol). Wall time: whole `fuzzy_join` calls including encoding, on this "
            "machine's 2 CPUs, nothing else running. Per-dataset figures: "
-           "`fuzzy_join_autofj.csv`.", ""]
+           f"`{args.name}.csv`.", ""]
     total = int(df.groupby("dataset").queries.first().sum())
     for m in methods:
         if " combined " in m:
@@ -197,10 +200,11 @@ def main() -> None:
         a.grid(alpha=0.3)
         a.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(OUT / "fuzzy_join_pr.png", dpi=120)
-    md += ["", "![precision/recall over the threshold](fuzzy_join_pr.png)", ""]
-    (OUT / "fuzzy_join_autofj.md").write_text("\n".join(md))
-    (OUT / "fuzzy_join_pr.json").write_text(json.dumps(pr_json))
+    pr = "fuzzy_join_pr" + args.name.removeprefix("fuzzy_join_autofj")
+    fig.savefig(OUT / f"{pr}.png", dpi=120)
+    md += ["", f"![precision/recall over the threshold]({pr}.png)", ""]
+    (OUT / f"{args.name}.md").write_text("\n".join(md))
+    (OUT / f"{pr}.json").write_text(json.dumps(pr_json))
     print("\n".join(md))
 
 
