@@ -230,3 +230,19 @@ def test_combined_matcher_on_one_shard_equals_the_single_process_join(client, ti
                          model=str(tiny_model_dir), top_k=2, matcher=scorer).compute()
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
                                   rtol=1e-5)
+
+
+def _worker_settings():
+    import torch
+
+    return ({k: os.environ.get(k) for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                                            "OMP_NUM_THREADS")}, torch.get_num_threads())
+
+
+def test_workers_get_their_threads_and_a_dynamic_size_mmap_threshold(client):
+    # any malloc threshold in the environment (Dask sets one) freezes glibc's mmap threshold
+    # at 128 kB unless MALLOC_MMAP_THRESHOLD_ is given too: tensor buffers then page-fault
+    for env, threads in client.run(_worker_settings).values():
+        assert env == {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
+                       "MALLOC_TRIM_THRESHOLD_": str(1 << 28), "OMP_NUM_THREADS": "1"}
+        assert threads == 1
