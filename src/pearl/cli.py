@@ -433,7 +433,8 @@ def cmd_finetune(args) -> int:
 
     check_output(args.output, [args.pairs], "--output")
     res = finetune(read_labelled(args.pairs), args.output, model=args.model, loss=args.loss,
-                   epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                   encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size,
+                   lr=args.lr,
                    validation=args.validation, patience=args.patience, seed=args.seed,
                    show_progress=not args.quiet)
     summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
@@ -471,8 +472,12 @@ def _add_finetune(sub) -> None:
     p.add_argument("--epochs", type=POSITIVE, default=10, help="at most N epochs (default 10)")
     p.add_argument("-b", "--batch-size", type=_int_at_least(2), default=64,
                    help="strings per batch (default 64)")
-    p.add_argument("--lr", type=_float_between(1e-8, 1.0), default=2e-5,
-                   help="learning rate (default 2e-5)")
+    p.add_argument("--encoder", choices=["transformer", "bilstm", "cnn"],
+                   default="transformer",
+                   help="fine-tune --model (default), or train SentPWNet's BiLSTM or CNN "
+                   "over GloVe vectors from scratch (no transformer; --model is unused)")
+    p.add_argument("--lr", type=_float_between(1e-8, 1.0),
+                   help="learning rate (default 2e-5 for a transformer, 1e-3 otherwise)")
     p.add_argument("--validation", type=_float_between(0.0, 0.9), default=0.1,
                    help="share of groups held out for early stopping (default 0.1)")
     p.add_argument("--patience", type=POSITIVE, default=2,

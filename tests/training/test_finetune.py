@@ -66,3 +66,23 @@ def test_cli_finetune_with_dev_threshold(tiny_model_dir, tmp_path, capsys):
                  str(tmp_path / "dev.csv"), "--test", str(tmp_path / "dev.csv"), "-q"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["evaluation"]["test_pairs"] == 2 and out["evaluation"]["dev_accuracy"] >= 0.5
+
+
+@pytest.mark.parametrize("encoder", ["bilstm", "cnn"])
+def test_finetune_trains_a_glove_encoder_without_a_transformer(tmp_path, encoder):
+    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / encoder, encoder=encoder,
+                   epochs=2, batch_size=8, validation=0.0, show_progress=False)
+    enc = PhraseEncoder(res.output)
+    emb = enc.encode(["Acme Inc", "ACME Incorporated", "Hooli"])
+    assert emb.shape == (3, 300) and np.isfinite(emb).all()
+    with pytest.raises(ValueError, match="encoder"):
+        finetune(LabelledGroups.from_frame(PAIRS), tmp_path / "x", encoder="gru")
+
+
+def test_cli_finetune_builds_a_cnn(tmp_path, capsys):
+    path = tmp_path / "pairs.csv"
+    PAIRS.to_csv(path, index=False)
+    assert main(["finetune", str(path), "-o", str(tmp_path / "cnn"), "--encoder", "cnn",
+                 "--epochs", "1", "-b", "8", "--validation", "0", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["epochs"] == 1
+    assert PhraseEncoder(tmp_path / "cnn").encode(["Hooli"]).shape == (1, 300)

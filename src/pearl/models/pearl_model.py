@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from pearl.models.fusion import CharFusion
+from pearl.models.glove_sequence import GloveSequenceEncoder
 from pearl.models.raw_text import RawTextTransformer
 from pearl.models.static import StaticPhraseEmbedding
 
@@ -77,7 +78,9 @@ PEARL_MODULES: dict[str, type] = {"pearl.models.fusion.CharFusion": CharFusion,
                                   "pearl.models.raw_text.RawTextTransformer":
                                       RawTextTransformer,
                                   "pearl.models.static.StaticPhraseEmbedding":
-                                      StaticPhraseEmbedding}
+                                      StaticPhraseEmbedding,
+                                  "pearl.models.glove_sequence.GloveSequenceEncoder":
+                                      GloveSequenceEncoder}
 
 
 def read_modules(path: str | os.PathLike) -> list[dict]:

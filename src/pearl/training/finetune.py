@@ -178,8 +178,9 @@ class FinetuneResult:
 
 
 def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_MODEL,
-             loss: str = "ms", epochs: int = 10, batch_size: int = 64, per_group: int = 4,
-             lr: float = 2e-5, validation: float = 0.1, patience: int = 2, alpha: float = 2.0,
+             loss: str = "ms", encoder: str = "transformer", epochs: int = 10,
+             batch_size: int = 64, per_group: int = 4, lr: float | None = None,
+             validation: float = 0.1, patience: int = 2, alpha: float = 2.0,
              beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1,
              temperature: float = 0.05, margin: float = 1.0, seed: int = 0,
              show_progress: bool = True) -> FinetuneResult:
@@ -194,12 +195,17 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         folder is refused).
     model : str, default=DEFAULT_MODEL
         A model name or folder (any sentence-transformers model, pearl's included).
+    encoder : {"transformer", "bilstm", "cnn"}, default="transformer"
+        Fine-tune ``model``, or train SentPWNet's lightweight encoder from GloVe 6B 50-d
+        vectors instead (:class:`~pearl.models.glove_sequence.GloveSequenceEncoder`: its
+        50,000 most frequent words plus those of ``data``; ``model`` is then unused).
     loss : {"ms", "infonce", "triplet"}, default="ms"
         SentPWNet's multi-similarity loss, InfoNCE over in-group pairs, or a batch-hard
         triplet loss.
     epochs, batch_size, per_group, lr
         At most ``epochs`` passes over the groups; batches of ``batch_size`` strings,
-        ``per_group`` members of each group; AdamW at ``lr``.
+        ``per_group`` members of each group; AdamW at ``lr`` (default 2e-5 for a
+        transformer, 1e-3 for a GloVe encoder).
     validation : float, default=0.1
         Share of the groups held out; their top-1 retrieval accuracy chooses the epoch.
     patience : int, default=2
@@ -215,6 +221,9 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     from pearl.training.trainer import save_model
 
     loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
+    encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
+    if lr is None:
+        lr = 2e-5 if encoder == "transformer" else 1e-3
     epochs, batch_size = check_int(epochs, "epochs", 1), check_int(batch_size, "batch_size", 2)
     per_group, patience = check_int(per_group, "per_group", 2), check_int(patience, "patience", 1)
     validation = check_float(validation, "validation", 0.0, 0.9)
@@ -227,7 +236,15 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    st = load_pearl_model(resolve_model_path(str(model)))
+    if encoder == "transformer":
+        st = load_pearl_model(resolve_model_path(str(model)))
+    else:
+        from sentence_transformers import SentenceTransformer
+
+        from pearl.models.glove_sequence import GloveSequenceEncoder
+
+        st = SentenceTransformer(
+            modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu")
     opt = torch.optim.AdamW(st.parameters(), lr=lr)
     best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
     t0 = time.time()
