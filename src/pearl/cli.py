@@ -303,7 +303,7 @@ def cmd_build_corpus(args) -> int:
                          typed_min_freq=args.typed_min_freq, max_tokens=args.max_tokens,
                          include_lists=not args.no_lists, list_types=args.list_types,
                          n_process=args.processes, limit=args.limit,
-                         show_progress=not args.quiet)
+                         contexts=args.contexts, show_progress=not args.quiet)
     print((Path(args.output) / "stats.md").read_text())
     print(json.dumps({"phrases": stats.phrases, "seconds": stats.seconds}), file=sys.stderr)
     return 0
@@ -810,6 +810,10 @@ def _add_build_corpus(sub) -> None:
                         "shipped model's corpus) or by the type their list gives")
     p.add_argument("--processes", type=POSITIVE, default=1, help="spaCy processes (default 1)")
     p.add_argument("--limit", type=POSITIVE, help="parse only the first N text lines")
+    p.add_argument("--contexts", type=_int_at_least(0), default=0, metavar="N",
+                   help="also write contexts.tsv: each phrase's first sentence window, N "
+                   "words either side, the phrase masked (Phrase-BERT's context objective; "
+                   "default 0: none)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_build_corpus)
 

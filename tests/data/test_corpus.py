@@ -102,3 +102,34 @@ def test_read_corpus_rejects_other_files(tmp_path):
     (tmp_path / "x.tsv").write_text("a\tb\n")
     with pytest.raises(ValueError, match="not a pearl corpus"):
         read_corpus(tmp_path / "x.tsv")
+
+
+def test_contexts_hold_each_text_phrase_masked_in_its_sentence(raw, tmp_path):
+    from pearl.data.contexts import MASK, read_contexts
+
+    root, _ = raw
+    build_corpus(root, tmp_path / "out", show_progress=False, include_lists=False,
+                 typed_min_freq=1, contexts=3)
+    phrases = {r.phrase for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
+    contexts = read_contexts(tmp_path / "out" / "contexts.tsv")
+    assert contexts and set(contexts) <= phrases
+    assert contexts["The New York Times"] == f"{MASK} reported that Apple"
+    for context in contexts.values():
+        assert context.count(MASK) == 1 and len(context.split()) <= 7
+    build_corpus(root, tmp_path / "none", show_progress=False, include_lists=False)
+    assert not (tmp_path / "none" / "contexts.tsv").exists()
+    with pytest.raises(ValueError, match=">= 0"):
+        build_corpus(root, tmp_path / "x", show_progress=False, contexts=-1)
+
+
+def test_contexts_files_round_trip_and_bad_ones_are_named(tmp_path):
+    from pearl.data.contexts import read_contexts, write_contexts
+
+    odd = {"a \"quoted\" name": "x\ty [MASK] 🙂", "plain": "the [MASK] here"}
+    write_contexts(tmp_path / "c.tsv", odd, ["plain", "a \"quoted\" name", "no context"])
+    assert read_contexts(tmp_path / "c.tsv") == odd
+    with pytest.raises(FileNotFoundError, match="--contexts"):
+        read_contexts(tmp_path / "missing.tsv")
+    (tmp_path / "bad.tsv").write_text("phrase\tpositive\na\tb\n")
+    with pytest.raises(ValueError, match="columns"):
+        read_contexts(tmp_path / "bad.tsv")

@@ -210,3 +210,25 @@ def test_resume_may_change_the_device_option(training_files, tiny_model_dir, tmp
     assert Trainer(cfg, show_progress=False, on_step=stop_at_5).train().interrupted
     cfg = _config(training_files, tiny_model_dir, tmp_path / "b", device="cpu")
     assert Trainer(cfg, show_progress=False).train(resume=True).steps == 9
+
+
+def test_context_objective_trains_on_the_phrases_that_have_a_context(training_files,
+                                                                      tiny_model_dir, tmp_path):
+    from pearl.data.contexts import write_contexts
+    from pearl.data.corpus import read_corpus
+
+    phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
+    contexts = {p: f"we read [MASK] number {i} today" for i, p in enumerate(phrases[::2])}
+    write_contexts(tmp_path / "ctx.tsv", contexts, phrases)
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m",
+                  contexts=str(tmp_path / "ctx.tsv"), context_weight=0.5)
+    result = Trainer(cfg, show_progress=False).train()
+    values = [r["context"] for r in result.history if "context" in r]
+    assert values and all(np.isfinite(v) and v >= 0 for v in values)
+    assert "context" in (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
+    stranger = "not a training phrase"
+    write_contexts(tmp_path / "none.tsv", {stranger: "[MASK]"}, [stranger])
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "n",
+                  contexts=str(tmp_path / "none.tsv"))
+    with pytest.raises(ValueError, match="no training phrase has a context"):
+        Trainer(cfg, show_progress=False).train()

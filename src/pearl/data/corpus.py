@@ -21,6 +21,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from pearl._io import atomic_path, atomic_tsv, write_text_atomic
+from pearl.data.contexts import masked_context, write_contexts
 from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
 from pearl.data.lexicon import iter_name_lists, iter_wordnet_index, iter_wordnet_lemmas
 from pearl.data.phrases import extract_spans, phrase_entity
@@ -94,6 +95,7 @@ def build_corpus(
     n_process: int = 1,
     batch_size: int = 512,
     limit: int | None = None,
+    contexts: int = 0,
     show_progress: bool = True,
 ) -> CorpusStats:
     """Build ``corpus.tsv`` and its statistics.
@@ -129,6 +131,10 @@ def build_corpus(
     batch_size : int, default=512
     limit : int, optional
         Parse only the first ``limit`` text units (tests, smoke runs).
+    contexts : int, default=0
+        > 0: also write ``contexts.tsv``, each text phrase's first context, at most this
+        many words either side within its sentence, the phrase masked
+        (:mod:`pearl.data.contexts`; Phrase-BERT's context objective).
     show_progress : bool, default=True
     """
     if list_types not in {"tagger", "lists"}:
@@ -142,8 +148,11 @@ def build_corpus(
     out_dir.mkdir(parents=True, exist_ok=True)
     report = SkipReport()
     junk: Counter = Counter()
-    freq, labels, sources = _count_text_phrases(corpus_root, report, junk, max_tokens,
-                                                batch_size, n_process, limit, show_progress)
+    if contexts < 0:
+        raise ValueError(f"contexts must be >= 0, got {contexts}")
+    freq, labels, sources, seen_in = _count_text_phrases(
+        corpus_root, report, junk, max_tokens, batch_size, n_process, limit, show_progress,
+        contexts)
     records = _keep_frequent(freq, labels, sources, min_freq, typed_min_freq, junk)
     del labels, sources
     if include_lists:
@@ -154,6 +163,8 @@ def build_corpus(
         for text in sorted(records):
             r = records[text]
             w.writerow([r.phrase, r.label, r.frequency, r.source])
+    if contexts:
+        write_contexts(out_dir / "contexts.tsv", seen_in, sorted(records))
     stats = _statistics(records, report, junk, seconds=time.perf_counter() - t0)
     write_stats(stats, out_dir)
     return stats
@@ -161,9 +172,11 @@ def build_corpus(
 
 def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_tokens: int,
                         batch_size: int, n_process: int, limit: int | None,
-                        show_progress: bool):
-    """Parse the raw text and count each phrase, with its labels and sources in context."""
+                        show_progress: bool, contexts: int = 0):
+    """Parse the raw text and count each phrase, with its labels and sources in context
+    (and, with ``contexts`` > 0, its first masked context)."""
     freq: Counter = Counter()
+    seen_in: dict[str, str] = {}
     labels: dict[str, Counter] = defaultdict(Counter)
     sources: dict[str, Counter] = defaultdict(Counter)
     nlp = load_spacy()
@@ -189,10 +202,12 @@ def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_toke
                 junk[why] += 1
                 continue
             freq[text] += 1
+            if contexts and text not in seen_in:
+                seen_in[text] = masked_context(doc, start, end, contexts)
             labels[text][make_label(lex, phrase_entity(doc, start, end))] += 1
             sources[text][source] += 1
     bar.close()
-    return freq, labels, sources
+    return freq, labels, sources, seen_in
 
 
 def _keep_frequent(freq: Counter, labels: dict[str, Counter], sources: dict[str, Counter],

@@ -39,7 +39,10 @@ class TrainConfig:
         distributions over the anchors (at ``distill_temperature``). ``type_balance`` > 0 weights
         each type class by ``(n_max / n_c) ** type_balance`` (n_c: its training phrases;
         capped at 10), so that the entity types are not drowned by the OTHER labels (88%
-        of the corpus); 0 is the paper's plain cross-entropy.
+        of the corpus); 0 is the paper's plain cross-entropy. With ``contexts`` (the
+        ``contexts.tsv`` of ``pearl build-corpus --contexts N``), plus ``context_weight`` x
+        Phrase-BERT's context objective: the triplet loss (``margin``) of each anchor
+        against its own masked context and the context of another anchor of the batch.
     Optimisation
         Adam at ``lr``, multiplied by ``lr_decay`` every ``decay_steps`` steps.
     Switches (the ablations of Table 3)
@@ -81,6 +84,8 @@ class TrainConfig:
     # (Phrase-BERT: L2 triplet on the `triplets` file's lexically controlled negatives)
     objective: str = "infonce"
     triplets: str = ""  # file of `pearl triplets`, for objective = "phrase-bert"
+    contexts: str = ""  # contexts.tsv of `pearl build-corpus --contexts N`: the context loss
+    context_weight: float = 1.0
     temperature: float = 0.07
     margin: float = 1.0  # of the triplet objective
     teacher: str = ""  # folder of `pearl teacher` embeddings: adds the distillation loss

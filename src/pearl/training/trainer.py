@@ -25,6 +25,7 @@ from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
 from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
+from pearl.data.contexts import read_contexts
 from pearl.data.labels import LABELS
 from pearl.losses import (
     batch_hard_triplet_loss,
@@ -92,6 +93,7 @@ class Trainer:
         self._stop = False
         self._class_weights: torch.Tensor | None = None
         self._teacher: TeacherEmbeddings | None = None
+        self._contexts: dict[str, str] = {}
 
     def request_stop(self) -> None:
         """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
@@ -146,19 +148,29 @@ class Trainer:
         b = len(batch.anchors)
         own = batch.anchor_negatives or []
         texts = batch.anchors + batch.positives + batch.negatives + own
+        n_end = len(texts) - len(own)
+        with_context, contexts = self._batch_contexts(batch.anchors)
         feats = {k: v.to(self.device) if isinstance(v, torch.Tensor) else v
-                 for k, v in model.preprocess(texts).items()}
+                 for k, v in model.preprocess(texts + contexts).items()}
         emb = model(feats)["sentence_embedding"]
         a, p = emb[:b], emb[b:2 * b]
-        n = emb[2 * b : len(texts) - len(own)]
+        n = emb[2 * b : n_end]
         if cfg.objective == "phrase-bert":
-            contrastive = triplet_loss(a, p, emb[len(texts) - len(own):], cfg.margin)
+            contrastive = triplet_loss(a, p, emb[n_end:len(texts)], cfg.margin)
         elif cfg.objective == "triplet":
             contrastive = batch_hard_triplet_loss(a, p, n if len(n) else None, cfg.margin)
         else:
             contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
         record = {"contrastive": contrastive.item()}
         loss = contrastive
+        if with_context:
+            c = emb[len(texts):]
+            k = len(with_context)
+            # each anchor against its own context and the next anchor's (a random other one:
+            # the batch is a random draw)
+            ctx = triplet_loss(a[with_context], c[:k], c[:k].roll(1, dims=0), cfg.margin)
+            loss = loss + cfg.context_weight * ctx
+            record["context"] = ctx.item()
         if self._teacher is not None:
             target = torch.from_numpy(self._teacher(batch.anchors)).to(self.device)
             distill = similarity_distillation(a, target, cfg.distill_temperature)
@@ -173,6 +185,16 @@ class Trainer:
             record["type"] = typed.item() if typed is not None else float("nan")
         record["loss"] = loss.item()
         return loss, record
+
+    def _batch_contexts(self, anchors: list[str]) -> tuple[list[int], list[str]]:
+        """The anchors that have a context (none unless the batch has two), and those
+        contexts in the same order."""
+        if not self._contexts:
+            return [], []
+        rows = [i for i, a in enumerate(anchors) if a in self._contexts]
+        if len(rows) < 2:
+            return [], []
+        return rows, [self._contexts[anchors[i]] for i in rows]
 
     # -- the run ------------------------------------------------------------------------
     def train(self, resume: bool = False) -> TrainResult:
@@ -225,6 +247,12 @@ class Trainer:
         if cfg.type_loss and cfg.type_balance:
             self._class_weights = data.type_class_weights(
                 len(LABELS), cfg.type_balance).to(self.device)
+        if cfg.contexts:
+            self._contexts = read_contexts(cfg.contexts)
+            covered = sum(a in self._contexts for a in data.anchors)
+            if not covered:
+                raise ValueError(f"no training phrase has a context in {cfg.contexts}")
+            logger.info("%d of %d training phrases have a context", covered, len(data))
         if cfg.teacher:
             self._teacher = TeacherEmbeddings(cfg.teacher)
             self._teacher.require(data.anchors)  # fail now, not mid-run
@@ -454,8 +482,8 @@ def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data
             {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
              "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
-    for extra in ("distill", "char_scale"):
-        if history and extra in history[-1]:
+    for extra in ("distill", "context", "char_scale"):
+        if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
             keys.append(extra)
     with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")
@@ -473,7 +501,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = np.array([r["step"] for r in history])
-    for key in ("loss", "contrastive", "type", "distill"):
+    for key in ("loss", "contrastive", "type", "distill", "context"):
         vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
         if len(vals) == 0 or np.all(np.isnan(vals)):
             continue
