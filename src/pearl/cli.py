@@ -396,14 +396,12 @@ def cmd_mine(args) -> int:
 
 
 def cmd_teacher(args) -> int:
-    from pearl.encoders import load_encoder
     from pearl.training.teacher import encode_teacher
 
     check_output(args.output, [args.corpus], "--output")
-    model = load_encoder(args.model, device=args.device) if args.device else args.model
-    out = encode_teacher(args.corpus, args.output, model=model,
+    out = encode_teacher(args.corpus, args.output, model=args.model,
                          chunk_size=args.chunk_size, batch_size=args.batch_size,
-                         limit=args.limit, show_progress=not args.quiet)
+                         limit=args.limit, device=args.device, show_progress=not args.quiet)
     print(f"teacher embeddings in {out}", file=sys.stderr)
     return 0
 

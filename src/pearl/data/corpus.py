@@ -143,13 +143,13 @@ def build_corpus(
         typed_min_freq = min_freq
     if min(min_freq, typed_min_freq) < 1:
         raise ValueError("min_freq and typed_min_freq must be at least 1")
+    if contexts < 0:
+        raise ValueError(f"contexts must be >= 0, got {contexts}")
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     report = SkipReport()
     junk: Counter = Counter()
-    if contexts < 0:
-        raise ValueError(f"contexts must be >= 0, got {contexts}")
     freq, labels, sources, seen_in = _count_text_phrases(
         corpus_root, report, junk, max_tokens, batch_size, n_process, limit, show_progress,
         contexts)

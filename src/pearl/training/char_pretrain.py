@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 import torch
 import torch.nn.functional as F
+from sentence_transformers.util import batch_to_device
 from tqdm.auto import tqdm
 
 from pearl.augment.char import drop_char, insert_char, keyboard_typo, swap_chars
@@ -71,7 +72,7 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     with torch.no_grad():
         backbone.eval()
         for i in tqdm(range(0, len(words), 512), desc="char targets", disable=not show_progress):
-            feats = _to(model.preprocess(words[i:i + 512]), device)
+            feats = batch_to_device(model.preprocess(words[i:i + 512]), device)
             targets.append(backbone(feats)["sentence_embedding"])
     target = torch.cat(targets)
     encoder = fusion.char_encoder
@@ -91,7 +92,7 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
             if rng.random() < typo_rate:
                 w = rng.choice(_TYPOS)(w, rng) or w
             batch.append(w)
-        feats = _to(model.preprocess(batch), device)
+        feats = batch_to_device(model.preprocess(batch), device)
         chars, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"],
                                         feats.get(CHAR_IDS))
         pred = head(encoder(chars, sub))
@@ -104,8 +105,3 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
         bar.set_postfix(loss=f"{losses[-1]:.3f}")
     encoder.eval()
     return losses
-
-
-def _to(features: dict, device: str | torch.device) -> dict:
-    """Move the tensors of a features dict to ``device``."""
-    return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in features.items()}

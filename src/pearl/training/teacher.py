@@ -31,7 +31,7 @@ MANIFEST = "teacher.json"
 
 def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpnet-base-v2",
                    chunk_size: int = 4096, batch_size: int = 128, limit: int | None = None,
-                   show_progress: bool = True) -> Path:
+                   device: str | None = None, show_progress: bool = True) -> Path:
     """Encode the phrases of ``corpus`` (a ``corpus.tsv``) with ``model`` into ``output``.
 
     Parameters
@@ -46,6 +46,8 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
     batch_size : int, default=128
     limit : int, optional
         The first ``limit`` phrases only (smoke runs).
+    device : str, optional
+        Torch device of a model given by name (CPU by default).
 
     Returns
     -------
@@ -59,7 +61,7 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
     phrases = [r.phrase for r in read_corpus(corpus)]
     if limit is not None:
         phrases = phrases[: check_int(limit, "limit", 1)]
-    encoder = model if is_embedding_model(model) else load_encoder(str(model))
+    encoder = model if is_embedding_model(model) else load_encoder(str(model), device=device)
     manifest = output / MANIFEST
     record = {"model": str(getattr(encoder, "name", model)),
               "fingerprint": encoder.fingerprint, "dim": int(encoder.embedding_dim),

@@ -8,6 +8,7 @@ uninterrupted run. SIGINT and SIGTERM finish the current step, write a checkpoin
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
+from sentence_transformers.util import batch_to_device
 from tqdm.auto import tqdm
 
 from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
@@ -113,7 +115,7 @@ class Trainer:
             char_gain=cfg.char_gain, raw_text=cfg.raw_text)
         return model.to(self.device)
 
-    @property
+    @functools.cached_property
     def device(self) -> torch.device:
         """Where the run computes: ``config.device``, or CUDA when there is one."""
         return resolve_device(self.config.device)
@@ -150,8 +152,7 @@ class Trainer:
         texts = batch.anchors + batch.positives + batch.negatives + own
         n_end = len(texts) - len(own)
         with_context, contexts = self._batch_contexts(batch.anchors)
-        feats = {k: v.to(self.device) if isinstance(v, torch.Tensor) else v
-                 for k, v in model.preprocess(texts + contexts).items()}
+        feats = batch_to_device(model.preprocess(texts + contexts), self.device)
         emb = model(feats)["sentence_embedding"]
         a, p = emb[:b], emb[b:2 * b]
         n = emb[2 * b : n_end]
