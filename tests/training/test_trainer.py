@@ -232,3 +232,15 @@ def test_context_objective_trains_on_the_phrases_that_have_a_context(training_fi
                   contexts=str(tmp_path / "none.tsv"))
     with pytest.raises(ValueError, match="no training phrase has a context"):
         Trainer(cfg, show_progress=False).train()
+
+
+def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_dir, tmp_path):
+    anchors = [f"phrase {i}" for i in range(10)]
+    with_ctx = {a: f"context of [MASK] {a}" for a in anchors[::2]}  # rows 0, 2, 4, 6, 8
+    for cap, rows in ((0, [0, 2, 4, 6, 8]), (3, [0, 2, 4]), (1, [])):
+        cfg = _config(training_files, tiny_model_dir, tmp_path / "m", max_contexts=cap)
+        trainer = Trainer(cfg, show_progress=False)
+        trainer._contexts = with_ctx
+        got, texts = trainer._batch_contexts(anchors)
+        assert got == rows  # a single context is no triplet: none
+        assert texts == [with_ctx[anchors[i]] for i in rows]

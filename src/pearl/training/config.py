@@ -42,7 +42,9 @@ class TrainConfig:
         of the corpus); 0 is the paper's plain cross-entropy. With ``contexts`` (the
         ``contexts.tsv`` of ``pearl build-corpus --contexts N``), plus ``context_weight`` x
         Phrase-BERT's context objective: the triplet loss (``margin``) of each anchor
-        against its own masked context and the context of another anchor of the batch.
+        against its own masked context and the context of another anchor of the batch;
+        ``max_contexts`` > 0 keeps only the first that many of a batch's anchors with a
+        context (contexts are long sequences: they dominate the step time).
     Optimisation
         Adam at ``lr``, multiplied by ``lr_decay`` every ``decay_steps`` steps.
     Switches (the ablations of Table 3)
@@ -86,6 +88,7 @@ class TrainConfig:
     triplets: str = ""  # file of `pearl triplets`, for objective = "phrase-bert"
     contexts: str = ""  # contexts.tsv of `pearl build-corpus --contexts N`: the context loss
     context_weight: float = 1.0
+    max_contexts: int = 0  # > 0: at most this many anchors' contexts per batch (step cost)
     temperature: float = 0.07
     margin: float = 1.0  # of the triplet objective
     teacher: str = ""  # folder of `pearl teacher` embeddings: adds the distillation loss

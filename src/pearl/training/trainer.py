@@ -151,8 +151,7 @@ class Trainer:
         own = batch.anchor_negatives or []
         texts = batch.anchors + batch.positives + batch.negatives + own
         n_end = len(texts) - len(own)
-        with_context, contexts = self._batch_contexts(batch.anchors)
-        feats = batch_to_device(model.preprocess(texts + contexts), self.device)
+        feats = batch_to_device(model.preprocess(texts), self.device)
         emb = model(feats)["sentence_embedding"]
         a, p = emb[:b], emb[b:2 * b]
         n = emb[2 * b : n_end]
@@ -164,12 +163,15 @@ class Trainer:
             contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
         record = {"contrastive": contrastive.item()}
         loss = contrastive
+        with_context, contexts = self._batch_contexts(batch.anchors)
         if with_context:
-            c = emb[len(texts):]
-            k = len(with_context)
+            # a forward pass of their own: padded with the phrases, the long contexts would
+            # make every phrase as long as they are (4x the step time)
+            feats = batch_to_device(model.preprocess(contexts), self.device)
+            c = model(feats)["sentence_embedding"]
             # each anchor against its own context and the next anchor's (a random other one:
             # the batch is a random draw)
-            ctx = triplet_loss(a[with_context], c[:k], c[:k].roll(1, dims=0), cfg.margin)
+            ctx = triplet_loss(a[with_context], c, c.roll(1, dims=0), cfg.margin)
             loss = loss + cfg.context_weight * ctx
             record["context"] = ctx.item()
         if self._teacher is not None:
@@ -193,6 +195,8 @@ class Trainer:
         if not self._contexts:
             return [], []
         rows = [i for i, a in enumerate(anchors) if a in self._contexts]
+        if self.config.max_contexts > 0:
+            rows = rows[: self.config.max_contexts]  # the batch is a random draw already
         if len(rows) < 2:
             return [], []
         return rows, [self._contexts[anchors[i]] for i in rows]
