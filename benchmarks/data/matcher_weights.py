@@ -27,7 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from pearl.applications.matcher import WEIGHTS_FILE, MatchScorer, NgramVectorizer
+from pearl.applications.matcher import (
+    WEIGHTS_FILE,
+    MatchScorer,
+    NgramVectorizer,
+    threshold_for_precision,
+)
 from pearl.augment.sampler import AugmentationSampler, default_augmenters
 from pearl.data.corpus import read_corpus
 from pearl.encoders import PhraseEncoder
@@ -59,28 +64,65 @@ def make_pairs(corpus: Path, n: int, seed: int, data: Path):
     return sample, [v for v, _ in views], [name for _, name in views]
 
 
-def best_candidates(rows: np.ndarray, score: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Index of the best-scored candidate of each query among the masked candidates."""
+def distractors(negatives: Path | None, sample: list[str]) -> list[str]:
+    """The mined hard negatives of the sampled phrases (``pearl mine``: near-duplicates by
+    spelling and meaning), minus the sample itself: a real reference table is dense in
+    near-duplicates ("2005 ... season", "2006 ... season"), a random sample is not, and a
+    probability calibrated without them is over-confident on real tables."""
+    if negatives is None:
+        return []
+    import csv
+
+    chosen, seen, out = set(sample), set(sample), []
+    with open(negatives, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            neg = row["negative"]
+            if row["phrase"] in chosen and neg not in seen:
+                seen.add(neg)
+                out.append(neg)
+    return out
+
+
+def best_candidates(rows: np.ndarray, score: np.ndarray, mask: np.ndarray,
+                    rank: int = 0) -> np.ndarray:
+    """Index of the best-scored candidate of each query among the masked candidates
+    (``rank=1``: the runner-up, -1 for a query with a single candidate)."""
     idx = np.flatnonzero(mask)
     order = idx[np.lexsort((-score[idx], rows[idx]))]  # by query, best first
     first = np.ones(len(order), dtype=bool)
     first[1:] = rows[order][1:] != rows[order][:-1]
-    return order[first]
+    if rank == 0:
+        return order[first]
+    starts = np.flatnonzero(first)
+    ends = np.append(starts[1:], len(order))
+    return np.where(starts + 1 < ends, order[np.minimum(starts + 1, len(order) - 1)], -1)
+
+
+def at_precision(prob: np.ndarray, y: np.ndarray, target: float = 0.9) -> tuple[float, float]:
+    """Observed precision and recall (share of all queries) of the matches that
+    ``threshold_for_precision(prob, target)`` keeps."""
+    keep = prob >= threshold_for_precision(prob, target)
+    return float(y[keep].mean()) if keep.any() else float("nan"), float(y[keep].sum() / len(y))
+
+
+def _raw_or_none(raw: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return np.where(idx >= 0, raw[np.maximum(idx, 0)], -np.inf)
 
 
 def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
-              k: int = 10) -> dict:
+              k: int = 10, extra: list[str] = ()) -> dict:
     enc = PhraseEncoder(model)
     t = time.perf_counter()
-    a = normalize_rows(enc.encode(sample, show_progress_bar=True))
+    reference = sample + list(extra)  # a query's source is its own row of the sample
+    a = normalize_rows(enc.encode(reference, show_progress_bar=True))
     p = normalize_rows(enc.encode(positives, show_progress_bar=True))
     encode_s = time.perf_counter() - t
-    ngrams = NgramVectorizer().fit(sample)
-    a_ng, p_ng = ngrams.transform(sample), ngrams.transform(positives)
+    ngrams = NgramVectorizer().fit(reference)
+    a_ng, p_ng = ngrams.transform(reference), ngrams.transform(positives)
     # the join's own re-scoring step: each positive view is a query against the sample as
     # the reference table; its candidates are its top-k by embedding and by n-grams
     cand = np.concatenate([top_candidates(p, a, k), top_candidates(p_ng, a_ng, k)], axis=1)
-    lower = [x.lower() for x in sample]
+    lower = [x.lower() for x in reference]
     rows, cols, ys = [], [], []
     for i, row in enumerate(cand):
         for j in dict.fromkeys(row.tolist()):  # unique, in order
@@ -97,13 +139,22 @@ def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
                              f"{len(sample):,} corpus phrases")
     # calibrated on each training query's best candidate: the match a join keeps, whose
     # probability precision= reads
-    best_tr = best_candidates(rows, scorer.score(emb, ng), tr)
+    raw = scorer.score(emb, ng)
+    best_tr = best_candidates(rows, raw, tr)
     scorer = scorer.calibrate(emb[best_tr], ng[best_tr], y[best_tr])
+    # ... and, among others, on its lead over its runner-up (what a join or a search reads)
+    second_tr = best_candidates(rows, raw, tr, rank=1)
+    scorer = scorer.calibrate_margin(raw[best_tr], _raw_or_none(raw, second_tr), y[best_tr])
     from sklearn.metrics import brier_score_loss, roc_auc_score
 
     prob = scorer.probability(emb[te], ng[te])
-    best_te = best_candidates(rows, scorer.score(emb, ng), te)
-    top_prob, top_y = scorer.probability(emb[best_te], ng[best_te]), y[best_te]
+    best_te = best_candidates(rows, raw, te)
+    second_te = best_candidates(rows, raw, te, rank=1)
+    top_y = y[best_te]
+    top_prob = scorer.ranked(np.stack([raw[best_te], _raw_or_none(raw, second_te)], 1))[:, 0]
+    alone_prob = scorer.calibrated(raw[best_te])
+    precision_09 = {"alone": at_precision(alone_prob, top_y),
+                    "ranked": at_precision(top_prob, top_y)}
     bins = np.linspace(0, 1, 6)
     calib = []
     for lo, hi in zip(bins[:-1], bins[1:], strict=True):
@@ -124,6 +175,8 @@ def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
     return {"model": model, "fingerprint": enc.fingerprint, **scorer.to_dict(),
             "pairs": int(len(y)), "test_pairs": int(te.sum()), "auc": auc, "top1": top1,
             "brier": float(brier_score_loss(top_y, top_prob)),
+            "brier_alone": float(brier_score_loss(top_y, alone_prob)),
+            "precision_0.9": precision_09,
             "calibration_bins": calib, "encode_seconds": round(encode_s, 1)}
 
 
@@ -132,27 +185,43 @@ def render(rows: list[dict], args) -> str:
              f"Learned on {args.n:,} phrases sampled from {args.corpus} (seed {args.seed}): "
              "one augmented view per phrase, matched against the sample as a reference "
              "table; candidates are the view's top 10 by embedding and top 10 by n-gram "
-             "cosine, the match its source phrase. Fitted (non-negative weights) on the "
+             "cosine, the match its source phrase"
+             + (f"; the reference also holds {args.n_extra:,} near-duplicates (the sampled "
+                "phrases' mined hard negatives), never a source" if args.n_extra else "")
+             + ". Fitted (non-negative weights) on the "
              "candidates of 80% of the phrases, checked on the other 20%: top-1 = share of "
              "held-out views whose best-scored candidate is the source.", "",
              "| model | w_emb | w_ngram | w_both | bias | top-1 combined | top-1 embedding | "
-             "top-1 n-gram | AUC combined | Brier (best candidates) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "top-1 n-gram | AUC combined | Brier, score alone | Brier, with the lead |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         w = r["weights"]
         lines.append(f"| {r['model']} | {w[0]:.2f} | {w[1]:.2f} | {w[2]:.2f} | "
                      f"{r['bias']:.2f} | {100 * r['top1']['combined']:.1f} | "
                      f"{100 * r['top1']['embedding']:.1f} | {100 * r['top1']['ngram']:.1f} | "
-                     f"{r['auc']['combined']:.3f} | {r['brier']:.3f} |")
-    lines += ["", "Calibration of each held-out query's best candidate (isotonic, fitted on the "
-              "training queries' best candidates): predicted vs observed "
-              "match rate per probability bin.", ""]
+                     f"{r['auc']['combined']:.3f} | {r['brier_alone']:.3f} | "
+                     f"{r['brier']:.3f} |")
+    lines += ["", "Each held-out query's best candidate, as `precision=0.9` treats it: the "
+              "threshold of `threshold_for_precision(p, 0.9)` on its probability, and the "
+              "precision and recall (share of all held-out queries) it observes. *Score "
+              "alone*: isotonic calibration of the raw score (what `deduplicate` reads for "
+              "a pair); *with the lead*: the margin model over the score and its lead on the "
+              "runner-up (what `fuzzy_join` and `EntityIndex.search` read).", "",
+              "| model | score alone: precision | recall | with the lead: precision | recall |",
+              "|---|---:|---:|---:|---:|"]
+    for r in rows:
+        (pa, ra), (pr, rr) = r["precision_0.9"]["alone"], r["precision_0.9"]["ranked"]
+        lines.append(f"| {r['model']} | {100 * pa:.1f} | {100 * ra:.1f} | {100 * pr:.1f} | "
+                     f"{100 * rr:.1f} |")
+    lines += ["", "Calibration of each held-out query's best candidate, with the lead: "
+              "predicted vs observed match rate per probability bin.", ""]
     for r in rows:
         lines.append(f"- {r['model']}: " + "; ".join(
             f"[{lo}, {hi}): n={n}, predicted {pr:.2f}, observed {ob:.2f}"
             for lo, hi, n, pr, ob in r["calibration_bins"]))
     lines += ["", f"Command: `python benchmarks/data/matcher_weights.py --corpus {args.corpus} "
-              f"--n {args.n} " + " ".join(f"-m {m}" for m in args.model) + "`"]
+              f"--n {args.n} " + (f"--negatives {args.negatives} " if args.negatives else "")
+              + " ".join(f"-m {m}" for m in args.model) + "`"]
     return "\n".join(lines) + "\n"
 
 
@@ -162,25 +231,33 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=Path("data_out/corpus/corpus.tsv"))
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--negatives", type=Path, default=None,
+                    help="hard negatives of `pearl mine` (data_out/hard_negatives.tsv): the "
+                    "sampled phrases' near-duplicates join the reference table")
     ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--name", default="matcher_weights",
+                    help="basename of the results files")
     ap.add_argument("--ship", action="store_true",
                     help="store the weights in the package (what matcher='combined' reads)")
     args = ap.parse_args()
     data = args.data or data_root()
     sample, positives, kinds = make_pairs(args.corpus, args.n, args.seed, data)
-    rows = [fit_model(m, sample, positives, args.seed) for m in args.model]
+    extra = distractors(args.negatives, sample)
+    args.n_extra = len(extra)
+    rows = [fit_model(m, sample, positives, args.seed, extra=extra) for m in args.model]
     OUT.mkdir(exist_ok=True)
-    (OUT / "matcher_weights.json").write_text(json.dumps(
+    (OUT / f"{args.name}.json").write_text(json.dumps(
         {"rows": rows, "augmenters": {k: kinds.count(k) for k in sorted(set(kinds))}},
         indent=2) + "\n")
-    (OUT / "matcher_weights.md").write_text(render(rows, args))
+    (OUT / f"{args.name}.md").write_text(render(rows, args))
     print(render(rows, args))
     if args.ship:
         table = json.loads(WEIGHTS_FILE.read_text()) if WEIGHTS_FILE.is_file() else {
             "default": args.model[0], "models": {}}
         for r in rows:
             table["models"][r["model"]] = {k: r[k] for k in ("weights", "bias", "source",
-                                                              "fingerprint", "calibration")}
+                                                              "fingerprint", "calibration",
+                                                              "margin")}
         WEIGHTS_FILE.write_text(json.dumps(table, indent=2) + "\n")
         print(f"stored in {WEIGHTS_FILE}")
 

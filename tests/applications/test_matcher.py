@@ -114,3 +114,57 @@ def test_precision_picks_the_threshold(hash_encoder):
     with pytest.raises(ValueError, match="matcher"):
         fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
                    matcher="magic")
+
+
+MARGIN = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))
+
+
+def test_margin_model_learns_that_a_close_rival_makes_a_match_less_certain():
+    rng = np.random.default_rng(0)
+    best = rng.uniform(0.3, 0.95, 4000)
+    gap = rng.uniform(0, 0.3, 4000)
+    second = np.clip(best - gap, 0.01, None)
+    second[:100] = -np.inf  # no runner-up at all
+    lead = np.log(best / (1 - best)) - np.log(second / (1 - second))
+    y = (rng.uniform(0, 1, 4000) < 1 / (1 + np.exp(-(2 * np.nan_to_num(lead, posinf=3) - 1))))
+    s = SCORER.calibrate_margin(best, second, y.astype(int))
+    a, b, c, cap = s.margin
+    assert a >= 0 and b > 1 and cap > 0
+    p = s.ranked(np.array([[0.8, 0.79], [0.8, 0.2], [0.8, -np.inf], [-np.inf, -np.inf]]))
+    assert p[0, 0] < p[1, 0] <= p[2, 0]  # the same score, a closer rival: less certain
+    assert p[0, 1] < p[0, 0]  # the second candidate leads by a negative margin
+    assert np.isneginf(p[3]).all() and p.dtype == np.float32
+    again = MatchScorer.from_dict(s.to_dict())
+    assert again.margin == s.margin
+    for bad in ([1, 2, 3], [-1, 2, 0, 1], [1, 2, 0, 0], [1, 2, 0, float("nan")]):
+        with pytest.raises(ValueError, match="margin"):
+            MatchScorer.from_dict({**s.to_dict(), "margin": bad})
+    with pytest.raises(ValueError, match="both"):
+        SCORER.calibrate_margin(best, second, np.ones(4000))
+
+
+def test_without_a_margin_model_ranked_is_the_calibration():
+    assert SCORER.width(1) == 1 and MARGIN.width(1) == 2 and MARGIN.width(3) == 3
+    raw = np.array([[0.9, 0.5], [0.4, -np.inf]])
+    np.testing.assert_array_equal(SCORER.ranked(raw), SCORER.calibrated(raw))
+
+
+def test_join_and_search_score_a_match_by_its_lead_over_the_runner_up(hash_encoder):
+    from pearl import EntityIndex
+
+    left = pd.DataFrame({"name": ["Boston Globe"]})
+    alone = pd.DataFrame({"title": ["Boston Globe", "Le Monde"]})
+    rival = pd.DataFrame({"title": ["Boston Globe", "Boston Globes", "Le Monde"]})
+    scores = {}
+    for name, right in (("alone", alone), ("rival", rival)):
+        for k in (1, 2):
+            out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
+                             matcher=MARGIN, top_k=k)
+            assert out.title.iloc[0] == "Boston Globe"
+            scores[name, k] = out.match_score.tolist()
+        index = EntityIndex(hash_encoder).build(right.title.tolist())
+        hit = index.search(["Boston Globe"], k=1, matcher=MARGIN)
+        assert hit.names[0] == ["Boston Globe"]
+        np.testing.assert_allclose(hit.scores[0, 0], scores[name, 1][0], rtol=1e-5)
+    assert scores["rival", 1][0] < scores["alone", 1][0]  # a near-duplicate: less certain
+    assert scores["rival", 2][0] == pytest.approx(scores["rival", 1][0])  # k changes nothing

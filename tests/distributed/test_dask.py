@@ -218,16 +218,21 @@ def test_hnsw_shards_find_the_exact_matches_on_a_small_table(client, tiny_model_
     np.testing.assert_allclose(approx.match_score, exact.match_score, rtol=1e-4)
 
 
-def test_combined_matcher_on_one_shard_equals_the_single_process_join(client, tiny_model_dir):
+@pytest.mark.parametrize("top_k,margin", [(2, None), (1, (0.5, 2.0, 0.0, 3.0)),
+                                          (2, (0.5, 2.0, 0.0, 3.0))])
+def test_combined_matcher_on_one_shard_equals_the_single_process_join(client, tiny_model_dir,
+                                                                      top_k, margin):
+    # with a margin model, the probability of a match reads its runner-up: the shards
+    # must keep one candidate more than top_k
     from pearl.applications.matcher import MatchScorer
 
-    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test")
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=margin)
     left, right = tables()
-    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=2,
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=top_k,
                               model=str(tiny_model_dir), matcher=scorer)
     out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=3),
                          dd.from_pandas(right, npartitions=2), "name", "title",
-                         model=str(tiny_model_dir), top_k=2, matcher=scorer).compute()
+                         model=str(tiny_model_dir), top_k=top_k, matcher=scorer).compute()
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
                                   rtol=1e-5)
 

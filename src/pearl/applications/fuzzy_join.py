@@ -103,8 +103,9 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
 
         ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None
-    best_s = np.full((n, top_k), -np.inf, dtype=np.float32)
-    best_i = np.full((n, top_k), -1, dtype=np.int64)
+    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
+    best_s = np.full((n, width), -np.inf, dtype=np.float32)
+    best_i = np.full((n, width), -1, dtype=np.int64)
     offset = 0
     for chunk in chunks:
         if not chunk:
@@ -117,11 +118,12 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
                 ci, cs = top_k_of(q, r, ids, top_k, block)
             else:
                 ci, cs = combined_top_k(q, q_ng, r, ngrams.transform(chunk), ids, scorer,
-                                        top_k, candidates, block)
-            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, top_k)
+                                        width, candidates, block)
+            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        best_s = scorer.calibrated(best_s)
+        best_s = scorer.ranked(best_s)[:, :top_k]
+        best_i = best_i[:, :top_k]
     return best_i, best_s
 
 

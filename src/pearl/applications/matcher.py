@@ -113,18 +113,27 @@ class MatchScorer:
         Where the weights come from (model and training data).
     calibration : tuple of two lists, optional
         Breakpoints ``(scores, probabilities)`` of the calibration curve (interpolated
-        linearly, constant outside).
+        linearly, constant outside): the probability of a pair seen alone (``deduplicate``).
+    margin : tuple of four floats, optional
+        ``(a, b, c, cap)``: the probability of a candidate *among others* (a join's or a
+        search's ranked candidates, :meth:`ranked`) is ``sigmoid(a z + b min(m, cap) + c)``,
+        ``z`` the logit of its raw score and ``m`` its lead in logits over the best other
+        candidate (the runner-up, for the first). A match with a close rival is less
+        certain than the same score alone: reference tables are dense in near-duplicates
+        ("2005 ... season", "2006 ... season").
     """
 
     weights: tuple[float, float, float]
     bias: float
     source: str = ""
     calibration: tuple[list[float], list[float]] | None = None
+    margin: tuple[float, float, float, float] | None = None
 
     def score(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """The uncalibrated logistic score (what ranks the candidates), float64."""
         z = _features(emb_cos, ngram_cos) @ np.asarray(self.weights) + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        with np.errstate(over="ignore"):  # exp(large) = inf gives the right 0
+            return 1.0 / (1.0 + np.exp(-z))
 
     def calibrated(self, scores: np.ndarray) -> np.ndarray:
         """Probabilities of raw :meth:`score` values (-inf stays -inf), float32.
@@ -136,6 +145,62 @@ class MatchScorer:
             xs, ys = self.calibration
             s = np.where(np.isneginf(s), -np.inf, np.interp(s, xs, ys))
         return s.astype(np.float32)
+
+    def width(self, top_k: int) -> int:
+        """How many ranked candidates per row :meth:`ranked` needs to give the first
+        ``top_k`` their probabilities (one more than a single match: its runner-up)."""
+        return max(top_k, 2) if self.margin is not None else top_k
+
+    def ranked(self, scores: np.ndarray) -> np.ndarray:
+        """Probabilities of each row's ranked candidates, float32 of the same shape.
+
+        ``scores`` holds raw :meth:`score` values, each row sorted best first and padded
+        with -inf (which stays -inf). With a :attr:`margin` model, a candidate's
+        probability reads its score and its lead over the best other candidate of the row
+        (no other candidate: the cap); without, it is :meth:`calibrated`."""
+        s = np.asarray(scores, dtype=np.float64)
+        if self.margin is None or s.ndim != 2:
+            return self.calibrated(s)
+        a, b, c, cap = self.margin
+        z = _logit(s)
+        if s.shape[1] > 1:
+            rival = np.repeat(z[:, :1], s.shape[1], axis=1)
+            rival[:, 0] = z[:, 1]
+        else:
+            rival = np.full_like(z, -np.inf)
+        with np.errstate(invalid="ignore"):
+            lead = np.minimum(np.nan_to_num(z - rival, nan=cap, posinf=cap), cap)
+        with np.errstate(over="ignore", invalid="ignore"):  # -inf rows: set below
+            out = 1.0 / (1.0 + np.exp(-(a * z + b * lead + c)))
+        return np.where(np.isneginf(s), -np.inf, out).astype(np.float32)
+
+    def calibrate_margin(self, best: np.ndarray, runner_up: np.ndarray,
+                         labels: np.ndarray) -> MatchScorer:
+        """A copy with a :attr:`margin` model fitted on labelled best candidates: their raw
+        scores, their runner-up's raw scores (-inf: none) and whether the best one is the
+        match. Logistic regression with ``a, b >= 0`` (a higher score or a wider lead never
+        lowers the probability); the lead is capped at its 99th percentile."""
+        from scipy.optimize import minimize
+
+        y = np.asarray(labels, dtype=np.float64)
+        if set(np.unique(y)) != {0.0, 1.0}:
+            raise ValueError("labels must contain both matches (1) and non-matches (0)")
+        z1, z2 = _logit(best), _logit(runner_up)
+        finite = np.isfinite(z1 - z2)
+        cap = float(np.percentile((z1 - z2)[finite], 99)) if finite.any() else 1.0
+        x = np.stack([z1, np.minimum(np.where(finite, z1 - z2, cap), cap)], axis=1)
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            t = x @ theta[:2] + theta[2]
+            g = (1.0 / (1.0 + np.exp(-t)) - y) / len(y)
+            nll = float(np.mean(np.logaddexp(0.0, t) - y * t))
+            return nll, np.concatenate([x.T @ g, [g.sum()]])
+
+        res = minimize(loss, np.array([1.0, 0.0, 0.0]), jac=True, method="L-BFGS-B",
+                       bounds=[(0, None), (0, None), (None, None)])
+        a, b, c = (float(v) for v in res.x)
+        return MatchScorer(self.weights, self.bias, self.source, self.calibration,
+                           (a, b, c, cap))
 
     def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """Match probabilities, float32, the shape of the inputs."""
@@ -156,7 +221,7 @@ class MatchScorer:
             keep = np.unique(np.linspace(0, len(xs) - 1, max_points).round().astype(int))
             xs, ys = xs[keep], ys[keep]
         return MatchScorer(self.weights, self.bias, self.source,
-                           ([float(x) for x in xs], [float(y) for y in ys]))
+                           ([float(x) for x in xs], [float(y) for y in ys]), self.margin)
 
     @classmethod
     def fit(cls, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
@@ -198,6 +263,8 @@ class MatchScorer:
         out = {"weights": list(self.weights), "bias": self.bias, "source": self.source}
         if self.calibration is not None:
             out["calibration"] = [list(self.calibration[0]), list(self.calibration[1])]
+        if self.margin is not None:
+            out["margin"] = list(self.margin)
         return out
 
     @classmethod
@@ -218,8 +285,16 @@ class MatchScorer:
                 raise ValueError("a MatchScorer calibration is two equal-length lists: "
                                  "increasing scores and probabilities in [0, 1]")
             cal = ([float(v) for v in cal[0]], [float(v) for v in cal[1]])
+        margin = data.get("margin")
+        if margin is not None:
+            if not (isinstance(margin, list) and len(margin) == 4
+                    and all(isinstance(v, int | float) and np.isfinite(v) for v in margin)
+                    and margin[0] >= 0 and margin[1] >= 0 and margin[3] > 0):
+                raise ValueError("a MatchScorer margin model is four finite numbers "
+                                 "[a >= 0, b >= 0, c, cap > 0]")
+            margin = tuple(float(v) for v in margin)
         return cls(tuple(float(x) for x in w), float(data["bias"]), str(data.get("source", "")),
-                   cal)
+                   cal, margin)
 
     @classmethod
     def for_encoder(cls, encoder) -> MatchScorer:
@@ -235,6 +310,14 @@ class MatchScorer:
                         table["default"])
             entry = table["models"][table["default"]]
         return cls.from_dict(entry)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)) of raw scores (-inf stays -inf; 1 maps to a large finite value)."""
+    p = np.asarray(p, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.log(p) - np.log1p(-np.minimum(p, 1.0 - 1e-12))
+    return np.where(np.isneginf(p), -np.inf, z)
 
 
 def threshold_for_precision(probabilities: np.ndarray, precision: float) -> float:

@@ -184,11 +184,12 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
                                ngrams=scorer is not None)
     ngrams = (dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s)
                                           for s in shards]) if scorer is not None else None)
+    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
     outs = []
     for p in left.to_delayed():
         query = dask.delayed(P.query_embeddings)(p, left_on, m, batch_size)
-        cands = [dask.delayed(P.shard_top_k)(query, s, top_k, scorer, ngrams) for s in shards]
-        merged = dask.delayed(P.merge_candidates)(cands, top_k)
+        cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
+        merged = dask.delayed(P.merge_candidates)(cands, width)
         outs.append(dask.delayed(P.join_partition)(
             p, query, merged, rename, threshold=threshold, how=how,
             return_score=return_score, top_k=top_k, scorer=scorer))
