@@ -37,6 +37,7 @@ from pearl.augment.sampler import AugmentationSampler, default_augmenters
 from pearl.data.corpus import read_corpus
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
+from pearl.mining.hard_negatives import read_hard_negatives
 from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
@@ -71,16 +72,10 @@ def distractors(negatives: Path | None, sample: list[str]) -> list[str]:
     probability calibrated without them is over-confident on real tables."""
     if negatives is None:
         return []
-    import csv
-
-    chosen, seen, out = set(sample), set(sample), []
-    with open(negatives, encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            neg = row["negative"]
-            if row["phrase"] in chosen and neg not in seen:
-                seen.add(neg)
-                out.append(neg)
-    return out
+    chosen = set(sample)
+    found = (n for phrase, negs in read_hard_negatives(negatives).items() if phrase in chosen
+             for n in negs if n not in chosen)
+    return list(dict.fromkeys(found))  # in file order, each once
 
 
 def best_candidates(rows: np.ndarray, score: np.ndarray, mask: np.ndarray,

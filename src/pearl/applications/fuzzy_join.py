@@ -122,8 +122,7 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        best_s = scorer.ranked(best_s)[:, :top_k]
-        best_i = best_i[:, :top_k]
+        best_i, best_s = scorer.keep_top(best_i, best_s, top_k)
     return best_i, best_s
 
 

@@ -247,7 +247,7 @@ class EntityIndex:
         raw[ids < 0] = -np.inf
         top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64),
                                    ids, raw, scorer.width(k))  # + a runner-up
-        top_i, top_s = top_i[:, :k], scorer.ranked(top_s)[:, :k]
+        top_i, top_s = scorer.keep_top(top_i, top_s, k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
         return SearchResult(queries=wide.queries, names=names, ids=top_i,
                             scores=top_s.astype(np.float32))

@@ -180,27 +180,21 @@ class MatchScorer:
         scores, their runner-up's raw scores (-inf: none) and whether the best one is the
         match. Logistic regression with ``a, b >= 0`` (a higher score or a wider lead never
         lowers the probability); the lead is capped at its 99th percentile."""
-        from scipy.optimize import minimize
-
-        y = np.asarray(labels, dtype=np.float64)
-        if set(np.unique(y)) != {0.0, 1.0}:
-            raise ValueError("labels must contain both matches (1) and non-matches (0)")
+        y = _check_labels(labels)
         z1, z2 = _logit(best), _logit(runner_up)
         finite = np.isfinite(z1 - z2)
         cap = float(np.percentile((z1 - z2)[finite], 99)) if finite.any() else 1.0
         x = np.stack([z1, np.minimum(np.where(finite, z1 - z2, cap), cap)], axis=1)
-
-        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            t = x @ theta[:2] + theta[2]
-            g = (1.0 / (1.0 + np.exp(-t)) - y) / len(y)
-            nll = float(np.mean(np.logaddexp(0.0, t) - y * t))
-            return nll, np.concatenate([x.T @ g, [g.sum()]])
-
-        res = minimize(loss, np.array([1.0, 0.0, 0.0]), jac=True, method="L-BFGS-B",
-                       bounds=[(0, None), (0, None), (None, None)])
-        a, b, c = (float(v) for v in res.x)
+        a, b, c = _nonnegative_logistic(x, y, np.full_like(y, 1.0 / len(y)),
+                                        start=np.array([1.0, 0.0, 0.0]))
         return MatchScorer(self.weights, self.bias, self.source, self.calibration,
                            (a, b, c, cap))
+
+    def keep_top(self, ids: np.ndarray, raw: np.ndarray,
+                 top_k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores,
+        :meth:`width` columns, best first) with their probabilities (:meth:`ranked`)."""
+        return ids[:, :top_k], self.ranked(raw)[:, :top_k]
 
     def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """Match probabilities, float32, the shape of the inputs."""
@@ -235,29 +229,13 @@ class MatchScorer:
         ``balanced=True`` weights the two classes equally, so the probabilities assume
         even odds before the cosines are seen. ``l2`` is a small ridge on the weights.
         """
-        from scipy.optimize import minimize
-
-        y = np.asarray(labels).astype(np.float64)
-        if set(np.unique(y)) != {0.0, 1.0}:
-            raise ValueError("labels must contain both matches (1) and non-matches (0)")
-        x = _features(emb_cos, ngram_cos)
+        y = _check_labels(labels)
         sw = np.ones_like(y)
         if balanced:
             sw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
-        sw = sw / sw.sum()
-
-        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            z = x @ theta[:3] + theta[3]
-            # log(1 + exp(z)) - y z, computed stably
-            nll = np.logaddexp(0.0, z) - y * z
-            g = (1.0 / (1.0 + np.exp(-z)) - y) * sw
-            grad = np.concatenate([x.T @ g + 2 * l2 * theta[:3], [g.sum()]])
-            return float(sw @ nll + l2 * theta[:3] @ theta[:3]), grad
-
-        res = minimize(loss, np.array([1.0, 1.0, 0.0, 0.0]), jac=True, method="L-BFGS-B",
-                       bounds=[(0, None)] * 3 + [(None, None)])
-        w = res.x
-        return cls(tuple(float(v) for v in w[:3]), float(w[3]), source)
+        w = _nonnegative_logistic(_features(emb_cos, ngram_cos), y, sw / sw.sum(),
+                                  start=np.array([1.0, 1.0, 0.0, 0.0]), l2=l2)
+        return cls(tuple(w[:3]), w[3], source)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"weights": list(self.weights), "bias": self.bias, "source": self.source}
@@ -310,6 +288,34 @@ class MatchScorer:
                         table["default"])
             entry = table["models"][table["default"]]
         return cls.from_dict(entry)
+
+
+def _check_labels(labels: np.ndarray) -> np.ndarray:
+    y = np.asarray(labels).astype(np.float64)
+    if set(np.unique(y)) != {0.0, 1.0}:
+        raise ValueError("labels must contain both matches (1) and non-matches (0)")
+    return y
+
+
+def _nonnegative_logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np.ndarray,
+                          l2: float = 0.0) -> list[float]:
+    """Weights (all >= 0) and a free bias of the logistic regression of ``y`` on the columns
+    of ``x``, minimising the ``sw``-weighted log loss plus ``l2`` x the squared weights."""
+    from scipy.optimize import minimize
+
+    k = x.shape[1]
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = x @ theta[:k] + theta[k]
+        # log(1 + exp(z)) - y z, computed stably
+        nll = np.logaddexp(0.0, z) - y * z
+        g = (1.0 / (1.0 + np.exp(-z)) - y) * sw
+        grad = np.concatenate([x.T @ g + 2 * l2 * theta[:k], [g.sum()]])
+        return float(sw @ nll + l2 * theta[:k] @ theta[:k]), grad
+
+    res = minimize(loss, start, jac=True, method="L-BFGS-B",
+                   bounds=[(0, None)] * k + [(None, None)])
+    return [float(v) for v in res.x]
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

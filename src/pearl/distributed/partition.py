@@ -222,9 +222,8 @@ def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
     ids = np.full((len(part), top_k), -1, dtype=np.int64)
     scores = np.full((len(part), top_k), -np.inf, dtype=np.float32)
     # with a scorer, the candidates hold one more than top_k: the runner-up of a single match
-    ids[live] = cands.ids[:, :top_k]
-    scores[live] = (scorer.ranked(cands.scores)[:, :top_k] if scorer is not None
-                    else cands.scores)
+    ids[live], scores[live] = (scorer.keep_top(cands.ids, cands.scores, top_k)
+                               if scorer is not None else (cands.ids, cands.scores))
     return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
                          scores, threshold=threshold, how=how, return_score=return_score,
                          add_rank=top_k > 1)
