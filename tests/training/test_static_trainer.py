@@ -1,10 +1,12 @@
 import numpy as np
 import pytest
 import torch
+from conftest import HashEncoder
 
 from pearl import PhraseEncoder
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.static import StaticConfig, StaticTrainer
+from pearl.training.teacher import encode_teacher
 
 
 def _module(tiny_model_dir):
@@ -47,8 +49,49 @@ def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, 
     np.testing.assert_array_equal(a, b)
 
 
+def test_static_training_with_a_teacher_fits_its_similarities(training_files, tiny_model_dir,
+                                                             tmp_path):
+    from pearl.data.corpus import read_corpus
+    from pearl.losses import similarity_distillation
+
+    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
+                             show_progress=False)
+    phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
+    target = torch.from_numpy(HashEncoder().encode(phrases))
+
+    def kl(folder) -> float:
+        return similarity_distillation(torch.from_numpy(PhraseEncoder(folder).encode(phrases)),
+                                       target).item()
+
+    opts = dict(type_loss=False, epochs=200.0, max_steps=60, checkpoint_every=60, lr=0.05,
+                average_weight=0.0)
+    StaticTrainer(_config(training_files, tmp_path / "m", teacher=str(teacher),
+                          distill_weight=5.0, **opts),
+                  show_progress=False, module=_module(tiny_model_dir)).train()
+    StaticTrainer(_config(training_files, tmp_path / "plain", **opts), show_progress=False,
+                  module=_module(tiny_model_dir)).train()
+    StaticTrainer(_config(training_files, tmp_path / "none", max_steps=1, lr=1e-9),
+                  show_progress=False, module=_module(tiny_model_dir)).train()
+    header = (tmp_path / "m" / "training" / "loss.tsv").read_text().split("\n")[0]
+    assert "distill" in header.split("\t")
+    assert kl(tmp_path / "m") < 0.7 * kl(tmp_path / "none")
+    assert kl(tmp_path / "m") < 0.7 * kl(tmp_path / "plain")
+
+
+def test_static_training_refuses_a_teacher_without_the_corpus(training_files, tiny_model_dir,
+                                                             tmp_path):
+    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
+                             limit=2, show_progress=False)
+    cfg = _config(training_files, tmp_path / "m", teacher=str(teacher))
+    with pytest.raises(KeyError, match="pearl teacher"):
+        StaticTrainer(cfg, show_progress=False, module=_module(tiny_model_dir)).train()
+    assert not (tmp_path / "m").exists()
+
+
 def test_static_config_is_checked():
     with pytest.raises(TypeError, match="batch_size"):
         StaticConfig(batch_size=8.5)
     with pytest.raises(ValueError, match="save_dtype"):
         StaticConfig(save_dtype="int8")
+    with pytest.raises(ValueError, match="distill"):
+        StaticConfig(distill_weight=-1.0)

@@ -10,7 +10,13 @@
 3. :class:`StaticTrainer` trains both tables on the same training-data files as
    ``pearl train`` (augmented positives, mined hard negatives, phrase types) with InfoNCE
    (in-batch + hard negatives) and the type cross-entropy, with far larger batches and more
-   pairs than a transformer affords on a CPU. Checkpoints (safetensors + JSON, as ``pearl
+   pairs than a transformer affords on a CPU. With ``teacher`` (a ``pearl teacher`` folder
+   of the corpus phrases, e.g. encoded by pearl-minilm), plus ``distill_weight`` x the KL
+   divergence between the teacher's and the student's in-batch similarity distributions
+   over the anchors (:func:`~pearl.losses.similarity_distillation`): the token and n-gram
+   tables learn the similarity structure that pooling static vectors cannot get from the
+   distillation of step 1 alone (a word split into subwords the transformer contextualises).
+   Checkpoints (safetensors + JSON, as ``pearl
    train``) every ``checkpoint_every`` steps; ``resume=True`` continues. At the end the
    token table is averaged with the distilled one (``average_weight``), the n-gram table is
    kept as trained, and the model is saved as a sentence-transformers folder
@@ -33,11 +39,12 @@ from tqdm.auto import tqdm
 from pearl._io import check_replaceable_dir
 from pearl._validation import check_choice
 from pearl.data.labels import LABELS
-from pearl.losses import info_nce, type_loss
+from pearl.losses import info_nce, similarity_distillation, type_loss
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
 from pearl.training.config import check_fields
 from pearl.training.dataset import TrainingData
+from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["StaticConfig", "StaticTrainer", "distill_static"]
 
@@ -67,6 +74,9 @@ class StaticConfig:
     hard_negatives: int = 256
     type_loss: bool = True
     type_weight: float = 1.0
+    teacher: str = ""  # folder of `pearl teacher` embeddings: adds the distillation loss
+    distill_weight: float = 1.0
+    distill_temperature: float = 0.05
     average_weight: float = 0.5
     save_dtype: str = "float16"
     checkpoint_every: int = 100
@@ -80,6 +90,8 @@ class StaticConfig:
         check_fields(self, _RANGES)
         if self.lr <= 0 or self.temperature <= 0 or self.epochs <= 0:
             raise ValueError("lr, temperature and epochs must be > 0")
+        if self.distill_weight < 0 or self.distill_temperature <= 0:
+            raise ValueError("distill_weight must be >= 0 and distill_temperature > 0")
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
 
     @property
@@ -129,6 +141,10 @@ class StaticTrainer:
                                        cfg.negatives if cfg.hard_negatives else None,
                                        augmenter_weights=cfg.augmenter_weights,
                                        seed=cfg.seed)
+        teacher = None
+        if cfg.teacher:
+            teacher = TeacherEmbeddings(cfg.teacher)
+            teacher.require(data.anchors)  # fail now, not mid-run
         total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
@@ -182,6 +198,11 @@ class StaticTrainer:
                 if typed is not None:
                     loss = loss + cfg.type_weight * typed
                 record["type"] = typed.item() if typed is not None else float("nan")
+            if teacher is not None:
+                target = torch.from_numpy(teacher(batch.anchors))
+                distill = similarity_distillation(a, target, cfg.distill_temperature)
+                loss = loss + cfg.distill_weight * distill
+                record["distill"] = distill.item()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
