@@ -43,3 +43,27 @@ def test_cli_writes_the_card(training_files, tiny_model_dir, tmp_path, capsys):
     assert main(["model-card", str(out), "--command", "pearl train -c y"]) == 0
     assert "pearl train -c y" in (out / "README.md").read_text()
     assert str(out / "README.md") in capsys.readouterr().out
+
+
+def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path):
+    import torch
+    from conftest import HashEncoder
+    from tokenizers import Tokenizer
+
+    from pearl.evaluation.model_card import write_static_model_card
+    from pearl.models.static import StaticPhraseEmbedding
+    from pearl.training.static import StaticConfig, StaticTrainer
+    from pearl.training.teacher import encode_teacher
+
+    tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
+    module = StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 8),
+                                   n_buckets=64)
+    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
+                             show_progress=False)
+    out = tmp_path / "static-tiny"
+    cfg = StaticConfig(**training_files, output=str(out), batch_size=4, hard_negatives=2,
+                       max_steps=2, teacher=str(teacher), distill_weight=0.5)
+    StaticTrainer(cfg, show_progress=False, module=module).train()
+    text = write_static_model_card(out).read_text()
+    assert "# static-tiny" in text and "distillation of the in-batch similarities" in text
+    assert f"`{teacher}`" in text and "weight 0.5" in text

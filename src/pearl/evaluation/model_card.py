@@ -148,7 +148,9 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
         f"{cfg['n_buckets']:,} vectors of hashed character 3-5-grams, both trained with "
         f"PEARL's objective (InfoNCE, temperature {cfg['temperature']}, "
         f"{cfg['hard_negatives']} hard negatives per batch"
-        + (", phrase-type loss" if cfg.get("type_loss") else "") + "). A phrase's vector is "
+        + (", phrase-type loss" if cfg.get("type_loss") else "")
+        + (f", and distillation of the in-batch similarities of `{Path(cfg['teacher']).name}`"
+           if cfg.get("teacher") else "") + "). A phrase's vector is "
         "the mean of its token vectors plus the mean of its n-gram vectors, normalised: no "
         "transformer runs at encoding time.", "",
         "## Use", "", "```python", "import pearl", "",
@@ -164,6 +166,10 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
         f"{cfg.get('training_pairs', 0):,} pairs, Adam lr {cfg['lr']}, seed {cfg['seed']}; "
         f"token table averaged with the distilled one (weight {cfg['average_weight']}); "
         f"weights stored in {cfg['save_dtype']}.",
+        *([f"- Teacher: the corpus phrases' embeddings in `{cfg['teacher']}` (`pearl "
+           f"teacher`), KL of the in-batch similarity distributions, weight "
+           f"{cfg.get('distill_weight')}, temperature {cfg.get('distill_temperature')}."]
+          if cfg.get("teacher") else []),
         "- Command: `pearl train-static -c configs/pearl-static.toml`.",
     ]
     if results:
