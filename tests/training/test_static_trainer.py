@@ -95,3 +95,5 @@ def test_static_config_is_checked():
         StaticConfig(save_dtype="int8")
     with pytest.raises(ValueError, match="distill"):
         StaticConfig(distill_weight=-1.0)
+    with pytest.raises(ValueError, match="distill_temperature"):
+        StaticConfig(distill_temperature=0.0)

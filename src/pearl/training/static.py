@@ -51,7 +51,8 @@ __all__ = ["StaticConfig", "StaticTrainer", "distill_static"]
 logger = logging.getLogger(__name__)
 
 _RANGES = {"batch_size": (2, None), "checkpoint_every": (1, None), "pca_dims": (2, None),
-           "n_buckets": (1, None), "average_weight": (0.0, 1.0)}
+           "n_buckets": (1, None), "average_weight": (0.0, 1.0),
+           "distill_temperature": (1e-6, None)}  # other floats: >= 0 (check_fields)
 
 
 @dataclass
@@ -90,8 +91,6 @@ class StaticConfig:
         check_fields(self, _RANGES)
         if self.lr <= 0 or self.temperature <= 0 or self.epochs <= 0:
             raise ValueError("lr, temperature and epochs must be > 0")
-        if self.distill_weight < 0 or self.distill_temperature <= 0:
-            raise ValueError("distill_weight must be >= 0 and distill_temperature > 0")
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
 
     @property
