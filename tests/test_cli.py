@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +206,29 @@ def test_train_tiny_model(tiny_model_dir, training_files, tmp_path, capsys):
     assert main(args) == 0
     assert (tmp_path / "m" / "modules.json").is_file()
     assert "trained 2 steps" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "lexicon" / "wordnet").is_dir(),
+                    reason="shared WordNet not present")
+def test_aliases_command(training_files, tmp_path, capsys):
+    text = tmp_path / "text"
+    text.mkdir()
+    (text / "news.txt").write_text("The National Football League ( NFL ) said so.\n",
+                                   encoding="utf-8")
+    exclude = tmp_path / "exclude.txt"
+    exclude.write_text("Den Haag\n", encoding="utf-8")
+    out = tmp_path / "aliases.csv"
+    args = ["aliases", training_files["corpus"], "-o", str(out), "--text", str(text),
+            "--wordnet", str(SHARED_DATA / "lexicon" / "wordnet"), "--replay",
+            training_files["augmented"], "--n-replay", "3", "--exclude", str(exclude), "-q"]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    frame = __import__("pandas").read_csv(out, keep_default_na=False)
+    assert summary["strings"] == len(frame) and 1 <= summary["by_source"]["replay"]["groups"] <= 3
+    assert summary["by_source"]["definition"]["groups"] == 1
+    assert {"National Football League", "NFL"} <= set(frame["text"])
+    assert "The Hague" not in set(frame["text"])  # its group held an excluded string
+    before = Path(training_files["augmented"]).read_bytes()
+    assert main([*args[:3], training_files["augmented"], *args[4:]]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert Path(training_files["augmented"]).read_bytes() == before

@@ -15,6 +15,7 @@ does is measured, not assumed (results/experiments/README.md). Writes
 results/benchmarks/dev_proxy.{json,md} (one row per model, merged with earlier rows).
 
     python benchmarks/experiments/dev_proxy.py all-MiniLM-L6-v2 pearl-minilm models/x
+    python benchmarks/experiments/dev_proxy.py --names data_out/dev_names.txt  # to exclude
 """
 
 from __future__ import annotations
@@ -81,10 +82,19 @@ def top1(model: PhraseEncoder, queries: list[str], gallery: list[str],
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", help="model names or folders")
+    parser.add_argument("models", nargs="*", help="model names or folders")
     parser.add_argument("-o", "--output", type=Path, default=OUT / "dev_proxy")
+    parser.add_argument("--names", type=Path, help="write every string of the two tasks "
+                        "(queries and candidates, one per line) to this file, for "
+                        "`pearl aliases --exclude`, and stop")
     args = parser.parse_args(argv)
     data = tasks()
+    if args.names:
+        strings = sorted({s for q, g, _ in data.values() for s in [*q, *g]})
+        args.names.write_text("\n".join(strings) + "\n", encoding="utf-8")
+        return 0
+    if not args.models:
+        parser.error("name at least one model (or --names FILE)")
     path = args.output.with_suffix(".json")
     rows = json.loads(path.read_text()) if path.is_file() else {}
     for name in args.models:

@@ -395,6 +395,65 @@ def cmd_mine(args) -> int:
     return 0
 
 
+def cmd_aliases(args) -> int:
+    from pearl._io import atomic_path
+    from pearl.augment.names import alias_groups, wordnet_alias_groups
+    from pearl.augment.sampler import read_augmented
+    from pearl.data.acronyms import mine_definitions
+    from pearl.data.corpus import read_corpus
+    from pearl.paths import data_root
+
+    inputs = [args.corpus, *(args.exclude or []), *([args.replay] if args.replay else [])]
+    check_output(args.output, inputs, "--output")
+    exclude: list[str] = []
+    for path in args.exclude or []:
+        exclude += Path(path).read_text(encoding="utf-8").splitlines()
+    text_root = args.text or data_root() / "corpus"
+    definitions = [d for d, n in mine_definitions(text_root, not args.quiet).items()
+                   if n >= args.min_definitions]
+    replay = [(a, b) for a, b, _ in read_augmented(args.replay)] if args.replay else []
+    frame = alias_groups(records=read_corpus(args.corpus), definitions=definitions,
+                         wordnet=wordnet_alias_groups(args.wordnet), replay=replay,
+                         n_replay=args.n_replay, exclude=exclude,
+                         max_variants=args.max_variants, seed=args.seed)
+    with atomic_path(args.output) as tmp:
+        frame.to_csv(tmp, index=False)
+    summary = frame.groupby("source")["group"].agg(["nunique", "size"])
+    print(json.dumps({"output": str(args.output), "groups": int(frame["group"].nunique()),
+                      "strings": len(frame),
+                      "by_source": {k: {"groups": int(r["nunique"]), "strings": int(r["size"])}
+                                    for k, r in summary.iterrows()}}, indent=2))
+    return 0
+
+
+def _add_aliases(sub) -> None:
+    """The ``pearl aliases`` command."""
+    p = sub.add_parser("aliases", help="build alias groups (several forms of one name)",
+                       description="Write a CSV of alias groups (text,group,source) for "
+                       "pearl finetune: WordNet synsets of proper names, acronym definitions "
+                       "found in the corpus text, rule-made forms of the corpus's typed names "
+                       "(NYTimes, nytimes.com, J. Smith) and a replay sample of training "
+                       "pairs. Groups holding a string of an --exclude file are dropped.")
+    p.add_argument("corpus", help="corpus.tsv written by build-corpus")
+    p.add_argument("-o", "--output", required=True, help="CSV file to write")
+    p.add_argument("--text", help="running text to mine acronym definitions from (default "
+                   "<data root>/corpus)")
+    p.add_argument("--wordnet", help="WordNet folder (default <data root>/lexicon/wordnet)")
+    p.add_argument("--replay", help="augmented.tsv written by pearl augment, to sample "
+                   "replay pairs from")
+    p.add_argument("--n-replay", type=_int_at_least(0), default=20000,
+                   help="replay pairs (default 20000)")
+    p.add_argument("--min-definitions", type=POSITIVE, default=1,
+                   help="keep acronym definitions seen at least N times (default 1)")
+    p.add_argument("--max-variants", type=POSITIVE, default=4,
+                   help="rule-made forms per name (default 4)")
+    p.add_argument("--exclude", action="append",
+                   help="text file of strings never to train on, one per line (repeatable)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_aliases)
+
+
 def cmd_teacher(args) -> int:
     from pearl.training.teacher import encode_teacher
 
@@ -432,7 +491,7 @@ def cmd_finetune(args) -> int:
     check_output(args.output, [args.pairs], "--output")
     res = finetune(read_labelled(args.pairs), args.output, model=args.model, loss=args.loss,
                    encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size,
-                   lr=args.lr,
+                   lr=args.lr, max_steps=args.max_steps, average_weight=args.average_weight,
                    validation=args.validation, patience=args.patience, seed=args.seed,
                    show_progress=not args.quiet)
     summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
@@ -480,6 +539,11 @@ def _add_finetune(sub) -> None:
                    help="share of groups held out for early stopping (default 0.1)")
     p.add_argument("--patience", type=POSITIVE, default=2,
                    help="epochs without improvement before stopping (default 2)")
+    p.add_argument("--max-steps", type=_int_at_least(0), default=0,
+                   help="stop after N batches in all (default 0: no cap)")
+    p.add_argument("--average-weight", type=_float_between(0.0, 1.0), default=0.0,
+                   help="save W * original + (1 - W) * fine-tuned weights (default 0: the "
+                   "fine-tuned weights)")
     p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
     p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
     p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
@@ -974,6 +1038,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_teacher(sub)
     _add_train(sub)
     _add_finetune(sub)
+    _add_aliases(sub)
     _add_distill_static(sub)
     _add_train_static(sub)
     _add_model_card(sub)

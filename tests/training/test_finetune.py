@@ -86,3 +86,29 @@ def test_cli_finetune_builds_a_cnn(tmp_path, capsys):
                  "--epochs", "1", "-b", "8", "--validation", "0", "-q"]) == 0
     assert json.loads(capsys.readouterr().out)["epochs"] == 1
     assert PhraseEncoder(tmp_path / "cnn").encode(["Hooli"]).shape == (1, 300)
+
+
+def test_max_steps_caps_training_and_average_weight_keeps_the_original(tiny_model_dir,
+                                                                       tmp_path):
+    data = LabelledGroups.from_frame(PAIRS)
+    res = finetune(data, tmp_path / "capped", model=str(tiny_model_dir), epochs=5,
+                   batch_size=4, lr=1e-2, validation=0.0, max_steps=1, show_progress=False)
+    assert res.epochs == 1
+    texts = ["Acme Inc", "Hooli", "Initech LLC"]
+    original = PhraseEncoder(str(tiny_model_dir)).encode(texts)
+    original /= np.linalg.norm(original, axis=1, keepdims=True)  # saved models normalise
+    kept = finetune(data, tmp_path / "kept", model=str(tiny_model_dir), epochs=1,
+                    batch_size=8, lr=1e-2, validation=0.0, average_weight=1.0,
+                    show_progress=False)
+    assert np.allclose(PhraseEncoder(kept.output).encode(texts), original, atol=1e-5)
+    moved = PhraseEncoder(res.output).encode(texts)
+    assert not np.allclose(moved, original, atol=1e-5)
+    half = finetune(data, tmp_path / "half", model=str(tiny_model_dir), epochs=1,
+                    batch_size=4, lr=1e-2, validation=0.0, max_steps=1, average_weight=0.5,
+                    show_progress=False)
+    between = PhraseEncoder(half.output).encode(texts)
+    assert not np.allclose(between, original, atol=1e-5)
+    assert not np.allclose(between, moved, atol=1e-5)
+    with pytest.raises(ValueError, match="average_weight"):
+        finetune(data, tmp_path / "bad", model=str(tiny_model_dir), average_weight=1.5,
+                 show_progress=False)

@@ -12,6 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from pearl import paths
 from pearl.paths import cache_dir
 
 __all__ = ["load_wordnet"]
@@ -21,11 +22,12 @@ _NEEDED = ("index.noun", "data.noun", "index.sense", "lexnames")
 
 @functools.lru_cache(maxsize=4)
 def load_wordnet(wordnet_dir: str | None = None):
-    """An NLTK WordNet reader over the given WordNet 3.0 database folder."""
+    """An NLTK WordNet reader over the given WordNet 3.0 database folder (default
+    :func:`pearl.paths.wordnet_dir`)."""
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    src = Path(wordnet_dir) if wordnet_dir else wordnet_dir()
+    src = Path(wordnet_dir) if wordnet_dir else paths.wordnet_dir()
     if not all((src / f).is_file() for f in _NEEDED):
         raise FileNotFoundError(f"no WordNet database in {src} (expected {', '.join(_NEEDED)})")
     base = cache_dir() / "nltk_data"

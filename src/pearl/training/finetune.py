@@ -182,7 +182,8 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
              batch_size: int = 64, per_group: int = 4, lr: float | None = None,
              validation: float = 0.1, patience: int = 2, alpha: float = 2.0,
              beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1,
-             temperature: float = 0.05, margin: float = 1.0, seed: int = 0,
+             temperature: float = 0.05, margin: float = 1.0, max_steps: int = 0,
+             average_weight: float = 0.0, seed: int = 0,
              show_progress: bool = True) -> FinetuneResult:
     """Fine-tune ``model`` on labelled groups and save the best weights to ``output``.
 
@@ -214,11 +215,18 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         The multi-similarity loss's parameters.
     temperature, margin : float
         Of the InfoNCE and triplet objectives.
+    max_steps : int, default=0
+        When > 0, stop after this many batches in all (the epoch under way is then
+        validated and counts as the last); 0: no cap.
+    average_weight : float, default=0.0
+        When > 0, the saved weights are ``average_weight * original + (1 -
+        average_weight) * fine-tuned`` (PEARL's averaging of original and fine-tuned
+        weights, which keeps what the original knew beyond the labelled groups).
     seed : int, default=0
     """
     from pearl.encoders.resolve import resolve_model_path
     from pearl.models.pearl_model import load_pearl_model
-    from pearl.training.trainer import save_model
+    from pearl.training.trainer import average_weights, save_model
 
     loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
     encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
@@ -227,6 +235,8 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     epochs, batch_size = check_int(epochs, "epochs", 1), check_int(batch_size, "batch_size", 2)
     per_group, patience = check_int(per_group, "per_group", 2), check_int(patience, "patience", 1)
     validation = check_float(validation, "validation", 0.0, 0.9)
+    max_steps = check_int(max_steps, "max_steps", 0)
+    average_weight = check_float(average_weight, "average_weight", 0.0, 1.0)
     check_float(lr, "lr", 0.0)
     output = Path(output)
     check_replaceable_dir(output, "modules.json")
@@ -245,13 +255,18 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
 
         st = SentenceTransformer(
             modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu")
+    initial = {k: v.detach().clone() for k, v in st.state_dict().items()} \
+        if average_weight else None
     opt = torch.optim.AdamW(st.parameters(), lr=lr)
     best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
     t0 = time.time()
-    epoch = 0
+    epoch = steps = 0
     for epoch in range(1, epochs + 1):
         st.train()
         batches = list(_batches(train_data, batch_size, per_group, rng))
+        if max_steps:
+            batches = batches[:max_steps - steps]
+        steps += len(batches)
         for idx in tqdm(batches, desc=f"finetune epoch {epoch}", unit="batch",
                         disable=not show_progress):
             texts = [train_data.texts[i] for i in idx]
@@ -274,8 +289,12 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
             since += 1
             if since >= patience:
                 break
+        if max_steps and steps >= max_steps:
+            break
     if best_state is not None:
         st.load_state_dict(best_state)
+    if initial is not None:
+        average_weights(st, initial, average_weight)
     save_model(st, output, normalize=True)
     return FinetuneResult(output, epoch, best_epoch, history, time.time() - t0)
 

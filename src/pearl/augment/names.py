@@ -1,0 +1,155 @@
+"""Alias groups: several surface forms of one name, for training with several positives.
+
+The positives of :mod:`pearl.augment.sampler` are one view per phrase. Name matching needs
+the forms a name takes in real tables ("The New York Times", "NYTimes", "nytimes.com",
+"NYT"), several at a time, which is what the multi-similarity loss of
+:func:`pearl.training.finetune.finetune` trains on (SapBERT's recipe for synonyms). Groups
+come from four offline sources:
+
+- ``wordnet``: WordNet synsets of proper names with two or more lemmas
+  ("The Hague", "Den Haag", "'s Gravenhage");
+- ``definition``: acronym definitions found in the corpus text
+  (:func:`pearl.data.acronyms.mine_definitions`);
+- ``variants``: the corpus phrases typed as names, with their rule-made forms
+  (:class:`NameVariants`);
+- ``replay``: a sample of the training pairs of ``pearl augment`` as two-member groups, so
+  that fine-tuning on names does not forget the rest.
+
+A string belongs to one group only (its first); a group containing any string of
+``exclude`` (evaluation data, compared case-insensitively) is dropped.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+from pearl.augment.phrase import _SMALL, AcronymParaphraser
+
+__all__ = ["NameVariants", "wordnet_alias_groups", "alias_groups", "NAME_TYPES"]
+
+#: Entity types (of the corpus labels ``<tag>-<type>``) whose phrases are names.
+NAME_TYPES = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART",
+                        "EVENT", "NORP", "LAW"})
+_WEB_TYPES = frozenset({"ORG", "PRODUCT", "FAC", "WORK_OF_ART", "EVENT"})
+_WORD = re.compile(r"^[A-Za-z][A-Za-z'.-]*$")
+
+
+class NameVariants:
+    """Rule-made surface forms of a typed name.
+
+    - organisations and other names: initials ("NYT"), compact forms ("NYTimes"),
+      abbreviations ("Co.", "Intl"), without a leading "The"
+      (:class:`~pearl.augment.phrase.AcronymParaphraser`), and web addresses
+      ("nytimes.com", "newyorktimes.com") of organisations, products, buildings, works and
+      events;
+    - people: "J. Smith", "Smith, John", and without middle names;
+    - names of two or more words: lower case.
+
+    Parameters
+    ----------
+    max_variants : int, default=4
+        At most this many forms per name (drawn by the caller's random generator).
+    """
+
+    def __init__(self, max_variants: int = 4) -> None:
+        self.max_variants = max_variants
+
+    def options(self, phrase: str, label: str) -> list[str]:
+        """Every form of ``phrase`` (typed ``label``, e.g. ``NP-ORG``), itself excluded."""
+        kind = label.split("-", 1)[-1]
+        toks = phrase.split()
+        if kind not in NAME_TYPES or not toks or not any(t[:1].isupper() for t in toks):
+            return []
+        out = set()
+        if kind == "PERSON":
+            if 2 <= len(toks) <= 4 and all(_WORD.match(t) and t[0].isupper() for t in toks):
+                first, last = toks[0], toks[-1]
+                out |= {f"{first[0]}. {last}", f"{last}, {' '.join(toks[:-1])}"}
+                if len(toks) > 2:
+                    out.add(f"{first} {last}")
+        else:
+            out |= set(AcronymParaphraser().options(phrase))
+            content = [t for t in toks if t.lower() not in _SMALL]
+            if kind in _WEB_TYPES and 1 <= len(content) <= 4 and all(
+                    t.isalnum() for t in content):
+                out.add("".join(t.lower() for t in content) + ".com")
+                if len(content) >= 2:
+                    out.add("".join(t[0].lower() for t in content[:-1])
+                            + content[-1].lower() + ".com")
+        if len(toks) > 1:
+            out.add(phrase.lower())
+        return sorted(o for o in out if o and o != phrase and len(o) > 1)
+
+    def __call__(self, phrase: str, label: str, rng: random.Random) -> list[str]:
+        opts = self.options(phrase, label)
+        return rng.sample(opts, min(self.max_variants, len(opts)))
+
+
+def wordnet_alias_groups(wordnet_dir=None) -> list[list[str]]:
+    """Noun synsets of proper names with two or more lemmas (instances, or all lemmas
+    capitalised)."""
+    from pearl.augment.wordnet import load_wordnet
+
+    wn = load_wordnet(wordnet_dir)
+    groups = []
+    for synset in wn.all_synsets("n"):
+        names = sorted({lem.name().replace("_", " ") for lem in synset.lemmas()})
+        if len(names) < 2:
+            continue
+        if all(n[:1].isupper() for n in names) or (
+                any(n[:1].isupper() for n in names) and synset.instance_hypernyms()):
+            groups.append(names)
+    return groups
+
+
+def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
+                 wordnet: Iterable[list[str]] = (), replay: Iterable[tuple[str, str]] = (),
+                 n_replay: int = 0, exclude: Iterable[str] = (), max_variants: int = 4,
+                 seed: int = 0) -> pd.DataFrame:
+    """Assemble alias groups as a table of ``text, group, source`` rows.
+
+    Parameters
+    ----------
+    records : iterable of PhraseRecord
+        The typed corpus (:func:`pearl.data.corpus.read_corpus`); its names get
+        :class:`NameVariants`.
+    definitions : iterable of (long form, short form)
+    wordnet : iterable of list of str
+        From :func:`wordnet_alias_groups`.
+    replay : iterable of (phrase, positive)
+        Training pairs, of which ``n_replay`` (drawn with ``seed``) become groups.
+    exclude : iterable of str
+        Strings that must not be trained on; a group holding one is dropped.
+    max_variants, seed
+        Of :class:`NameVariants`, and of every draw.
+    """
+    rng = random.Random(seed)
+    banned = {s.strip().lower() for s in exclude if s and s.strip()}
+    candidates: list[tuple[str, list[str]]] = []
+    candidates += [("wordnet", list(g)) for g in wordnet]
+    candidates += [("definition", [long, short]) for long, short in definitions]
+    variants = NameVariants(max_variants)
+    for rec in records:
+        forms = variants(rec.phrase, rec.label, rng)
+        if forms:
+            candidates.append(("variants", [rec.phrase, *forms]))
+    replay = [(a, b) for a, b in replay if a and b and a != b]
+    if n_replay and replay:
+        candidates += [("replay", list(p)) for p in rng.sample(replay, min(n_replay,
+                                                                           len(replay)))]
+    rows, seen, n_groups = [], set(), 0
+    for source, members in candidates:
+        members = [m.strip() for m in members if isinstance(m, str) and m.strip()]
+        if any(m.lower() in banned for m in members):
+            continue
+        members = [m for m in dict.fromkeys(members) if m not in seen]
+        if len(members) < 2:
+            continue
+        seen.update(members)
+        rows += [(m, n_groups, source) for m in members]
+        n_groups += 1
+    return pd.DataFrame(rows, columns=["text", "group", "source"])

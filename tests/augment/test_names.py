@@ -1,0 +1,64 @@
+import random
+
+import pytest
+from conftest import SHARED_DATA
+
+from pearl.augment.names import NameVariants, alias_groups, wordnet_alias_groups
+from pearl.data.corpus import PhraseRecord
+
+WORDNET = SHARED_DATA / "lexicon" / "wordnet"
+
+
+def test_organisation_forms_include_figure_one():
+    forms = NameVariants().options("The New York Times", "NP-ORG")
+    assert {"NYTimes", "nytimes.com", "newyorktimes.com", "NYT",
+            "the new york times"} <= set(forms)
+    assert "The New York Times" not in forms
+
+
+def test_person_forms_and_types_without_forms():
+    v = NameVariants()
+    assert {"J. Smith", "Smith, John Paul", "John Smith"} <= set(
+        v.options("John Paul Smith", "NP-PERSON"))
+    assert v.options("Paris", "NP-GPE") == []  # one word: no form a table would hold
+    assert "paris.com" not in v.options("Paris Saint Germain", "NP-GPE")
+    assert v.options("the red car", "NP-OTHER") == []  # not a name
+    assert v.options("new york times", "NP-ORG") == []  # no capital: not a name
+    assert v.options("", "NP-ORG") == []
+    picked = NameVariants(max_variants=2)("The New York Times", "NP-ORG", random.Random(0))
+    assert len(picked) == 2
+
+
+def _records():
+    return [PhraseRecord("The New York Times", "NP-ORG", 3, "test"),
+            PhraseRecord("John Smith", "NP-PERSON", 2, "test"),
+            PhraseRecord("red car", "NP-OTHER", 2, "test")]
+
+
+def test_alias_groups_sources_uniqueness_and_exclusion():
+    frame = alias_groups(records=_records(),
+                         definitions=[("National Football League", "NFL")],
+                         wordnet=[["The Hague", "Den Haag"], ["Nicaragua",
+                                                              "Republic of Nicaragua"]],
+                         replay=[("red car", "red automobile"), ("x", "x")], n_replay=5,
+                         exclude=["republic of nicaragua"], max_variants=20)
+    assert list(frame.columns) == ["text", "group", "source"]
+    assert set(frame["source"]) == {"wordnet", "definition", "variants", "replay"}
+    assert not frame["text"].duplicated().any()  # a string has one group
+    assert "Nicaragua" not in set(frame["text"])  # its group held an excluded string
+    groups = frame.groupby("group")["text"].apply(set)
+    assert {"The Hague", "Den Haag"} in groups.tolist()
+    assert (frame.groupby("group").size() >= 2).all()
+    nyt = frame.loc[frame["text"] == "The New York Times", "group"].item()
+    assert {"NYTimes", "nytimes.com"} <= set(frame.loc[frame["group"] == nyt, "text"])
+    again = alias_groups(records=_records(), definitions=[("National Football League", "NFL")])
+    assert again.equals(alias_groups(records=_records(),
+                                     definitions=[("National Football League", "NFL")]))
+
+
+@pytest.mark.skipif(not WORDNET.is_dir(), reason="shared WordNet not present")
+def test_wordnet_alias_groups_are_proper_names():
+    groups = wordnet_alias_groups(str(WORDNET))
+    assert any({"The Hague", "Den Haag"} <= set(g) for g in groups)
+    assert all(len(g) >= 2 for g in groups)
+    assert not any("dog" in g for g in groups)
