@@ -200,7 +200,8 @@ def main() -> None:
         a.grid(alpha=0.3)
         a.legend(fontsize=7)
     fig.tight_layout()
-    pr = "fuzzy_join_pr" + args.name.removeprefix("fuzzy_join_autofj")
+    suffix = args.name.removeprefix("fuzzy_join_autofj").lstrip("_")
+    pr = "fuzzy_join_pr" + (f"_{suffix}" if suffix else "")
     fig.savefig(OUT / f"{pr}.png", dpi=120)
     md += ["", f"![precision/recall over the threshold]({pr}.png)", ""]
     (OUT / f"{args.name}.md").write_text("\n".join(md))
