@@ -397,13 +397,13 @@ def cmd_mine(args) -> int:
 
 def cmd_aliases(args) -> int:
     from pearl._io import atomic_path
-    from pearl.augment.names import alias_groups, wordnet_alias_groups
+    from pearl.augment.names import alias_groups, as_pairs, wordnet_alias_groups
     from pearl.augment.sampler import read_augmented
     from pearl.data.acronyms import mine_definitions
     from pearl.data.corpus import read_corpus
     from pearl.paths import data_root
 
-    inputs = [args.corpus, *(args.exclude or []), *([args.replay] if args.replay else [])]
+    inputs = [args.corpus, *(args.exclude or []), args.replay, args.negatives]
     check_output(args.output, inputs, "--output")
     exclude: list[str] = []
     for path in args.exclude or []:
@@ -416,13 +416,20 @@ def cmd_aliases(args) -> int:
                          wordnet=wordnet_alias_groups(args.wordnet), replay=replay,
                          n_replay=args.n_replay, exclude=exclude,
                          max_variants=args.max_variants, seed=args.seed)
+    summary = frame.groupby("source")["group"].agg(["nunique", "size"])
+    report = {"output": str(args.output), "groups": int(frame["group"].nunique()),
+              "strings": len(frame),
+              "by_source": {k: {"groups": int(r["nunique"]), "strings": int(r["size"])}
+                            for k, r in summary.iterrows()}}
+    if args.negatives:
+        from pearl.mining.hard_negatives import read_hard_negatives
+
+        frame = as_pairs(frame, read_hard_negatives(args.negatives),
+                         per_group=args.negatives_per_group, exclude=exclude, seed=args.seed)
+        report["negative_pairs"] = int((frame["label"] == 0).sum())
     with atomic_path(args.output) as tmp:
         frame.to_csv(tmp, index=False)
-    summary = frame.groupby("source")["group"].agg(["nunique", "size"])
-    print(json.dumps({"output": str(args.output), "groups": int(frame["group"].nunique()),
-                      "strings": len(frame),
-                      "by_source": {k: {"groups": int(r["nunique"]), "strings": int(r["size"])}
-                                    for k, r in summary.iterrows()}}, indent=2))
+    print(json.dumps(report, indent=2))
     return 0
 
 
@@ -441,6 +448,11 @@ def _add_aliases(sub) -> None:
     p.add_argument("--wordnet", help="WordNet folder (default <data root>/lexicon/wordnet)")
     p.add_argument("--replay", help="augmented.tsv written by pearl augment, to sample "
                    "replay pairs from")
+    p.add_argument("--negatives", help="hard_negatives.tsv written by pearl mine: adds up "
+                   "to --negatives-per-group non-matching pairs per group (the CSV is then "
+                   "written as left,right,label,source pairs)")
+    p.add_argument("--negatives-per-group", type=_int_at_least(0), default=2,
+                   help="hard negatives per group (default 2)")
     p.add_argument("--n-replay", type=_int_at_least(0), default=20000,
                    help="replay pairs (default 20000)")
     p.add_argument("--min-definitions", type=POSITIVE, default=1,

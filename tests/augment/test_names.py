@@ -3,8 +3,9 @@ import random
 import pytest
 from conftest import SHARED_DATA
 
-from pearl.augment.names import NameVariants, alias_groups, wordnet_alias_groups
+from pearl.augment.names import NameVariants, alias_groups, as_pairs, wordnet_alias_groups
 from pearl.data.corpus import PhraseRecord
+from pearl.training.finetune import LabelledGroups
 
 WORDNET = SHARED_DATA / "lexicon" / "wordnet"
 
@@ -62,3 +63,32 @@ def test_wordnet_alias_groups_are_proper_names():
     assert any({"The Hague", "Den Haag"} <= set(g) for g in groups)
     assert all(len(g) >= 2 for g in groups)
     assert not any("dog" in g for g in groups)
+
+
+def test_case_variants_and_forms_of_grouped_strings_join_one_group():
+    records = [PhraseRecord("NYTimes", "NP-ORG", 2, "t"),
+               PhraseRecord("The New York Times", "NP-ORG", 3, "t"),
+               PhraseRecord("the New York Times", "NP-ORG", 3, "t")]
+    frame = alias_groups(records=records, replay=[("NYTimes", "The New York Times")],
+                         n_replay=1, max_variants=20)
+    nyt = frame.loc[frame["text"] == "NYTimes", "group"].item()
+    assert frame.loc[frame["text"] == "The New York Times", "group"].item() == nyt
+    assert frame.loc[frame["text"] == "the New York Times", "group"].item() == nyt
+    assert frame["group"].nunique() == 1 and not frame["text"].duplicated().any()
+
+
+def test_as_pairs_with_hard_negatives():
+    frame = alias_groups(records=_records(), wordnet=[["The Hague", "Den Haag"]],
+                         max_variants=20)
+    negatives = {"The New York Times": ["The New Yorker", "NYT", "the New York Mets"],
+                 "The Hague": ["The Hagu"]}
+    pairs = as_pairs(frame, negatives, per_group=5, exclude=["the new york mets"])
+    assert list(pairs.columns) == ["left", "right", "label", "source"]
+    neg = pairs[pairs["label"] == 0]
+    assert set(neg["right"]) == {"The New Yorker", "The Hagu"}  # NYT is in the group
+    assert (pairs["label"] == 1).sum() == len(frame) - frame["group"].nunique()
+    groups = LabelledGroups.from_frame(pairs)
+    gid = dict(zip(groups.texts, groups.groups.tolist(), strict=True))
+    assert gid["NYT"] == gid["The New York Times"] != gid["The New Yorker"]
+    assert tuple(sorted((gid["The New York Times"], gid["The New Yorker"]))) in groups.different
+    assert (as_pairs(frame)["label"] == 1).all()

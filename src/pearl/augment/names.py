@@ -15,8 +15,12 @@ come from four offline sources:
 - ``replay``: a sample of the training pairs of ``pearl augment`` as two-member groups, so
   that fine-tuning on names does not forget the rest.
 
-A string belongs to one group only (its first); a group containing any string of
-``exclude`` (evaluation data, compared case-insensitively) is dropped.
+A string belongs to one group only (its first), and strings equal but for case share a
+group: the forms of "the New York Times" join the group of "The New York Times". A group
+containing any string of ``exclude`` (evaluation data, compared case-insensitively) is
+dropped. :func:`as_pairs`
+adds mined hard negatives ("The New York Times" is not "The New Yorker"), which
+``pearl finetune`` puts in the same batch as the group they differ from.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import pandas as pd
 
 from pearl.augment.phrase import _SMALL, AcronymParaphraser
 
-__all__ = ["NameVariants", "wordnet_alias_groups", "alias_groups", "NAME_TYPES"]
+__all__ = ["NameVariants", "wordnet_alias_groups", "alias_groups", "as_pairs", "NAME_TYPES"]
 
 #: Entity types (of the corpus labels ``<tag>-<type>``) whose phrases are names.
 NAME_TYPES = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART",
@@ -141,15 +145,50 @@ def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
     if n_replay and replay:
         candidates += [("replay", list(p)) for p in rng.sample(replay, min(n_replay,
                                                                            len(replay)))]
-    rows, seen, n_groups = [], set(), 0
+    rows, group_of, seen, n_groups = [], {}, set(), 0  # group_of: casefolded -> group
     for source, members in candidates:
         members = [m.strip() for m in members if isinstance(m, str) and m.strip()]
         if any(m.lower() in banned for m in members):
             continue
+        known = [group_of[m.casefold()] for m in members if m.casefold() in group_of]
         members = [m for m in dict.fromkeys(members) if m not in seen]
-        if len(members) < 2:
+        if known:  # a form of a string already grouped ("the New York Times"): join it
+            group, new = known[0], False
+        elif len(members) >= 2:
+            group, new = n_groups, True
+        else:
             continue
+        for m in members:
+            group_of.setdefault(m.casefold(), group)
         seen.update(members)
-        rows += [(m, n_groups, source) for m in members]
-        n_groups += 1
-    return pd.DataFrame(rows, columns=["text", "group", "source"])
+        rows += [(m, group, source) for m in members]
+        n_groups += new
+    frame = pd.DataFrame(rows, columns=["text", "group", "source"])
+    return frame.sort_values("group", kind="stable", ignore_index=True)
+
+
+def as_pairs(frame: pd.DataFrame, negatives: dict[str, list[str]] | None = None,
+             per_group: int = 2, exclude: Iterable[str] = (), seed: int = 0) -> pd.DataFrame:
+    """The groups of :func:`alias_groups` as labelled pairs (``left, right, label,
+    source``), the format :func:`pearl.training.finetune.read_labelled` reads.
+
+    Each group gives ``(first member, member, 1)`` for its other members; with
+    ``negatives`` (phrase -> hard negatives, from ``pearl mine``), each group also gives up
+    to ``per_group`` ``(member, negative, 0)`` rows, for negatives outside the group and
+    not in ``exclude``.
+    """
+    rng = random.Random(seed)
+    banned = {s.strip().lower() for s in exclude if s and s.strip()}
+    group_of = dict(zip(frame["text"], frame["group"], strict=True))
+    rows = []
+    for group, part in frame.groupby("group", sort=True):
+        texts, source = part["text"].tolist(), part["source"].iloc[0]
+        rows += [(texts[0], t, 1, source) for t in texts[1:]]
+        if not negatives:
+            continue
+        options = sorted({(t, n) for t in texts for n in negatives.get(t, ())
+                          if group_of.get(n, -1) != group and n.lower() not in banned
+                          and n not in texts})
+        rows += [(t, n, 0, "negative") for t, n in rng.sample(options, min(per_group,
+                                                                          len(options)))]
+    return pd.DataFrame(rows, columns=["left", "right", "label", "source"])
