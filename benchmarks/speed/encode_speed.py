@@ -50,6 +50,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--data", type=Path, default=data_root())
+    ap.add_argument("--name", default="encode_speed",
+                    help="results file name (default encode_speed, the shipped model's)")
     args = ap.parse_args()
 
     texts = phrases(args.n, args.data)
@@ -86,10 +88,11 @@ def main() -> None:
         "torch_threads": torch.get_num_threads(), "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "command": "python benchmarks/speed/encode_speed.py " + " ".join(
-            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if k != "data"),
+            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
+            if k != "data" and not (k == "name" and v == "encode_speed")),
     }
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "encode_speed.json").write_text(json.dumps(result, indent=2) + "\n")
+    (OUT / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n")
     md = [
         "# Encoding speed", "",
         f"`{result['command']}` on {os.cpu_count()} CPUs, {len(texts):,} PPDB phrases, "
@@ -108,7 +111,7 @@ def main() -> None:
         md.append(f"{args.shipped} encodes **{result['shipped_over_backbone_speed']:.2f}x** "
                   f"its backbone's phrases/s.")
     md.append("")
-    (OUT / "encode_speed.md").write_text("\n".join(md))
+    (OUT / f"{args.name}.md").write_text("\n".join(md))
     print("\n".join(md))
 
 
