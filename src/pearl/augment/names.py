@@ -18,9 +18,8 @@ come from four offline sources:
 A string belongs to one group only (its first), and strings equal but for case share a
 group: the forms of "the New York Times" join the group of "The New York Times". A group
 containing any string of ``exclude`` (evaluation data, compared case-insensitively) is
-dropped. :func:`as_pairs`
-adds mined hard negatives ("The New York Times" is not "The New Yorker"), which
-``pearl finetune`` puts in the same batch as the group they differ from.
+dropped. :func:`as_pairs` adds mined hard negatives ("The New York Times" is not "The New
+Yorker"), which ``pearl finetune`` puts in the same batch as the group they differ from.
 """
 
 from __future__ import annotations
@@ -93,6 +92,11 @@ class NameVariants:
         return rng.sample(opts, min(self.max_variants, len(opts)))
 
 
+def _banned(exclude: Iterable[str]) -> set[str]:
+    """The strings of ``exclude``, stripped and lower-cased (blank ones left out)."""
+    return {s.strip().lower() for s in exclude if s and s.strip()}
+
+
 def wordnet_alias_groups(wordnet_dir=None) -> list[list[str]]:
     """Noun synsets of proper names with two or more lemmas (instances, or all lemmas
     capitalised)."""
@@ -132,7 +136,7 @@ def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
         Of :class:`NameVariants`, and of every draw.
     """
     rng = random.Random(seed)
-    banned = {s.strip().lower() for s in exclude if s and s.strip()}
+    banned = _banned(exclude)
     candidates: list[tuple[str, list[str]]] = []
     candidates += [("wordnet", list(g)) for g in wordnet]
     candidates += [("definition", [long, short]) for long, short in definitions]
@@ -178,7 +182,7 @@ def as_pairs(frame: pd.DataFrame, negatives: dict[str, list[str]] | None = None,
     not in ``exclude``.
     """
     rng = random.Random(seed)
-    banned = {s.strip().lower() for s in exclude if s and s.strip()}
+    banned = _banned(exclude)
     group_of = dict(zip(frame["text"], frame["group"], strict=True))
     rows = []
     for group, part in frame.groupby("group", sort=True):
@@ -187,8 +191,7 @@ def as_pairs(frame: pd.DataFrame, negatives: dict[str, list[str]] | None = None,
         if not negatives:
             continue
         options = sorted({(t, n) for t in texts for n in negatives.get(t, ())
-                          if group_of.get(n, -1) != group and n.lower() not in banned
-                          and n not in texts})
+                          if group_of.get(n, -1) != group and n.lower() not in banned})
         rows += [(t, n, 0, "negative") for t, n in rng.sample(options, min(per_group,
                                                                           len(options)))]
     return pd.DataFrame(rows, columns=["left", "right", "label", "source"])
