@@ -8,8 +8,14 @@ row: the sampled phrases are the reference table, and the view's candidates are 
 by embedding cosine and its top 10 by n-gram cosine; a candidate is a match when it is the
 view's source phrase (or equal to the view, case aside). A logistic model of (embedding
 cosine, n-gram cosine, their product) with non-negative weights is fitted on the
-candidates of 80% of the phrases and checked on the other 20% (top-1 accuracy per query,
+candidates of 80% of the queries and checked on the other 20% (top-1 accuracy per query,
 ROC AUC, Brier score, calibration by bins).
+
+``--aliases`` (``pearl aliases`` groups, built with ``--exclude`` of the AutoFJ titles that
+``benchmarks/quality/fuzzy_join_autofj.py --titles FILE`` writes) adds name-variant
+queries: one form of a name in the reference table, another as the query. ``--word-weight``
+sets the words' share of the n-gram encoding (0: skrub's character n-grams alone), to
+compare encodings on the held-out queries; only the package's own setting can ``--ship``.
 
 Writes results/benchmarks/matcher_weights.{json,md}; ``--ship`` also stores the weights
 in the package (src/pearl/applications/matcher_weights.json), which is what
@@ -65,6 +71,30 @@ def make_pairs(corpus: Path, n: int, seed: int, data: Path):
     return sample, [v for v, _ in views], [name for _, name in views]
 
 
+def alias_pairs(aliases: Path | None, n: int, seed: int) -> tuple[list[str], list[str]]:
+    """Name-variant queries and their matches from ``pearl aliases`` groups (WordNet proper
+    names, acronym definitions, rule-made forms; replay groups left out): for up to ``n``
+    groups drawn with ``seed``, one form joins the reference table and another is the
+    query ("Den Haag" against "The Hague"). Real joins pair forms of one name more often
+    than typo'd copies."""
+    if aliases is None:
+        return [], []
+    import pandas as pd
+
+    frame = pd.read_csv(aliases, keep_default_na=False)
+    frame = frame[frame.source != "replay"]
+    rng = np.random.default_rng(seed)
+    queries, targets = [], []
+    for _, group in frame.groupby("group", sort=True):
+        forms = group.text.tolist()
+        if len(forms) >= 2:
+            i, j = rng.choice(len(forms), 2, replace=False)
+            targets.append(forms[i])
+            queries.append(forms[j])
+    keep = np.sort(rng.choice(len(queries), min(n, len(queries)), replace=False))
+    return [queries[i] for i in keep], [targets[i] for i in keep]
+
+
 def distractors(negatives: Path | None, sample: list[str]) -> list[str]:
     """The mined hard negatives of the sampled phrases (``pearl mine``: near-duplicates by
     spelling and meaning), minus the sample itself: a real reference table is dense in
@@ -105,14 +135,22 @@ def _raw_or_none(raw: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
-              k: int = 10, extra: list[str] = ()) -> dict:
+              k: int = 10, extra: list[str] = (), aliases: tuple[list[str], list[str]] = ([], []),
+              word_weight: float = 0.5) -> dict:
     enc = PhraseEncoder(model)
     t = time.perf_counter()
-    reference = sample + list(extra)  # a query's source is its own row of the sample
+    alias_q, alias_t = aliases
+    # a view's source is its own row of the sample; an alias query's match is its row of
+    # alias_t, right after the sample
+    source = np.arange(len(sample) + len(alias_q))
+    kind = np.r_[np.zeros(len(sample), dtype=int), np.ones(len(alias_q), dtype=int)]
+    positives = list(positives) + list(alias_q)
+    taken = set(sample) | set(alias_t)
+    reference = sample + list(alias_t) + [x for x in extra if x not in taken]
     a = normalize_rows(enc.encode(reference, show_progress_bar=True))
     p = normalize_rows(enc.encode(positives, show_progress_bar=True))
     encode_s = time.perf_counter() - t
-    ngrams = NgramVectorizer().fit(reference)
+    ngrams = NgramVectorizer(word_weight=word_weight).fit(reference)
     a_ng, p_ng = ngrams.transform(reference), ngrams.transform(positives)
     # the join's own re-scoring step: each positive view is a query against the sample as
     # the reference table; its candidates are its top-k by embedding and by n-grams
@@ -123,11 +161,11 @@ def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
         for j in dict.fromkeys(row.tolist()):  # unique, in order
             rows.append(i)
             cols.append(j)
-            ys.append(j == i or lower[j] == positives[i].lower())
+            ys.append(j == source[i] or lower[j] == positives[i].lower())
     rows, cols, y = np.array(rows), np.array(cols), np.array(ys, dtype=float)
     emb = (p[rows] * a[cols]).sum(1)
     ng = np.asarray(p_ng[rows].multiply(a_ng[cols]).sum(1)).ravel()
-    test = np.random.default_rng(seed + 1).random(len(sample)) < 0.2
+    test = np.random.default_rng(seed + 1).random(len(positives)) < 0.2
     tr, te = ~test[rows], test[rows]
     scorer = MatchScorer.fit(emb[tr], ng[tr], y[tr],
                              source=f"{model}; benchmarks/data/matcher_weights.py on "
@@ -159,14 +197,19 @@ def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
                           round(float(top_prob[m].mean()), 3), round(float(top_y[m].mean()), 3)])
     auc = {name: float(roc_auc_score(y[te], x)) for name, x in
            (("combined", prob), ("embedding", emb[te]), ("ngram", ng[te]))}
-    # top-1 of each held-out query among its candidates, by each score
-    top1 = {}
+    # top-1 of each held-out query among its candidates, by each score: over all of them,
+    # over the augmented views and over the alias queries
+    top1: dict[str, float] = {}
     for name, x in (("combined", prob), ("embedding", emb[te]), ("ngram", ng[te])):
         best: dict[int, tuple[float, float]] = {}
         for r, v, lab in zip(rows[te], x, y[te], strict=True):
             if r not in best or v > best[r][0]:
                 best[r] = (float(v), float(lab))
         top1[name] = float(np.mean([lab for _, lab in best.values()]))
+        for label, which in (("views", 0), ("aliases", 1)):
+            labs = [lab for r, (_, lab) in best.items() if kind[r] == which]
+            if labs:
+                top1[f"{name}_{label}"] = float(np.mean(labs))
     return {"model": model, "fingerprint": enc.fingerprint, **scorer.to_dict(),
             "pairs": int(len(y)), "test_pairs": int(te.sum()), "auc": auc, "top1": top1,
             "brier": float(brier_score_loss(top_y, top_prob)),
@@ -183,17 +226,25 @@ def render(rows: list[dict], args) -> str:
              "cosine, the match its source phrase"
              + (f"; the reference also holds {args.n_extra:,} near-duplicates (the sampled "
                 "phrases' mined hard negatives), never a source" if args.n_extra else "")
-             + ". Fitted (non-negative weights) on the "
-             "candidates of 80% of the phrases, checked on the other 20%: top-1 = share of "
-             "held-out views whose best-scored candidate is the source.", "",
-             "| model | w_emb | w_ngram | w_both | bias | top-1 combined | top-1 embedding | "
-             "top-1 n-gram | AUC combined | Brier, score alone | Brier, with the lead |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             + (f"; {args.n_alias_queries:,} alias queries (`pearl aliases` groups: one form "
+                "in the reference, another as the query) join them"
+                if args.n_alias_queries else "")
+             + f". N-gram encoding: character 2-4-grams and words (word weight "
+             f"{args.word_weight}). Fitted (non-negative weights) on the "
+             "candidates of 80% of the queries, checked on the other 20%: top-1 = share of "
+             "held-out queries whose best-scored candidate is the match (views / aliases: "
+             "the augmented views and the alias queries apart).", "",
+             "| model | w_emb | w_ngram | w_both | bias | top-1 combined | views | aliases | "
+             "top-1 embedding | top-1 n-gram | AUC combined | Brier, score alone | "
+             "Brier, with the lead |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        w = r["weights"]
+        w, t = r["weights"], r["top1"]
+        part = [f"{100 * t[k]:.1f}" if k in t else "–"
+                for k in ("combined_views", "combined_aliases")]
         lines.append(f"| {r['model']} | {w[0]:.2f} | {w[1]:.2f} | {w[2]:.2f} | "
-                     f"{r['bias']:.2f} | {100 * r['top1']['combined']:.1f} | "
-                     f"{100 * r['top1']['embedding']:.1f} | {100 * r['top1']['ngram']:.1f} | "
+                     f"{r['bias']:.2f} | {100 * t['combined']:.1f} | {part[0]} | {part[1]} | "
+                     f"{100 * t['embedding']:.1f} | {100 * t['ngram']:.1f} | "
                      f"{r['auc']['combined']:.3f} | {r['brier_alone']:.3f} | "
                      f"{r['brier']:.3f} |")
     lines += ["", "Each held-out query's best candidate, as `precision=0.9` treats it: the "
@@ -216,6 +267,8 @@ def render(rows: list[dict], args) -> str:
             for lo, hi, n, pr, ob in r["calibration_bins"]))
     lines += ["", f"Command: `python benchmarks/data/matcher_weights.py --corpus {args.corpus} "
               f"--n {args.n} " + (f"--negatives {args.negatives} " if args.negatives else "")
+              + (f"--aliases {args.aliases} " if args.aliases else "")
+              + f"--word-weight {args.word_weight} --name {args.name} "
               + " ".join(f"-m {m}" for m in args.model) + "`"]
     return "\n".join(lines) + "\n"
 
@@ -229,6 +282,14 @@ def main() -> None:
     ap.add_argument("--negatives", type=Path, default=None,
                     help="hard negatives of `pearl mine` (data_out/hard_negatives.tsv): the "
                     "sampled phrases' near-duplicates join the reference table")
+    ap.add_argument("--aliases", type=Path, default=None,
+                    help="alias groups of `pearl aliases` (data_out/aliases.csv): pairs of "
+                    "forms of one name join the queries and the reference table")
+    ap.add_argument("--n-aliases", type=int, default=10_000,
+                    help="alias groups drawn (default 10000)")
+    ap.add_argument("--word-weight", type=float, default=NgramVectorizer().word_weight,
+                    help="weight of whole words in the n-gram encoding (0: character "
+                    "n-grams alone, skrub's)")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--name", default="matcher_weights",
                     help="basename of the results files")
@@ -239,7 +300,13 @@ def main() -> None:
     sample, positives, kinds = make_pairs(args.corpus, args.n, args.seed, data)
     extra = distractors(args.negatives, sample)
     args.n_extra = len(extra)
-    rows = [fit_model(m, sample, positives, args.seed, extra=extra) for m in args.model]
+    aliases = alias_pairs(args.aliases, args.n_aliases, args.seed)
+    args.n_alias_queries = len(aliases[0])
+    if args.ship and args.word_weight != NgramVectorizer().word_weight:
+        ap.error("--ship needs the n-gram encoding the package uses (--word-weight "
+                 f"{NgramVectorizer().word_weight})")
+    rows = [fit_model(m, sample, positives, args.seed, extra=extra, aliases=aliases,
+                      word_weight=args.word_weight) for m in args.model]
     OUT.mkdir(exist_ok=True)
     (OUT / f"{args.name}.json").write_text(json.dumps(
         {"rows": rows, "augmenters": {k: kinds.count(k) for k in sorted(set(kinds))}},

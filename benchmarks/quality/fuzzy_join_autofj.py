@@ -122,9 +122,23 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="first N datasets (smoke runs)")
     ap.add_argument("--name", default="fuzzy_join_autofj",
                     help="basename of the results files (another name keeps earlier runs)")
+    ap.add_argument("--titles", type=Path, default=None,
+                    help="write every AutoFJ title (left and right tables), one per line, to "
+                    "this file and stop: pass it to `pearl aliases --exclude` so that the "
+                    "matcher's training data hold no benchmark string")
     args = ap.parse_args()
     root = args.data / "benchmark" / "autofj"
     names = dataset_names(root)[: args.limit]
+    if args.titles is not None:
+        if args.titles.exists():
+            ap.error(f"{args.titles} exists; not overwriting it")
+        titles: set[str] = set()
+        for name in names:
+            left, right, _ = load_autofj(root / "benchmark" / name)
+            titles.update(t for t in left + right if "\n" not in t)
+        args.titles.write_text("".join(f"{t}\n" for t in sorted(titles)), encoding="utf-8")
+        print(f"{len(titles):,} titles -> {args.titles}")
+        return
     methods = method_table(args.methods.split(","))
     rows, pooled = [], {m: ([], []) for m in methods}
     for name in names:

@@ -3,13 +3,14 @@
 Embeddings see meaning (synonyms, reformulations); character n-grams see surface form
 (typos, abbreviations that share letters). :class:`MatchScorer` combines the two cosines
 with a logistic model whose weights were learned on training pairs of the training-data
-pipeline (augmented positives against mined hard negatives and embedding neighbours; never
-on a benchmark), so that its output is a calibrated probability that two strings name the
-same thing. :func:`threshold_for_precision` turns a precision a user asks for into a
-threshold on that probability.
+pipeline (augmented positives and forms of one name against mined hard negatives and
+embedding neighbours; never on a benchmark), so that its output is a calibrated
+probability that two strings name the same thing. :func:`threshold_for_precision` turns
+a precision a user asks for into a threshold on that probability.
 
-The n-gram signal is skrub's default string encoding: hashed character 2-4-grams within
-word boundaries, TF-IDF weighted (:class:`NgramVectorizer`).
+The surface signal (:class:`NgramVectorizer`) is skrub's default string encoding, hashed
+character 2-4-grams within word boundaries, TF-IDF weighted, with whole words beside them
+(at half weight), so that the distinctive words and numbers two names share count too.
 """
 
 from __future__ import annotations
@@ -34,35 +35,56 @@ WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
 
 
 class NgramVectorizer:
-    """Character 2-4-grams (``char_wb``), hashed, TF-IDF weighted, rows L2-normalised.
+    """Surface form as a sparse vector: character 2-4-grams and whole words, TF-IDF.
+
+    Two hashed blocks of ``n_features`` columns each: character n-grams within word
+    boundaries (``char_wb``, skrub's default string encoding) and lower-cased words (runs
+    of letters and digits: "2011", "Grammy", "(wrestler)" gives "wrestler"). Each block's
+    TF-IDF row is scaled to unit length, the word block by ``word_weight``, and the row is
+    L2-normalised again, so the cosine of two rows mixes both: n-grams see typos and
+    shared letters, words see which distinctive words and numbers two names share
+    ("2009 Tour" and "2011 Tour" share most n-grams but not the year). ``word_weight=0``
+    gives skrub's n-gram encoding alone.
 
     Parameters
     ----------
     ngram_range : tuple of int, default=(2, 4)
     n_features : int, default=2**20
+        Columns per block.
+    word_weight : float, default=0.5
+        Weight of the unit word block against the unit n-gram block; chosen on held-out
+        training-pipeline queries (``benchmarks/data/matcher_weights.py``).
     """
 
-    def __init__(self, ngram_range: tuple[int, int] = (2, 4), n_features: int = 2 ** 20):
+    def __init__(self, ngram_range: tuple[int, int] = (2, 4), n_features: int = 2 ** 20,
+                 word_weight: float = 0.5):
         self.ngram_range = ngram_range
         self.n_features = n_features
+        self.word_weight = word_weight
 
     def fit(self, texts: list[str]) -> NgramVectorizer:
         """Learn the inverse document frequencies from ``texts`` (the reference names)."""
-        from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+        from sklearn.feature_extraction.text import TfidfTransformer
 
-        self.hashing_ = HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
-                                          n_features=self.n_features, alternate_sign=False,
-                                          norm=None, lowercase=True)
-        self.tfidf_ = TfidfTransformer().fit(self.hashing_.transform(texts or [""]))
+        self.tfidf_ = TfidfTransformer(norm=None).fit(self.counts(list(texts) or [""]))
         return self
 
     def counts(self, texts: list[str]):
-        """Hashed n-gram counts (before IDF), sparse CSR."""
+        """Hashed n-gram and word counts (before IDF), sparse CSR of ``2 * n_features``
+        columns (n-grams first)."""
+        from scipy.sparse import csr_matrix, hstack
         from sklearn.feature_extraction.text import HashingVectorizer
 
-        return HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
-                                 n_features=self.n_features, alternate_sign=False,
-                                 norm=None, lowercase=True).transform(texts)
+        common = dict(n_features=self.n_features, alternate_sign=False, norm=None,
+                      lowercase=True)
+        chars = HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
+                                  **common).transform(texts)
+        if self.word_weight > 0:
+            words = HashingVectorizer(analyzer="word", token_pattern=r"(?u)\b\w+\b",
+                                      **common).transform(texts)
+        else:
+            words = csr_matrix((len(texts), self.n_features), dtype=chars.dtype)
+        return hstack([chars, words], format="csr")
 
     @staticmethod
     def document_frequencies(counts) -> np.ndarray:
@@ -72,22 +94,31 @@ class NgramVectorizer:
     def fit_frequencies(self, df: np.ndarray, n_docs: int) -> NgramVectorizer:
         """The IDF of ``n_docs`` texts with document frequencies ``df`` (the same as
         :meth:`fit` on those texts)."""
-        from sklearn.feature_extraction.text import TfidfTransformer
-
         self.fit([""])
-        idf = np.log((1 + n_docs) / (1 + np.asarray(df, dtype=np.float64))) + 1
-        self.tfidf_ = TfidfTransformer()
-        self.tfidf_.fit(self.hashing_.transform([""]))
-        self.tfidf_.idf_ = idf
+        self.tfidf_.idf_ = np.log((1 + n_docs) / (1 + np.asarray(df, dtype=np.float64))) + 1
         return self
 
     def weigh(self, counts):
-        """Unit TF-IDF rows of hashed n-gram counts (see :meth:`counts`)."""
-        return self.tfidf_.transform(counts).tocsr()
+        """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
+        unit length (the word block to ``word_weight``), the row normalised."""
+        from sklearn.preprocessing import normalize
+
+        x = self.tfidf_.transform(counts).tocsr().astype(np.float64)
+        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+        word = x.indices >= self.n_features
+        sq = x.data ** 2
+        # a block's norm, 1 for a row without entries in it (nothing to scale there)
+        norms = [np.sqrt(np.bincount(rows[m], sq[m], minlength=x.shape[0])) for m in
+                 (~word, word)]
+        norms = [np.where(n > 0, n, 1.0) for n in norms]
+        scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
+        x.data = x.data * scale
+        x.eliminate_zeros()
+        return normalize(x).astype(np.float32)
 
     def transform(self, texts: list[str]):
         """Sparse CSR matrix of unit rows (all-zero for an empty string)."""
-        return self.tfidf_.transform(self.hashing_.transform(texts)).tocsr()
+        return self.weigh(self.counts(texts))
 
 
 def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
