@@ -296,15 +296,15 @@ def main() -> None:
     ap.add_argument("--ship", action="store_true",
                     help="store the weights in the package (what matcher='combined' reads)")
     args = ap.parse_args()
+    if args.ship and args.word_weight != NgramVectorizer().word_weight:
+        ap.error("--ship needs the n-gram encoding the package uses (--word-weight "
+                 f"{NgramVectorizer().word_weight})")
     data = args.data or data_root()
     sample, positives, kinds = make_pairs(args.corpus, args.n, args.seed, data)
     extra = distractors(args.negatives, sample)
     args.n_extra = len(extra)
     aliases = alias_pairs(args.aliases, args.n_aliases, args.seed)
     args.n_alias_queries = len(aliases[0])
-    if args.ship and args.word_weight != NgramVectorizer().word_weight:
-        ap.error("--ship needs the n-gram encoding the package uses (--word-weight "
-                 f"{NgramVectorizer().word_weight})")
     rows = [fit_model(m, sample, positives, args.seed, extra=extra, aliases=aliases,
                       word_weight=args.word_weight) for m in args.model]
     OUT.mkdir(exist_ok=True)

@@ -113,7 +113,6 @@ class NgramVectorizer:
         norms = [np.where(n > 0, n, 1.0) for n in norms]
         scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
         x.data = x.data * scale
-        x.eliminate_zeros()
         return normalize(x).astype(np.float32)
 
     def transform(self, texts: list[str]):
