@@ -154,3 +154,30 @@ def test_multi_similarity_equals_the_equations(seed):
         ours = {(i, j, "+") for i, j in keep_pos.nonzero().tolist() if has_both[i]} | \
                {(i, j, "-") for i, j in keep_neg.nonzero().tolist() if has_both[i]}
         assert ours == mined
+
+
+def test_supervised_contrastive_loss_pulls_one_type_together():
+    from pearl.losses import IGNORE_LABEL, supervised_contrastive_loss
+
+    labels = torch.tensor([0, 0, 1, 1])
+    apart = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])  # types mixed
+    together = torch.tensor([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]])
+    assert supervised_contrastive_loss(together, labels) < supervised_contrastive_loss(
+        apart, labels)
+    # no row with a positive: nothing to learn, not a NaN
+    assert supervised_contrastive_loss(apart, torch.tensor([0, 1, 2, IGNORE_LABEL])) is None
+    assert supervised_contrastive_loss(apart, torch.full((4,), IGNORE_LABEL)) is None
+    # an unlabelled row is never a positive but is a negative in every denominator
+    base = torch.tensor([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
+    near = torch.tensor([[1.0, 0.0], [0.9, 0.1], [1.0, 0.05]])
+    unlabelled = torch.tensor([0, 0, IGNORE_LABEL])
+    assert supervised_contrastive_loss(near, unlabelled) > supervised_contrastive_loss(
+        base, unlabelled)
+    x = torch.randn(6, 3, requires_grad=True)
+    loss = supervised_contrastive_loss(x, torch.tensor([0, 0, 0, 1, 1, 1]), temperature=0.5)
+    loss.backward()
+    assert torch.isfinite(x.grad).all()
+    with pytest.raises(ValueError, match="labels"):
+        supervised_contrastive_loss(x, torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="temperature"):
+        supervised_contrastive_loss(x, torch.zeros(6, dtype=torch.long), temperature=0)

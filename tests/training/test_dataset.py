@@ -66,3 +66,35 @@ def test_type_class_weights_favour_rare_types_up_to_the_cap():
     assert data.type_class_weights(4, 0.0).tolist() == [1.0] * 4
     with pytest.raises(ValueError, match="power"):
         data.type_class_weights(4, -1.0)
+
+
+def test_entity_types_drop_the_lexical_class_and_other():
+    from pearl.training.dataset import entity_types
+
+    ids = np.array([LABEL_TO_ID["NP-ORG"], LABEL_TO_ID["ADJP-ORG"], LABEL_TO_ID["NP-GPE"],
+                    LABEL_TO_ID["NP-OTHER"], -100])
+    t = entity_types(ids)
+    assert t[0] == t[1] != t[2] and t[0] >= 0 and t[2] >= 0
+    assert t[3] == -100 and t[4] == -100
+
+
+def test_typed_rows_come_in_groups_of_one_type(training_files):
+    data = TrainingData.from_files(**training_files, seed=1)
+    b = data.batch(3, 6, typed=4, group_size=2)
+    assert len(b.anchors) == 6 and len(b.types) == 6
+    groups = b.types[2:].reshape(2, 2)
+    assert (groups >= 0).all() and (groups[:, 0] == groups[:, 1]).all()
+    again = data.batch(3, 6, typed=4, group_size=2)
+    assert again.anchors == b.anchors  # a function of seed and step, as every batch
+    # the permutation part walks the epoch: batch_size - typed new pairs per step
+    assert data.steps_per_epoch(6, typed=4) == len(data) // 2
+    epoch = [a for s in range(data.steps_per_epoch(6, 4)) for a in
+             data.batch(s, 6, typed=4, group_size=2).anchors[:2]]
+    assert len(set(epoch)) == len(epoch)
+    # no type with a full group: the batch is the permutation part alone
+    assert not data.eligible_types(5)
+    assert len(data.batch(0, 6, typed=5, group_size=5).anchors) == 1
+    # typed rows are whole groups: 3 rows in groups of 2 are one group, the permutation
+    # part takes the rest of the batch
+    odd = data.batch(0, 6, typed=3, group_size=2)
+    assert len(odd.anchors) == 6 and odd.types[-1] == odd.types[-2] >= 0

@@ -244,3 +244,20 @@ def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_di
         got, texts = trainer._batch_contexts(anchors)
         assert got == rows  # a single context is no triplet: none
         assert texts == [with_ctx[anchors[i]] for i in rows]
+
+
+def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model_dir,
+                                                       tmp_path):
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", batch_size=6,
+                  type_contrastive_weight=0.5, type_batch_share=0.7, type_group_size=2,
+                  max_steps=2)
+    result = Trainer(cfg, show_progress=False).train()
+    assert all(np.isfinite(r["type_contrastive"]) for r in result.history)
+    header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
+    assert "type_contrastive" in header.split("\t")
+    with pytest.raises(ValueError, match="type_batch_share"):
+        _config(training_files, tiny_model_dir, tmp_path / "x", type_batch_share=0.95)
+    few = _config(training_files, tiny_model_dir, tmp_path / "y", batch_size=6,
+                  type_batch_share=0.7, type_group_size=3)  # no type has 3 phrases
+    with pytest.raises(ValueError, match="type_group_size = 3"):
+        Trainer(few, show_progress=False).train()

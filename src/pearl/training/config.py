@@ -98,6 +98,10 @@ class TrainConfig:
     type_loss: bool = True
     type_weight: float = 1.0
     type_balance: float = 0.0  # class weights (n_max / n_c) ** type_balance, at most 10
+    type_contrastive_weight: float = 0.0  # > 0: SupCon over entity types (issue 15, lever 4)
+    type_contrastive_temperature: float = 0.1
+    type_batch_share: float = 0.0  # share of a batch drawn as typed groups
+    type_group_size: int = 4
     # augmentation
     char_aug: bool = True
     token_aug: bool = True
@@ -140,6 +144,10 @@ class TrainConfig:
         check_float(self.margin, "margin", 0.0)
         check_float(self.distill_weight, "distill_weight", 0.0)
         check_float(self.distill_temperature, "distill_temperature", 1e-6)
+        check_float(self.type_contrastive_weight, "type_contrastive_weight", 0.0)
+        check_float(self.type_contrastive_temperature, "type_contrastive_temperature", 1e-6)
+        check_float(self.type_batch_share, "type_batch_share", 0.0, 0.9)
+        check_int(self.type_group_size, "type_group_size", 2)
 
     @property
     def levels(self) -> set[str]:

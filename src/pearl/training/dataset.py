@@ -17,7 +17,7 @@ import torch
 
 from pearl.augment.sampler import LEVELS, read_augmented
 from pearl.data.corpus import read_corpus
-from pearl.data.labels import LABEL_TO_ID
+from pearl.data.labels import ENTITY_TYPES, LABEL_TO_ID, LABELS, split_label
 from pearl.mining.hard_negatives import read_hard_negatives
 
 __all__ = ["TrainingData", "Batch"]
@@ -32,6 +32,23 @@ class Batch:
     negatives: list[str]
     labels: np.ndarray
     anchor_negatives: list[str] | None = None  # one per anchor (Phrase-BERT triplets)
+    types: np.ndarray | None = None  # entity type id of each anchor, -100: OTHER or untyped
+
+
+#: Entity type id (its index in ENTITY_TYPES) of each label id; -100 for the OTHER labels.
+_ENTITY_OF_LABEL = np.array([ENTITY_TYPES.index(split_label(lab)[1])
+                             if split_label(lab)[1] in ENTITY_TYPES else -100
+                             for lab in LABELS], dtype=np.int64)
+
+
+def entity_types(labels: np.ndarray) -> np.ndarray:
+    """The entity type ids of label ids (the lexical class dropped: NP-ORG and ADJP-ORG are
+    both ORG); -100 for an OTHER label or a phrase without a label."""
+    labels = np.asarray(labels, dtype=np.int64)
+    out = np.full(labels.shape, -100, dtype=np.int64)
+    known = labels >= 0
+    out[known] = _ENTITY_OF_LABEL[labels[known]]
+    return out
 
 
 def _require(path, what: str) -> Path:
@@ -89,6 +106,7 @@ class TrainingData:
             else None
         self.labels = np.array([LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors],
                                dtype=np.int64)
+        self.types = entity_types(self.labels)
         self.negatives = {a: negatives[a] for a in self.anchors if negatives.get(a)}
         self.seed = seed
 
@@ -128,15 +146,31 @@ class TrainingData:
         ratio = counts.max() / np.maximum(counts, 1.0)
         return torch.as_tensor(np.minimum(cap, ratio ** power), dtype=torch.float32)
 
-    def steps_per_epoch(self, batch_size: int) -> int:
-        return max(1, len(self) // batch_size)
+    def steps_per_epoch(self, batch_size: int, typed: int = 0) -> int:
+        """Steps to see every pair once, ``batch_size - typed`` pairs of the permutation per
+        step (the ``typed`` rows of a batch are extra draws, see :meth:`batch`)."""
+        return max(1, len(self) // max(1, batch_size - typed))
 
-    def batch(self, step: int, batch_size: int, hard_negatives: int = 0) -> Batch:
-        """The batch of a global step (epochs are seeded permutations; the tail is dropped)."""
-        per_epoch = self.steps_per_epoch(batch_size)
+    def batch(self, step: int, batch_size: int, hard_negatives: int = 0, typed: int = 0,
+              group_size: int = 4) -> Batch:
+        """The batch of a global step (epochs are seeded permutations; the tail is dropped).
+
+        With ``typed > 0``, the last ``typed`` rows are typed phrases drawn in groups of
+        ``group_size`` of one entity type (types drawn uniformly among those with at least
+        ``group_size`` phrases, each group without repeats), so that a supervised
+        contrastive loss over types has positives in every batch; the first
+        ``batch_size - typed`` rows walk the epoch's permutation. A typed row may repeat a
+        pair of the permutation part (about typed/len(self) of the time).
+        """
+        typed = max(0, min(typed, batch_size - 1)) // group_size * group_size
+        size = batch_size - typed
+        per_epoch = self.steps_per_epoch(batch_size, typed)
         epoch, pos = divmod(step, per_epoch)
         order = np.random.default_rng([self.seed, epoch]).permutation(len(self))
-        idx = order[pos * batch_size:(pos + 1) * batch_size]
+        idx = order[pos * size:(pos + 1) * size]
+        if typed:
+            idx = np.concatenate([idx, self._typed_rows(step, typed // group_size,
+                                                        group_size)])
         anchors = [self.anchors[i] for i in idx]
         negatives: list[str] = []
         if hard_negatives:
@@ -146,4 +180,23 @@ class TrainingData:
                 negatives.append(rng.choice(self.negatives[a]))
         own = ([self.anchor_negatives[i] for i in idx] if self.anchor_negatives is not None
                else None)
-        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx], own)
+        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx],
+                     own, self.types[idx])
+
+    def eligible_types(self, group_size: int) -> list[int]:
+        """The entity type ids with at least ``group_size`` training phrases."""
+        if not hasattr(self, "_by_type"):
+            self._by_type = {int(t): np.flatnonzero(self.types == t)
+                             for t in np.unique(self.types[self.types >= 0])}
+        return sorted(t for t, rows in self._by_type.items() if len(rows) >= group_size)
+
+    def _typed_rows(self, step: int, n_groups: int, group_size: int) -> np.ndarray:
+        """``n_groups`` groups of ``group_size`` row ids sharing an entity type (a pure
+        function of the seed and the step); empty when no type has enough phrases."""
+        eligible = self.eligible_types(group_size)
+        if not eligible:
+            return np.zeros(0, dtype=np.int64)
+        rng = np.random.default_rng([self.seed, step, 4])
+        chosen = rng.choice(eligible, size=n_groups, replace=n_groups > len(eligible))
+        return np.concatenate([rng.choice(self._by_type[t], size=group_size, replace=False)
+                               for t in chosen]).astype(np.int64)

@@ -33,6 +33,7 @@ from pearl.losses import (
     batch_hard_triplet_loss,
     info_nce,
     similarity_distillation,
+    supervised_contrastive_loss,
     triplet_loss,
     type_loss,
 )
@@ -144,6 +145,12 @@ class Trainer:
                              f"({', '.join(diff)}); resume with the same options or start "
                              "a fresh run")
 
+    @property
+    def typed_rows(self) -> int:
+        """Rows of each batch drawn as typed groups (``type_batch_share``)."""
+        cfg = self.config
+        return round(cfg.type_batch_share * cfg.batch_size)
+
     # -- one step -----------------------------------------------------------------------
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
         cfg = self.config
@@ -186,6 +193,13 @@ class Trainer:
             if typed is not None:
                 loss = loss + cfg.type_weight * typed
             record["type"] = typed.item() if typed is not None else float("nan")
+        if cfg.type_contrastive_weight > 0 and batch.types is not None:
+            supcon = supervised_contrastive_loss(a, batch.types,
+                                                 cfg.type_contrastive_temperature)
+            if supcon is not None:
+                loss = loss + cfg.type_contrastive_weight * supcon
+            record["type_contrastive"] = (supcon.item() if supcon is not None
+                                          else float("nan"))
         record["loss"] = loss.item()
         return loss, record
 
@@ -252,6 +266,9 @@ class Trainer:
         if cfg.type_loss and cfg.type_balance:
             self._class_weights = data.type_class_weights(
                 len(LABELS), cfg.type_balance).to(self.device)
+        if self.typed_rows and not data.eligible_types(cfg.type_group_size):
+            raise ValueError(f"type_batch_share needs an entity type with at least "
+                             f"type_group_size = {cfg.type_group_size} training phrases")
         if cfg.contexts:
             self._contexts = read_contexts(cfg.contexts)
             covered = sum(a in self._contexts for a in data.anchors)
@@ -261,7 +278,8 @@ class Trainer:
         if cfg.teacher:
             self._teacher = TeacherEmbeddings(cfg.teacher)
             self._teacher.require(data.anchors)  # fail now, not mid-run
-        total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
+        total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size,
+                                                                  self.typed_rows)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
         return data, total
@@ -361,7 +379,8 @@ class Trainer:
                        disable=not self.show_progress)
             while step < total:
                 t_step = time.time()
-                batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)
+                batch = data.batch(step, cfg.batch_size, cfg.hard_negatives,
+                                   self.typed_rows, cfg.type_group_size)
                 loss, record = self.step_loss(model, fusion, batch)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -487,7 +506,7 @@ def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data
             {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
              "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
-    for extra in ("distill", "context", "char_scale"):
+    for extra in ("distill", "context", "char_scale", "type_contrastive"):
         if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
             keys.append(extra)
     with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
@@ -506,7 +525,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = np.array([r["step"] for r in history])
-    for key in ("loss", "contrastive", "type", "distill", "context"):
+    for key in ("loss", "contrastive", "type", "distill", "context", "type_contrastive"):
         vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
         if len(vals) == 0 or np.all(np.isnan(vals)):
             continue
