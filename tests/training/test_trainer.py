@@ -257,6 +257,11 @@ def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model
     assert "type_contrastive" in header.split("\t")
     with pytest.raises(ValueError, match="type_batch_share"):
         _config(training_files, tiny_model_dir, tmp_path / "x", type_batch_share=0.95)
+    # typed rows come in whole groups, as the batches take them: round(0.7 * 6) = 4 rows
+    # are one group of 3
+    assert Trainer(_config(training_files, tiny_model_dir, tmp_path / "z", batch_size=6,
+                           type_batch_share=0.7, type_group_size=3),
+                   show_progress=False).typed_rows == 3
     few = _config(training_files, tiny_model_dir, tmp_path / "y", batch_size=6,
                   type_batch_share=0.7, type_group_size=3)  # no type has 3 phrases
     with pytest.raises(ValueError, match="type_group_size = 3"):

@@ -147,9 +147,11 @@ class Trainer:
 
     @property
     def typed_rows(self) -> int:
-        """Rows of each batch drawn as typed groups (``type_batch_share``)."""
+        """Rows of each batch drawn as typed groups (``type_batch_share``, whole groups, at
+        least one row of the permutation left), as :meth:`TrainingData.batch` takes them."""
         cfg = self.config
-        return round(cfg.type_batch_share * cfg.batch_size)
+        typed = min(round(cfg.type_batch_share * cfg.batch_size), cfg.batch_size - 1)
+        return typed // cfg.type_group_size * cfg.type_group_size
 
     # -- one step -----------------------------------------------------------------------
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
