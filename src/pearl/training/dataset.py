@@ -160,7 +160,8 @@ class TrainingData:
         ``group_size`` phrases, each group without repeats), so that a supervised
         contrastive loss over types has positives in every batch; the first
         ``batch_size - typed`` rows walk the epoch's permutation. A typed row may repeat a
-        pair of the permutation part (about typed/len(self) of the time).
+        pair of the permutation part (each with chance about (batch_size - typed) /
+        len(self)), which then also counts as an in-batch negative.
         """
         typed = max(0, min(typed, batch_size - 1)) // group_size * group_size
         size = batch_size - typed
