@@ -51,6 +51,12 @@ def entity_types(labels: np.ndarray) -> np.ndarray:
     return out
 
 
+def whole_groups(typed: int, batch_size: int, group_size: int) -> int:
+    """The typed rows a batch takes when asked for ``typed``: whole groups of
+    ``group_size``, leaving at least one row of the epoch's permutation."""
+    return max(0, min(typed, batch_size - 1)) // group_size * group_size
+
+
 def _require(path, what: str) -> Path:
     path = Path(path)
     if not path.is_file():
@@ -107,6 +113,8 @@ class TrainingData:
         self.labels = np.array([LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors],
                                dtype=np.int64)
         self.types = entity_types(self.labels)
+        self._by_type = {int(t): np.flatnonzero(self.types == t)
+                         for t in np.unique(self.types[self.types >= 0])}
         self.negatives = {a: negatives[a] for a in self.anchors if negatives.get(a)}
         self.seed = seed
 
@@ -163,7 +171,7 @@ class TrainingData:
         pair of the permutation part (each with chance about (batch_size - typed) /
         len(self)), which then also counts as an in-batch negative.
         """
-        typed = max(0, min(typed, batch_size - 1)) // group_size * group_size
+        typed = whole_groups(typed, batch_size, group_size)
         size = batch_size - typed
         per_epoch = self.steps_per_epoch(batch_size, typed)
         epoch, pos = divmod(step, per_epoch)
@@ -186,9 +194,6 @@ class TrainingData:
 
     def eligible_types(self, group_size: int) -> list[int]:
         """The entity type ids with at least ``group_size`` training phrases."""
-        if not hasattr(self, "_by_type"):
-            self._by_type = {int(t): np.flatnonzero(self.types == t)
-                             for t in np.unique(self.types[self.types >= 0])}
         return sorted(t for t, rows in self._by_type.items() if len(rows) >= group_size)
 
     def _typed_rows(self, step: int, n_groups: int, group_size: int) -> np.ndarray:

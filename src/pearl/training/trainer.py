@@ -47,7 +47,7 @@ from pearl.training.checkpoint import (
     save_checkpoint,
 )
 from pearl.training.config import TrainConfig
-from pearl.training.dataset import TrainingData
+from pearl.training.dataset import TrainingData, whole_groups
 from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["Trainer", "TrainResult", "train"]
@@ -150,8 +150,8 @@ class Trainer:
         """Rows of each batch drawn as typed groups (``type_batch_share``, whole groups, at
         least one row of the permutation left), as :meth:`TrainingData.batch` takes them."""
         cfg = self.config
-        typed = min(round(cfg.type_batch_share * cfg.batch_size), cfg.batch_size - 1)
-        return typed // cfg.type_group_size * cfg.type_group_size
+        return whole_groups(round(cfg.type_batch_share * cfg.batch_size), cfg.batch_size,
+                            cfg.type_group_size)
 
     # -- one step -----------------------------------------------------------------------
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
