@@ -59,6 +59,21 @@ def top_candidates(q, ref, k: int, block: int = 2048) -> np.ndarray:
     return out
 
 
+def candidate_pairs(cand: np.ndarray, source: np.ndarray, reference: list[str],
+                    queries: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's distinct candidates (columns of ``cand``, in order) as (query row,
+    reference id, label): a candidate is the match when it is the query's ``source`` or
+    equal to the query, case aside."""
+    lower = [x.lower() for x in reference]
+    rows, cols, ys = [], [], []
+    for i, row in enumerate(cand):
+        for j in dict.fromkeys(row.tolist()):  # unique, in order
+            rows.append(i)
+            cols.append(j)
+            ys.append(j == source[i] or lower[j] == queries[i].lower())
+    return np.array(rows), np.array(cols), np.array(ys, dtype=float)
+
+
 def make_pairs(corpus: Path, n: int, seed: int, data: Path):
     phrases = [r.phrase for r in read_corpus(corpus)]
     rng = np.random.default_rng(seed)
@@ -155,14 +170,7 @@ def fit_model(model: str, sample: list[str], positives: list[str], seed: int,
     # the join's own re-scoring step: each positive view is a query against the sample as
     # the reference table; its candidates are its top-k by embedding and by n-grams
     cand = np.concatenate([top_candidates(p, a, k), top_candidates(p_ng, a_ng, k)], axis=1)
-    lower = [x.lower() for x in reference]
-    rows, cols, ys = [], [], []
-    for i, row in enumerate(cand):
-        for j in dict.fromkeys(row.tolist()):  # unique, in order
-            rows.append(i)
-            cols.append(j)
-            ys.append(j == source[i] or lower[j] == positives[i].lower())
-    rows, cols, y = np.array(rows), np.array(cols), np.array(ys, dtype=float)
+    rows, cols, y = candidate_pairs(cand, source, reference, positives)
     emb = (p[rows] * a[cols]).sum(1)
     ng = np.asarray(p_ng[rows].multiply(a_ng[cols]).sum(1)).ravel()
     test = np.random.default_rng(seed + 1).random(len(positives)) < 0.2

@@ -19,7 +19,13 @@ sys.path.insert(0, "benchmarks/data")
 from pathlib import Path
 
 import numpy as np
-from matcher_weights import alias_pairs, distractors, make_pairs, top_candidates
+from matcher_weights import (
+    alias_pairs,
+    candidate_pairs,
+    distractors,
+    make_pairs,
+    top_candidates,
+)
 
 from pearl.applications.matcher import NgramVectorizer, _nonnegative_logistic
 from pearl.encoders import PhraseEncoder
@@ -40,29 +46,27 @@ enc = PhraseEncoder(model)
 a = normalize_rows(enc.encode(reference, show_progress_bar=True))
 p = normalize_rows(enc.encode(positives, show_progress_bar=True))
 full = NgramVectorizer().fit(reference)
+# the character block alone is skrub's encoding (word_weight=0); the word block alone is
+# the word columns of the full TF-IDF, normalised
 chars = NgramVectorizer(word_weight=0).fit(reference)
-# word block alone
-ca, cp = full.counts(reference), full.counts(positives)
 
 
-def block(x, word):
-    x = full.tfidf_.transform(x).tocsr()
-    n = full.n_features
-    x = x[:, n:] if word else x[:, :n]
+def word_block(texts):
     from sklearn.preprocessing import normalize
 
+    x = full.tfidf_.transform(full.counts(texts)).tocsr()[:, full.n_features :]
     return normalize(x).astype(np.float32)
 
 
 a_ng, p_ng = full.transform(reference), full.transform(positives)
-a_c, p_c = block(ca, False), block(cp, False)
-a_w, p_w = block(ca, True), block(cp, True)
+a_c, p_c = chars.transform(reference), chars.transform(positives)
+a_w, p_w = word_block(reference), word_block(positives)
 k = 10
 cand = np.concatenate([top_candidates(p, a, k), top_candidates(p_ng, a_ng, k)], axis=1)
 
 
 # reference density: each reference's best cosine to another reference (embedding, ngram)
-def nn_other(x, dense):
+def nn_other(x):
     out = np.empty(x.shape[0], np.float32)
     for s in range(0, x.shape[0], 2048):
         sims = x[s : s + 2048] @ x.T
@@ -73,17 +77,10 @@ def nn_other(x, dense):
 
 
 t = time.time()
-dens_e = nn_other(a, True)
-dens_n = nn_other(a_ng, False)
+dens_e = nn_other(a)
+dens_n = nn_other(a_ng)
 print("density", time.time() - t)
-lower = [x.lower() for x in reference]
-rows, cols, ys = [], [], []
-for i, row in enumerate(cand):
-    for j in dict.fromkeys(row.tolist()):
-        rows.append(i)
-        cols.append(j)
-        ys.append(j == source[i] or lower[j] == positives[i].lower())
-rows, cols, y = np.array(rows), np.array(cols), np.array(ys, float)
+rows, cols, y = candidate_pairs(cand, source, reference, positives)
 
 
 def sp(x, z):
@@ -132,7 +129,7 @@ test = np.random.default_rng(seed + 1).random(len(positives)) < 0.2
 tr, te = ~test[rows], test[rows]
 
 
-def top1(score, mask, which=None):
+def top1(score, mask):
     best = {}
     for r, v, lab in zip(rows[mask], score[mask], y[mask], strict=False):
         if r not in best or v > best[r][0]:
@@ -152,17 +149,11 @@ sets = {
     "base-dens": [e, n, e * n, -dens_e, -dens_n],
     "base csls": [e, n, e * n, e - 0.5 * dens_e, n - 0.5 * dens_n],
     "all": [e, c, w, e * c, e * w, lenr, 1 / (1 + re_), 1 / (1 + rn_)],
+    # density with the other sign (non-negative weights: a denser reference scores higher)
+    "base+dens": [e, n, e * n, dens_e, dens_n],
 }
 sw = np.full(tr.sum(), 1.0 / tr.sum())
 for name, f in sets.items():
-    x = np.stack(f, 1)
-    th = _nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
-    s = x @ np.array(th[:-1]) + th[-1]
-    print(
-        f"{name:16s} held-out top1 all/views/aliases %.1f %.1f %.1f" % top1(s, te), np.round(th, 2)
-    )
-# dens unconstrained sign: allow sign flip by using +dens as well
-for name, f in {"base+dens": [e, n, e * n, dens_e, dens_n]}.items():
     x = np.stack(f, 1)
     th = _nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
     s = x @ np.array(th[:-1]) + th[-1]
