@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 from pathlib import Path
 
@@ -505,7 +506,9 @@ def cmd_finetune(args) -> int:
                    encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size,
                    lr=args.lr, max_steps=args.max_steps, average_weight=args.average_weight,
                    validation=args.validation, patience=args.patience, seed=args.seed,
-                   show_progress=not args.quiet)
+                   save_dtype=args.save_dtype, show_progress=not args.quiet,
+                   record={"command": "pearl " + shlex.join(args.argv),
+                           "data": str(args.pairs)})
     summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
                "validation_top1": res.validation_top1, "seconds": round(res.seconds, 1)}
     if args.dev and args.test:
@@ -556,6 +559,8 @@ def _add_finetune(sub) -> None:
     p.add_argument("--average-weight", type=_float_between(0.0, 1.0), default=0.0,
                    help="save W * original + (1 - W) * fine-tuned weights (default 0: the "
                    "fine-tuned weights)")
+    p.add_argument("--save-dtype", choices=["float32", "float16"], default="float32",
+                   help="storage type of the saved weights (default float32)")
     p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed (default 0)")
     p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
     p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
@@ -1059,7 +1064,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pearl`` console script."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # the command line, for the records that name it
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from pearl.cli import main
 from pearl.evaluation.model_card import write_model_card
 from pearl.training import Trainer, load_config
 
@@ -32,8 +33,6 @@ def test_card_needs_a_trained_folder(tmp_path):
 
 
 def test_cli_writes_the_card(training_files, tiny_model_dir, tmp_path, capsys):
-    from pearl.cli import main
-
     out = tmp_path / "pearl-tiny"
     cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
                                  batch_size=4, max_steps=1, char_pretrain_steps=1,
@@ -67,3 +66,27 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     text = write_static_model_card(out).read_text()
     assert "# static-tiny" in text and "distillation of the in-batch similarities" in text
     assert f"`{teacher}`" in text and "weight 0.5" in text
+    # a fine-tuning stage after it: stored in float16, its record beside the first stage's,
+    # and both stages in the card
+    import pandas as pd
+
+    pairs = tmp_path / "groups.csv"
+    pd.DataFrame({"text": ["Acme Inc", "ACME Inc.", "Globex", "Globex Corp", "Hooli"],
+                  "group": [0, 0, 1, 1, 2]}).to_csv(pairs, index=False)
+    tuned = tmp_path / "static-tuned"
+    assert main(["finetune", str(pairs), "-m", str(out), "-o", str(tuned), "--epochs", "1",
+                 "-b", "4", "--lr", "1e-3", "--validation", "0", "--save-dtype", "float16",
+                 "-q"]) == 0
+    from safetensors import safe_open
+
+    with safe_open(str(tuned / "model.safetensors"), "pt") as f:
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}
+    record = json.loads((tuned / "training" / "finetune.json").read_text())
+    assert record["start"] == str(out) and record["groups"] == 3 and record["strings"] == 5
+    assert record["save_dtype"] == "float16" and record["command"].startswith("pearl finetune")
+    assert (tuned / "training" / "config.json").read_text() == \
+        (out / "training" / "config.json").read_text()
+    text = write_static_model_card(tuned).read_text()
+    assert "`pearl train-static -c configs/pearl-static.toml`" in text
+    assert "Then fine-tuned by `pearl finetune` on 3 groups of 5 strings" in text
+    assert f"`{record['command']}`" in text

@@ -127,10 +127,29 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
     return path
 
 
+def _finetune_lines(folder: Path) -> list[str]:
+    """The card's lines on a ``pearl finetune`` stage (``training/finetune.json``), if any."""
+    path = folder / "training" / "finetune.json"
+    if not path.is_file():
+        return []
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    lines = [f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
+             f"{rec['strings']:,} strings{' (`' + rec['data'] + '`)' if rec.get('data') else ''}"
+             f": {rec['loss']} loss, batches of {rec['batch_size']} ({rec['per_group']} per "
+             f"group), lr {rec['lr']}, best of {rec['epochs_run']} epochs on "
+             f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
+             f"weights averaged with the start's (weight {rec['average_weight']}), "
+             f"{rec['seconds']:.0f} s."]
+    if rec.get("command"):
+        lines.append(f"- Command: `{rec['command']}`.")
+    return lines
+
+
 def write_static_model_card(folder: str | Path, results: str | Path | None = None,
                             compare: tuple[str, ...] = ("all-MiniLM-L6-v2", "pearl-minilm"),
                             speed: str | Path | None = None) -> Path:
-    """Render the ``README.md`` of a pearl-static folder (written by ``pearl train-static``).
+    """Render the ``README.md`` of a pearl-static folder (written by ``pearl train-static``,
+    possibly fine-tuned after by ``pearl finetune``).
 
     ``results``: folder of ``pearl eval`` records (the model's row, matched by folder name,
     and the ``compare`` rows go in the card); ``speed``: a ``model_speed.json`` record.
@@ -171,6 +190,7 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
            f"{cfg.get('distill_weight')}, temperature {cfg.get('distill_temperature')}."]
           if cfg.get("teacher") else []),
         "- Command: `pearl train-static -c configs/pearl-static.toml`.",
+        *_finetune_lines(folder),
     ]
     if results:
         records = load_records(results)

@@ -183,8 +183,8 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
              validation: float = 0.1, patience: int = 2, alpha: float = 2.0,
              beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1,
              temperature: float = 0.05, margin: float = 1.0, max_steps: int = 0,
-             average_weight: float = 0.0, seed: int = 0,
-             show_progress: bool = True) -> FinetuneResult:
+             average_weight: float = 0.0, save_dtype: str = "float32", seed: int = 0,
+             record: dict | None = None, show_progress: bool = True) -> FinetuneResult:
     """Fine-tune ``model`` on labelled groups and save the best weights to ``output``.
 
     Parameters
@@ -222,7 +222,20 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         When > 0, the saved weights are ``average_weight * original + (1 -
         average_weight) * fine-tuned`` (PEARL's averaging of original and fine-tuned
         weights, which keeps what the original knew beyond the labelled groups).
+    save_dtype : {"float32", "float16"}, default="float32"
+        Storage type of the saved weights (a float16 folder still computes in float32;
+        pearl-static is shipped in float16).
     seed : int, default=0
+    record : dict, optional
+        Extra entries for the folder's training record (the CLI adds its command line).
+
+    Notes
+    -----
+    The folder gets ``training/finetune.json``: the starting model, every parameter, the
+    number of groups and the validation history. When ``model`` is a folder with a
+    ``training/`` record of its own (``pearl train``, ``pearl train-static``), its files are
+    copied beside it (its own ``finetune.json`` excepted), so the record of a model trained,
+    then fine-tuned, tells both stages.
     """
     from pearl.encoders.resolve import resolve_model_path
     from pearl.models.pearl_model import load_pearl_model
@@ -238,6 +251,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     max_steps = check_int(max_steps, "max_steps", 0)
     average_weight = check_float(average_weight, "average_weight", 0.0, 1.0)
     check_float(lr, "lr", 0.0)
+    save_dtype = check_choice(save_dtype, "save_dtype", ("float32", "float16"))
     output = Path(output)
     check_replaceable_dir(output, "modules.json")
     if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
@@ -295,8 +309,38 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         st.load_state_dict(best_state)
     if initial is not None:
         average_weights(st, initial, average_weight)
-    save_model(st, output, normalize=True)
-    return FinetuneResult(output, epoch, best_epoch, history, time.time() - t0)
+    save_model(st, output, save_dtype, normalize=True)
+    seconds = time.time() - t0
+    params = {"start": str(model) if encoder == "transformer" else None, "encoder": encoder,
+              "loss": loss, "epochs": epochs, "batch_size": batch_size,
+              "per_group": per_group, "lr": lr, "validation": validation,
+              "patience": patience, "max_steps": max_steps,
+              "average_weight": average_weight, "save_dtype": save_dtype, "seed": seed,
+              "strings": len(data), "groups": int(len(np.unique(data.groups))),
+              "epochs_run": epoch, "best_epoch": best_epoch,
+              "validation_top1": [None if math.isnan(x) else x for x in history],
+              "seconds": round(seconds, 1), **(record or {})}
+    _write_record(output, resolve_model_path(str(model)) if encoder == "transformer"
+                  else None, params)
+    return FinetuneResult(output, epoch, best_epoch, history, seconds)
+
+
+def _write_record(output: Path, start: str | None, params: dict) -> None:
+    """``<output>/training/``: the start folder's own training record (if any), copied,
+    and ``finetune.json``."""
+    import json
+    import shutil
+
+    from pearl._io import write_text_atomic
+
+    log = output / "training"
+    log.mkdir(exist_ok=True)
+    source = Path(start) / "training" if start else None
+    if source is not None and source.is_dir():
+        for f in sorted(source.iterdir()):
+            if f.is_file() and not f.is_symlink() and f.name != "finetune.json":
+                shutil.copyfile(f, log / f.name)
+    write_text_atomic(log / "finetune.json", json.dumps(params, indent=2) + "\n")
 
 
 def _objective(loss: str, emb: torch.Tensor, groups: torch.Tensor, alpha: float, beta: float,
