@@ -127,16 +127,20 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
     return path
 
 
+_LOSSES = {"ms": "multi-similarity", "infonce": "InfoNCE", "triplet": "triplet"}
+
+
 def _finetune_lines(folder: Path) -> list[str]:
     """The card's lines on a ``pearl finetune`` stage (``training/finetune.json``), if any."""
     path = folder / "training" / "finetune.json"
     if not path.is_file():
         return []
     rec = json.loads(path.read_text(encoding="utf-8"))
+    data = f" (`{rec['data']}`)" if rec.get("data") else ""
     lines = [f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
-             f"{rec['strings']:,} strings{' (`' + rec['data'] + '`)' if rec.get('data') else ''}"
-             f": {rec['loss']} loss, batches of {rec['batch_size']} ({rec['per_group']} per "
-             f"group), lr {rec['lr']}, best of {rec['epochs_run']} epochs on "
+             f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
+             f"loss, batches of {rec['batch_size']} ({rec['per_group']} per group), lr "
+             f"{rec['lr']}, best of {rec['epochs_run']} epochs on "
              f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
              f"weights averaged with the start's (weight {rec['average_weight']}), "
              f"{rec['seconds']:.0f} s."]
