@@ -115,6 +115,40 @@ def pr_curve(scores: np.ndarray, correct: np.ndarray, thresholds: np.ndarray):
     return np.array(prec), np.array(rec)
 
 
+def pr_name(name: str) -> str:
+    """Basename of the precision/recall files of the results named ``name``."""
+    suffix = name.removeprefix("fuzzy_join_autofj").lstrip("_")
+    return "fuzzy_join_pr" + (f"_{suffix}" if suffix else "")
+
+
+def plot_pr(curves: dict, path: Path) -> None:
+    """Precision against recall, and both against the threshold: one colour per method,
+    precision solid and recall dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = plt.colormaps["tab10" if len(curves) <= 10 else "tab20"]
+    for i, (m, cur) in enumerate(curves.items()):
+        ax[0].plot(cur["recall"], cur["precision"], color=colours(i), label=m)
+        ax[1].plot(cur["threshold"], cur["precision"], color=colours(i))
+        ax[1].plot(cur["threshold"], cur["recall"], "--", color=colours(i))
+    ax[0].set(xlabel="recall", ylabel="precision", title="AutoFJ, pooled over datasets")
+    ax[1].set(xlabel="threshold on the match score", title="choosing a threshold "
+              "(colours as on the left)")
+    ax[0].legend(fontsize=7)
+    ax[1].legend([Line2D([], [], color="k"), Line2D([], [], color="k", linestyle="--")],
+                 ["precision", "recall"], fontsize=7)
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default=DEFAULT_METHODS)
@@ -126,7 +160,13 @@ def main() -> None:
                     help="write every AutoFJ title (left and right tables), one per line, to "
                     "this file and stop: pass it to `pearl aliases --exclude` so that the "
                     "matcher's training data hold no benchmark string")
+    ap.add_argument("--replot", action="store_true",
+                    help="draw the precision/recall figure again from its JSON and stop")
     args = ap.parse_args()
+    if args.replot:
+        pr = pr_name(args.name)
+        plot_pr(json.loads((OUT / f"{pr}.json").read_text()), OUT / f"{pr}.png")
+        return
     root = args.data / "benchmark" / "autofj"
     names = dataset_names(root)[: args.limit]
     if args.titles is not None:
@@ -187,20 +227,11 @@ def main() -> None:
            "precision first reaches 90%, with the threshold chosen on the benchmark's own "
            "labels (an upper bound a user cannot reach without labels):", ""]
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
     pr_json = {}
     for m in methods:
         s, c = np.concatenate(pooled[m][0]), np.concatenate(pooled[m][1])
         th = np.unique(np.quantile(s, np.linspace(0, 1, 101)))
         p, r = pr_curve(s, c, th)
-        ax[0].plot(r, p, label=m)
-        ax[1].plot(th, p, label=f"precision, {m}")
-        ax[1].plot(th, r, "--", label=f"recall, {m}")
         pr_json[m] = {"threshold": th.tolist(), "precision": p.tolist(), "recall": r.tolist()}
         for target in (0.9, 0.95):
             ok = np.flatnonzero(p >= target)
@@ -208,15 +239,8 @@ def main() -> None:
                 i = ok[0]
                 md.append(f"- {m}: precision >= {target:.0%} from threshold {th[i]:.3f}, "
                           f"keeping recall {r[i]:.1%}")
-    ax[0].set(xlabel="recall", ylabel="precision", title="AutoFJ, pooled over datasets")
-    ax[1].set(xlabel="threshold on the match score", title="choosing a threshold")
-    for a in ax:
-        a.grid(alpha=0.3)
-        a.legend(fontsize=7)
-    fig.tight_layout()
-    suffix = args.name.removeprefix("fuzzy_join_autofj").lstrip("_")
-    pr = "fuzzy_join_pr" + (f"_{suffix}" if suffix else "")
-    fig.savefig(OUT / f"{pr}.png", dpi=120)
+    pr = pr_name(args.name)
+    plot_pr(pr_json, OUT / f"{pr}.png")
     md += ["", f"![precision/recall over the threshold]({pr}.png)", ""]
     (OUT / f"{args.name}.md").write_text("\n".join(md))
     (OUT / f"{pr}.json").write_text(json.dumps(pr_json))
