@@ -260,8 +260,9 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    if encoder == "transformer":
-        st = load_pearl_model(resolve_model_path(str(model)))
+    start = resolve_model_path(str(model)) if encoder == "transformer" else None
+    if start is not None:
+        st = load_pearl_model(start)
     else:
         from sentence_transformers import SentenceTransformer
 
@@ -311,7 +312,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         average_weights(st, initial, average_weight)
     save_model(st, output, save_dtype, normalize=True)
     seconds = time.time() - t0
-    params = {"start": str(model) if encoder == "transformer" else None, "encoder": encoder,
+    params = {"start": str(model) if start is not None else None, "encoder": encoder,
               "loss": loss, "epochs": epochs, "batch_size": batch_size,
               "per_group": per_group, "lr": lr, "validation": validation,
               "patience": patience, "max_steps": max_steps,
@@ -320,8 +321,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
               "epochs_run": epoch, "best_epoch": best_epoch,
               "validation_top1": [None if math.isnan(x) else x for x in history],
               "seconds": round(seconds, 1), **(record or {})}
-    _write_record(output, resolve_model_path(str(model)) if encoder == "transformer"
-                  else None, params)
+    _write_record(output, start, params)
     return FinetuneResult(output, epoch, best_epoch, history, seconds)
 
 
