@@ -9,7 +9,8 @@ on training-pipeline pairs (benchmarks/data/matcher_weights.py).
 For each dataset, each right title with a match takes the candidates the matcher takes
 (top 10 by embedding and top 10 by n-grams among the left titles) and:
 
-- shipped: the shipped logistic weights (what ``fuzzy_join`` ranks by);
+- shipped: the shipped logistic weights (what ``fuzzy_join`` ranks by), or those
+  ``--weights`` gives for a model not shipped;
 - embedding / n-gram: the best candidate by one signal alone;
 - either: the match is first by the embedding *or* by the n-grams (a ceiling for any
   rule that picks one of the two signals' answers);
@@ -70,10 +71,10 @@ def top1(feats, hit, w):
     return float(hit[np.arange(len(hit)), s.argmax(1)].mean())
 
 
-def analyse(model: str, root: Path) -> dict:
+def analyse(model: str, root: Path, weights: dict[str, list[float]]) -> dict:
     enc = PhraseEncoder(model)
-    shipped = MatchScorer.for_encoder(enc)
-    w_shipped = np.asarray(shipped.weights, dtype=np.float64)
+    w_shipped = np.asarray(weights.get(model) or MatchScorer.for_encoder(enc).weights,
+                           dtype=np.float64)
     grid = [np.array(w) for w in itertools.product(GRID, repeat=3) if any(w)]
     rows = {}
     t0 = time.perf_counter()
@@ -105,9 +106,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", action="append", required=True)
     ap.add_argument("--out", default="results/experiments/autofj_ceilings")
+    ap.add_argument("--weights", type=Path, help="a matcher_weights.py JSON: its weights "
+                    "for a model not shipped (default: the shipped weights)")
     args = ap.parse_args()
     root = data_root() / "benchmark" / "autofj"
-    res = [analyse(m, root) for m in args.model]
+    weights = {r["model"]: r["weights"] for r in json.loads(args.weights.read_text())["rows"]} \
+        if args.weights else {}
+    res = [analyse(m, root, weights) for m in args.model]
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
     cols = ["shipped", "embedding", "ngram", "either", "candidates", "best global weights",
@@ -130,7 +135,9 @@ def main() -> None:
                                       f"(shipped {np.round(r['shipped_weights'], 2).tolist()})"
                                       for r in res),
               "", "Command: `python benchmarks/experiments/autofj_ceilings.py "
-              + " ".join(f"-m {m}" for m in args.model) + "`", ""]
+              + " ".join(f"-m {m}" for m in args.model)
+              + (f" --weights {args.weights}" if args.weights else "")
+              + (f" --out {args.out}" if args.out != ap.get_default("out") else "") + "`", ""]
     out.with_suffix(".md").write_text("\n".join(lines))
     print("\n".join(lines))
 

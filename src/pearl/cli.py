@@ -1034,9 +1034,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="pearl",
         description="Phrase embeddings that understand names, typos and types. "
         "Models: a sentence-transformers folder, 'all-MiniLM-L6-v2' (default), "
-        "'pearl-minilm' (shipped), or 'all-mpnet-base-v2' (offline), 'glove', 'string-distance', "
-        "or a Hugging Face "
-        "name where the hub is reachable.",
+        "'pearl-minilm' and 'pearl-static' (shipped), 'all-mpnet-base-v2' (offline), "
+        "'glove', 'string-distance', or a Hugging Face name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
