@@ -80,6 +80,22 @@ def test_eval_writes_json_and_table(mini_benchmark, tmp_path, capsys):
     assert "String Distance | - | measured" in capsys.readouterr().out
 
 
+def test_eval_refuses_a_folder_with_other_json_before_running(mini_benchmark, tmp_path,
+                                                              monkeypatch, capsys):
+    import pearl.evaluation
+
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "dev_proxy.json").write_text('{"rows": []}')
+    monkeypatch.setattr(pearl.evaluation, "evaluate",
+                        lambda *a, **k: pytest.fail("evaluated before the folder was checked"))
+    rc = main(["eval", "-m", "string-distance", "--tasks", "turney", "-q",
+               "--data", str(mini_benchmark / "benchmark"), "-o", str(out)])
+    assert rc == 2
+    assert "dev_proxy.json is not a pearl result record" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["dev_proxy.json"]
+
+
 def test_eval_probe_runs(mini_benchmark, tiny_model_dir, tmp_path):
     out = tmp_path / "res"
     assert main(["eval", "-m", str(tiny_model_dir), "--tasks", "ppdb", "--probe-runs", "2",

@@ -165,6 +165,8 @@ def cmd_eval(args) -> int:
 
     out = Path(args.output) if args.output else results_dir() / ("quick" if args.quick else "")
     check_output(out, [args.data, args.short_text], "--output")
+    if out.is_dir():  # the table reads every JSON there: refuse a foreign one before the run
+        load_records(out)
     failed = False
     for model in args.model or [DEFAULT_MODEL]:
         record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,
