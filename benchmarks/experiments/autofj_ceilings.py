@@ -46,6 +46,16 @@ GRID = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
 CANDIDATES = 10
 
 
+def first_candidates(emb: np.ndarray, ngs: np.ndarray, k: int = CANDIDATES) -> np.ndarray:
+    """Each query's candidates as the matcher takes them: its top ``k`` columns by
+    embedding cosine ``emb``, then its top ``k`` by n-gram cosine ``ngs`` (a column may
+    appear twice)."""
+    c = min(k, emb.shape[1])
+    return np.concatenate(
+        [np.argpartition(-emb, c - 1, 1)[:, :c], np.argpartition(-ngs, c - 1, 1)[:, :c]], 1
+    )
+
+
 def dataset_arrays(enc, left, qs, truth):
     """Candidates and their features for one dataset; ``hit`` marks the match."""
     r = normalize_rows(enc.encode(left))
@@ -53,10 +63,7 @@ def dataset_arrays(enc, left, qs, truth):
     ng = NgramVectorizer().fit(left)
     emb = q @ r.T
     ngs = (ng.transform(qs) @ ng.transform(left).T).toarray()
-    c = min(CANDIDATES, len(left))
-    cand = np.concatenate(
-        [np.argpartition(-emb, c - 1, 1)[:, :c], np.argpartition(-ngs, c - 1, 1)[:, :c]], 1
-    )
+    cand = first_candidates(emb, ngs)
     left_arr = np.asarray(left, dtype=object)
     want = np.asarray([truth[t] for t in qs], dtype=object)
     hit = left_arr[cand] == want[:, None]
@@ -91,10 +98,11 @@ def analyse(model: str, root: Path, weights: dict[str, list[float]]) -> dict:
             "grid": [top1(feats, hit, w) for w in grid],
         }
     g = np.array([rows[k]["grid"] for k in rows])
-    best_global = int(g.mean(0).argmax())
+    global_means = g.mean(0)
+    best_global = int(global_means.argmax())
     mean = {k: 100 * float(np.mean([v[k] for v in rows.values()]))
             for k in ("shipped", "embedding", "ngram", "either", "candidates")}
-    mean["best global weights"] = 100 * float(g.mean(0)[best_global])
+    mean["best global weights"] = 100 * float(global_means[best_global])
     mean["best weights per dataset"] = 100 * float(g.max(1).mean())
     return {"model": model, "mean": mean, "best_global_weights": grid[best_global].tolist(),
             "shipped_weights": w_shipped.tolist(), "seconds": time.perf_counter() - t0,

@@ -8,6 +8,7 @@ only measures the choice made there).
 import sys
 
 import numpy as np
+from autofj_ceilings import first_candidates
 
 from pearl.applications.matcher import NgramVectorizer, _nonnegative_logistic
 from pearl.encoders import PhraseEncoder
@@ -50,10 +51,7 @@ for name in dataset_names(root):
     rn = (r_ng @ r_ng.T).toarray()
     np.fill_diagonal(rn, -1)
     dn = rn.max(1) if len(left) > 1 else np.zeros(len(left))
-    c = min(10, len(left))
-    cand = np.concatenate(
-        [np.argpartition(-emb, c - 1, 1)[:, :c], np.argpartition(-ngs, c - 1, 1)[:, :c]], 1
-    )
+    cand = first_candidates(emb, ngs)
     E, N = np.take_along_axis(emb, cand, 1), np.take_along_axis(ngs, cand, 1)
     for k, th in variants.items():
         f = [E, N, E * N] + ([-de[cand], -dn[cand]] if k == "dens" else [])
