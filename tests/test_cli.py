@@ -121,14 +121,18 @@ def test_index_build_and_search(tiny_model_dir, tmp_path, capsys):
     names.write_text("The New York Times\nNew York Post\nBoston Globe\n", encoding="utf-8")
     idx = tmp_path / "idx"
     assert main(["index", "build", str(names), "-o", str(idx), "-m", str(tiny_model_dir)]) == 0
-    assert main(["index", "search", str(idx), "Boston Globe", "-k", "2"]) == 0
+    # an index never loads the folder it names: the model is given again
+    assert main(["index", "search", str(idx), "Boston Globe", "-k", "2"]) == 2
+    assert "-m" in capsys.readouterr().err
+    assert main(["index", "search", str(idx), "Boston Globe", "-k", "2", "-m",
+                 str(tiny_model_dir)]) == 0
     out = capsys.readouterr().out
     assert "Boston Globe" in out and "rank" in out
     queries = tmp_path / "q.txt"
     queries.write_text("New York Post\n\nBoston Globe\n", encoding="utf-8")
     res = tmp_path / "res.csv"
     assert main(["index", "search", str(idx), "-i", str(queries), "-k", "1",
-                 "-o", str(res)]) == 0
+                 "-o", str(res), "-m", str(tiny_model_dir)]) == 0
     import pandas as pd
 
     frame = pd.read_csv(res)

@@ -3,14 +3,15 @@
 Every file pearl writes goes through :func:`atomic_path` (one file) or :func:`atomic_dir`
 (a folder): the content is written beside the target under a unique temporary name and
 renamed into place only when complete, so an interrupted write leaves the previous content
-untouched and no partial file behind. :func:`check_output` refuses an output path that is
-one of the command's inputs.
+untouched and no partial file behind. :func:`check_io` refuses an output that overlaps
+what the command reads.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import hashlib
 import json
 import os
@@ -20,8 +21,9 @@ import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_output", "file_sha256",
-           "write_text_atomic", "read_json_object"]
+__all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_io", "check_output",
+           "file_sha256", "write_text_atomic", "read_json", "read_json_object",
+           "read_zip_member", "MAX_MEMBER_BYTES"]
 
 
 def _sibling(path: Path, suffix: str) -> Path:
@@ -43,21 +45,85 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _sibling(path, ".tmp")
     try:
-        yield tmp
-        tmp.replace(path)
+        with _naming(path):
+            yield tmp
+            tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Re-raise a full disk or quota (which Python reports without a file name) as an
+    ``OSError`` naming the file or folder being written; the previous content is kept."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT) and str(path) not in str(exc):
+            raise OSError(exc.errno, f"{os.strerror(exc.errno)} while writing {path} (the "
+                          "previous content, if any, is unchanged)") from exc
+        raise
+
+
+#: JSON files larger than this are refused (configs, metadata and shards are far smaller)
+MAX_JSON_BYTES = 256 << 20
+
+
+def read_json(path: str | os.PathLike, what: str = "JSON file") -> object:
+    """Parse a JSON file a user may have received.
+
+    Raises
+    ------
+    OSError
+        Naming ``what`` and the path: unreadable, larger than 256 MiB, not UTF-8 JSON, or
+        nested too deeply for the parser (a ``RecursionError`` never escapes).
+    """
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise OSError(f"{what} {path} is larger than {MAX_JSON_BYTES >> 20} MiB")
+        return json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise OSError(f"corrupt {what} {path}: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise OSError(f"corrupt {what} {path}: {exc}") from exc
 
 
 def read_json_object(path: str | os.PathLike, what: str) -> dict:
     """A JSON object read from a file a user may have received; an unreadable file or
     anything but an object is an ``OSError`` naming ``what`` and the path."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise OSError(f"corrupt {what} {path}: {exc}") from exc
+        data = read_json(path, what)
+    except OSError as exc:
+        raise OSError(str(exc) if str(exc).startswith(("corrupt", what))
+                      else f"corrupt {what} {path}: {exc}") from exc
     if not isinstance(data, dict):
         raise OSError(f"corrupt {what} {path}: not a JSON object")
+    return data
+
+
+#: an archive member larger than this (uncompressed) is refused rather than read whole
+MAX_MEMBER_BYTES = 512 << 20
+
+
+def read_zip_member(archive, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
+    """The bytes of one member of an open ``zipfile.ZipFile``, streamed and refused above
+    ``limit`` bytes (by its declared size, and again while reading, since a header can lie).
+
+    Raises
+    ------
+    OSError
+        Naming the archive and the member.
+    """
+    info = archive.getinfo(name)
+    where = f"{getattr(archive, 'filename', 'archive')}:{name}"
+    if info.file_size > limit:
+        raise OSError(f"{where} unpacks to {info.file_size:,} bytes, more than pearl reads "
+                      f"from one archive member ({limit:,})")
+    with archive.open(info) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{where} unpacks to more than {limit:,} bytes")
     return data
 
 
@@ -103,7 +169,8 @@ def atomic_dir(path: str | os.PathLike, replaceable: str | None = None) -> Itera
     tmp.mkdir()
     old = None
     try:
-        yield tmp
+        with _naming(path):
+            yield tmp
         if path.exists():
             old = _sibling(path, ".old")
             old.mkdir()
@@ -140,33 +207,60 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
-def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None],
-                 name: str = "output") -> None:
-    """Refuse an output path that is one of the inputs (or lies inside an input folder).
+def _real(path: str | os.PathLike) -> Path:
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
+def check_io(outputs: dict[str, str | os.PathLike | None],
+             inputs: Iterable[str | os.PathLike | None]) -> None:
+    """The one output guard: refuse any overlap between what a command writes and what it
+    reads, before any work.
+
+    An output may not be an input (also through a link or a hard link), lie inside an
+    input folder, or be a folder that holds an input (writing it would replace the input).
+    Every CLI command goes through it (``pearl.cli``), and so do the API functions that
+    write files.
+
+    Parameters
+    ----------
+    outputs : dict
+        Parameter name (used in the message) -> the path written; None is skipped.
+    inputs : iterable of path-like
+        Files and folders read; None and ``"-"`` (standard input) are skipped.
 
     Raises
     ------
     ValueError
         Naming the parameter and the input it would overwrite.
     """
-    out = Path(output).expanduser()
-    out_res = out.resolve()
-    for item in inputs:
-        if item is None or str(item) == "-":
+    sources = [(str(i), _real(i), Path(i).expanduser()) for i in inputs
+               if i is not None and str(i) not in ("", "-")]
+    for name, output in outputs.items():
+        if output is None or str(output) in ("", "-"):
             continue
-        src = Path(item).expanduser()
-        src_res = src.resolve()
-        inside = src.is_dir() and (out_res == src_res or src_res in out_res.parents)
-        if out_res == src_res or _same(out, src) or inside:
-            raise ValueError(f"{name} {str(output)!r} would overwrite the input {str(item)!r}; "
-                             "write the result to another path")
+        out, out_res = Path(output).expanduser(), _real(output)
+        for shown, src_res, src in sources:
+            inside = src_res.is_dir() and src_res in out_res.parents
+            holds = out_res in src_res.parents
+            if out_res == src_res or _same(out, src) or inside or holds:
+                how = ("holds the input" if holds and not out_res == src_res
+                       else "would overwrite the input")
+                raise ValueError(f"{name} {str(output)!r} {how} {shown!r}; write the result "
+                                 "to another path (pearl never writes over what it reads)")
 
 
-# --- content hashes, cached by (path, size, mtime) -------------------------------------------
+def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None],
+                 name: str = "output") -> None:
+    """:func:`check_io` for a single output."""
+    check_io({name: output}, inputs)
+
+
+# --- content hashes, cached by (path, inode, size, mtime, ctime) -----------------------------
 
 _HASH_LOCK = threading.Lock()
 _HASHES: dict[str, dict] = {}
 _HASH_FILE = "file-hashes.json"
+_STAT_KEYS = ("size", "mtime_ns", "ctime_ns", "ino", "dev")
 
 
 def _hash_store() -> Path:
@@ -175,27 +269,38 @@ def _hash_store() -> Path:
     return cache_dir() / _HASH_FILE
 
 
+def _stat_key(st: os.stat_result) -> dict:
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
+            "ino": st.st_ino, "dev": st.st_dev}
+
+
 def _load_hash_store(path: Path) -> dict[str, dict]:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = read_json(path, "file-hash cache")
+    except OSError:
         return {}
     if not isinstance(raw, dict):
         return {}
     return {k: v for k, v in raw.items() if isinstance(v, dict)
-            and isinstance(v.get("size"), int) and isinstance(v.get("mtime_ns"), int)
+            and all(isinstance(v.get(key), int) and not isinstance(v.get(key), bool)
+                    for key in _STAT_KEYS)
             and isinstance(v.get("sha256"), str) and len(v["sha256"]) == 64}
 
 
 def file_sha256(path: str | os.PathLike, persist: bool = True) -> str:
-    """SHA-256 of a file's full content, remembered by (absolute path, size, mtime).
+    """SHA-256 of a file's full content, remembered by the file's identity.
+
+    A remembered hash is reused only while the file's path, inode, device, size,
+    modification time *and* status-change time are all unchanged. The status-change time
+    (ctime) is set by the kernel on every write, rename or unpacking and cannot be set back
+    by a user, so a file replaced by one of the same size and a forged modification time
+    is hashed again.
 
     Parameters
     ----------
     path : path-like
     persist : bool, default=True
-        Also remember it across processes, in ``<cache_dir>/file-hashes.json`` (a hash is
-        only reused when the file's size and modification time are unchanged).
+        Also remember it across processes, in ``<cache_dir>/file-hashes.json``.
 
     Returns
     -------
@@ -204,20 +309,20 @@ def file_sha256(path: str | os.PathLike, persist: bool = True) -> str:
     """
     path = Path(path).resolve()
     st = path.stat()
-    key = str(path)
+    key, ident = str(path), _stat_key(st)
     with _HASH_LOCK:
         hit = _HASHES.get(key)
         store = _hash_store() if persist else None
         if hit is None and store is not None:
             hit = _load_hash_store(store).get(key)
-        if hit and hit["size"] == st.st_size and hit["mtime_ns"] == st.st_mtime_ns:
+        if hit and all(hit[k] == ident[k] for k in _STAT_KEYS):
             _HASHES[key] = hit
             return hit["sha256"]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 22), b""):
             h.update(block)
-    entry = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": h.hexdigest()}
+    entry = {**ident, "sha256": h.hexdigest()}
     with _HASH_LOCK:
         _HASHES[key] = entry
         if store is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pearl._io import atomic_path, check_output
+from pearl._io import atomic_path, check_io, check_output
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
 
@@ -641,8 +641,7 @@ def cmd_train(args) -> int:
         if getattr(args, key, None):
             overrides[key] = getattr(args, key)
     config = load_config(args.config, overrides)
-    check_output(config.output, [config.corpus, config.augmented, config.negatives,
-                                 config.backbone, args.config], "output")
+    check_io(config.outputs(), [*config.inputs(), args.config])
     if args.dry_run:
         print(json.dumps(config.to_dict(), indent=2))
         return 0
@@ -680,8 +679,7 @@ def cmd_train_static(args) -> int:
     if args.output:
         overrides["output"] = args.output
     config = load_config(args.config, overrides, config_class=StaticConfig)
-    check_output(config.output, [config.corpus, config.augmented, config.negatives,
-                                 args.config], "output")
+    check_io(config.outputs(), [*config.inputs(), args.config])
     out = StaticTrainer(config, show_progress=not args.quiet).train(resume=args.resume)
     print(f"saved pearl-static to {out}", file=sys.stderr)
     return 0
@@ -1060,7 +1058,77 @@ def build_parser() -> argparse.ArgumentParser:
     _add_distill_static(sub)
     _add_train_static(sub)
     _add_model_card(sub)
+    for name, leaf in leaf_commands(parser):
+        leaf.set_defaults(io_command=name)  # the key of IO, for the output guard
     return parser
+
+
+def leaf_commands(parser: argparse.ArgumentParser, prefix: str = ""):
+    """``(name, parser)`` of every command that runs (``"index build"``...)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from leaf_commands(sub, f"{prefix} {name}".strip())
+            return
+    yield prefix, parser
+
+
+#: What each command reads and writes, by argument name. :func:`main` hands both to the
+#: one output guard (:func:`pearl._io.check_io`) before the command runs, so no command
+#: writes over, into or around what it reads. Every argument of every command is listed
+#: here or in :data:`NOT_PATHS` (``tests/test_cli.py`` enumerates the parser to check it).
+IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "encode": (("input", "model"), ("output",)),
+    "similarity": (("input", "model"), ()),
+    "eval": (("model", "data", "short_text"), ("output",)),
+    "index build": (("names", "model"), ("output",)),
+    "index search": (("index_dir", "input", "model"), ("output",)),
+    "join": (("left", "right", "model"), ("output",)),
+    "dedup": (("table", "model"), ("output",)),
+    "topics": (("documents", "vocab", "model"), ("output",)),
+    "build-corpus": (("data", "corpus", "lexicon"), ("output",)),
+    "augment": (("corpus", "model", "data"), ("output",)),
+    "mine": (("corpus", "model"), ("output",)),
+    "triplets": (("augmented", "corpus", "data"), ("output",)),
+    "teacher": (("corpus", "model"), ("output",)),
+    "train": (("config", "backbone", "corpus", "augmented", "negatives"), ("output",)),
+    "finetune": (("pairs", "model", "dev", "test"), ("output",)),
+    "aliases": (("corpus", "text", "wordnet", "replay", "negatives", "exclude"), ("output",)),
+    "distill-static": (("model",), ("output",)),
+    "train-static": (("config",), ("output",)),
+    "model-card": (("results", "speed"), ()),
+}
+#: arguments that name no file or folder
+NOT_PATHS = frozenset({
+    "texts", "batch_size", "normalize", "quiet", "column", "keys", "scheduler", "workers",
+    "partitions", "query", "candidates", "tasks", "quick", "seed", "probe_runs",
+    "retrieval_index", "no_cache", "index", "queries", "k", "matcher", "left_on", "right_on",
+    "threshold", "top_k", "how", "precision", "right_chunksize", "right_shards", "topics",
+    "split", "min_df", "epochs", "min_freq", "typed_min_freq", "max_tokens", "no_lists",
+    "list_types", "processes", "limit", "contexts", "levels", "weights", "views",
+    "glove_threshold", "glove_keep_names", "mine_paraphrases", "min_ratio", "max_cosine",
+    "chunk_size", "device", "set", "resume", "dry_run", "loss", "encoder", "lr",
+    "validation", "patience", "max_steps", "average_weight", "save_dtype",
+    "negatives_per_group", "n_replay", "min_definitions", "max_variants", "pca_dims",
+    "n_buckets", "folder", "backbone", "train_seconds", "command", "help", "func",
+    "index_command", "io_command"})
+
+
+def guard(command: str, args) -> None:
+    """Refuse, before any work, a command whose outputs overlap its inputs (see :data:`IO`)."""
+    from pearl._io import check_io
+    from pearl.encoders.resolve import model_folder
+
+    reads, writes = IO[command]
+    inputs: list = []
+    for name in reads:
+        value = getattr(args, name, None)
+        values = value if isinstance(value, list) else [value]
+        if name in ("model", "backbone"):
+            values = [model_folder(v) for v in values]
+        inputs += [v for v in values if v is not None]
+    outputs = {f"--{name.replace('_', '-')}": getattr(args, name, None) for name in writes}
+    check_io(outputs, inputs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1071,6 +1139,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
+        guard(args.io_command, args)
         return args.func(args)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"pearl: error: {exc}", file=sys.stderr)

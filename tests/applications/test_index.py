@@ -20,9 +20,9 @@ def test_typo_queries_find_their_names(hash_encoder, kind):
     assert (np.diff(res.scores, axis=1) <= 1e-6).all()  # sorted by score
 
 
-def test_k_larger_than_the_index(hash_encoder):
+def test_k_larger_than_the_index_is_capped(hash_encoder):
     res = EntityIndex(model=hash_encoder).build(["a", "b"]).search("a", k=4)
-    assert list(res.ids[0]) == [0, 1, -1, -1]
+    assert list(res.ids[0]) == [0, 1]
     assert len(res.to_frame()) == 2
 
 

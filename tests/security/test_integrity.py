@@ -57,7 +57,7 @@ def test_index_of_another_model_is_refused(tiny_model_dir, tmp_path):
     EntityIndex(model=str(copy)).build(["Paris", "London"]).save(tmp_path / "idx")
     _flip_middle_byte(copy / "model.safetensors")
     with pytest.raises(ValueError, match="fingerprint"):
-        EntityIndex.load(tmp_path / "idx")
+        EntityIndex.load(tmp_path / "idx", model=str(copy))
 
 
 def test_query_embeddings_of_another_width_are_a_clear_error(hash_encoder):

@@ -101,8 +101,8 @@ def expected_fingerprint(model: Any) -> str | None:
     name = os.fspath(model or DEFAULT_MODEL)
     if name.lower() in GLOVE_NAMES | STRING_DISTANCE_NAMES:
         return None
-    target = resolve_model_path(name)
-    return folder_fingerprint(target) if Path(target).is_dir() else target
+    target = resolve_model_path(model or DEFAULT_MODEL)
+    return folder_fingerprint(target) if Path(target).is_absolute() else target
 
 
 def clear_caches(models: bool = True) -> None:

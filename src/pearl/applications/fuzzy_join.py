@@ -14,7 +14,7 @@ from pearl.applications.matcher import check_matcher, scorer_for, threshold_for_
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["fuzzy_join", "match_strings", "combined_top_k", "top_k_of",
+__all__ = ["fuzzy_join", "match_strings", "combined_top_k", "top_k_of", "keep_top",
            "merge_top_k", "assemble_join", "output_columns", "check_join_options"]
 
 
@@ -52,14 +52,14 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
 
     Returns
     -------
-    ids : ndarray of int64, shape (len(q), top_k); -1 where fewer than top_k references
-    scores : ndarray of float32, shape (len(q), top_k); -inf where no reference
+    ids : ndarray of int64, shape (len(q), min(top_k, len(r)))
+    scores : ndarray of float32, the same shape
     """
-    best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
-    best_i = np.full((len(q), top_k), -1, dtype=np.int64)
+    kk = min(top_k, len(r))  # no room is set aside for answers that cannot exist
+    best_s = np.full((len(q), kk), -np.inf, dtype=np.float32)
+    best_i = np.full((len(q), kk), -1, dtype=np.int64)
     if not len(r) or not len(q):
         return best_i, best_s
-    kk = min(top_k, len(r))
     block = block or _block_rows(len(r), 4096)
     buf = np.empty((min(block, len(q)), len(r)), dtype=np.float32)
     for s in range(0, len(q), block):
@@ -72,7 +72,7 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
             j = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
             best_i[s : s + block], best_s[s : s + block], ids[j],
-            np.take_along_axis(sims, j, 1), top_k)
+            np.take_along_axis(sims, j, 1), kk)
     return best_i, best_s
 
 
@@ -104,8 +104,10 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
         ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None
     width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
-    best_s = np.full((n, width), -np.inf, dtype=np.float32)
-    best_i = np.full((n, width), -1, dtype=np.int64)
+    # the lists grow with the references seen, up to ``width``: a huge top_k costs no
+    # memory beyond the reference table's size
+    best_s = np.zeros((n, 0), dtype=np.float32)
+    best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
     for chunk in chunks:
         if not chunk:
@@ -122,8 +124,22 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        best_i, best_s = scorer.keep_top(best_i, best_s, top_k)
+        best_i, best_s = keep_top(scorer, best_i, best_s, top_k)
     return best_i, best_s
+
+
+def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
+    the scorer's width, because fewer references exist, is padded to the runner-up column
+    its probabilities read)."""
+    real = ids.shape[1]
+    pad = max(0, min(scorer.width(top_k), 2) - real)
+    ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
+    raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
+    ids, probs = scorer.keep_top(ids, raw, top_k)
+    width = min(top_k, real)
+    return ids[:, :width], probs[:, :width]
 
 
 def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, scorer,
@@ -134,6 +150,7 @@ def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, sc
     cosine (unit embeddings ``q``, ``r``; unit n-gram rows ``q_ng``, ``r_ng``; reference
     ids ``ids``, increasing). The scores are the scorer's raw (uncalibrated) scores, which
     rank without ties; ``scorer.calibrated`` turns them into probabilities."""
+    top_k = min(top_k, len(r))
     best_s = np.full((len(q), top_k), -np.inf, dtype=np.float32)
     best_i = np.full((len(q), top_k), -1, dtype=np.int64)
     if not len(r):
@@ -241,6 +258,23 @@ def _is_frame(df) -> bool:
     return isinstance(df, pd.DataFrame) or type(df).__module__.startswith("polars")
 
 
+def _check_right(right) -> None:
+    """A DataFrame, or an iterable of DataFrames (chunks), and nothing else."""
+    if _is_frame(right):
+        return
+    if isinstance(right, str | bytes | dict) or not hasattr(right, "__iter__") \
+            or isinstance(right, pd.Series | np.ndarray):
+        raise TypeError("right must be a pandas or polars DataFrame, or an iterable of "
+                        f"DataFrames (chunks), got {type(right).__name__}")
+
+
+def _check_unique_columns(frame, name: str) -> None:
+    cols = list(frame.columns)
+    dup = sorted({str(c) for c in cols if cols.count(c) > 1})
+    if dup:
+        raise ValueError(f"{name} has several columns named {dup}; rename them first")
+
+
 class _RightStream:
     """The right table, read chunk by chunk: its non-null keys go to the matcher, its rows
     are kept for the output, and :meth:`rows_of` maps a matched key back to its row."""
@@ -262,7 +296,11 @@ class _RightStream:
 
     def _read(self, part) -> list[str]:
         """Keep one chunk's rows; its non-null keys (null right keys are never indexed)."""
+        if not _is_frame(part):
+            raise TypeError("right must be a DataFrame or an iterable of DataFrames; a "
+                            f"chunk is a {type(part).__name__}")
         part, _ = _to_pandas(part, "right")
+        _check_unique_columns(part, "right")
         if self.right_on not in part.columns:
             raise KeyError(f"right has no column {self.right_on!r}; columns: "
                            f"{list(part.columns)}")
@@ -339,7 +377,8 @@ def fuzzy_join(
         Minimum ``match_score`` of a match: a probability with the combined matcher, a
         cosine in [-1, 1] with ``matcher="cosine"``.
     top_k : int, default=1
-        Matches per left row; with ``top_k > 1`` a ``match_rank`` column is added.
+        Matches per left row (at most the number of right rows); with ``top_k > 1`` a
+        ``match_rank`` column is added.
     how : {"left", "inner"}, default="left"
         ``"left"`` keeps every left row, with nulls in the right columns where no
         match reaches the threshold; ``"inner"`` drops those rows.
@@ -381,6 +420,10 @@ def fuzzy_join(
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, was_polars = _to_pandas(left, "left")
+    _check_right(right)
+    _check_unique_columns(left_df, "left")
+    if _is_frame(right):
+        _check_unique_columns(right, "right")
     if left_on not in left_df.columns:
         raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
     if _is_frame(right):
@@ -401,9 +444,10 @@ def fuzzy_join(
                            batch_size=batch_size, scorer=scorer,
                            idf_texts=idf)
     if scorer is not None and precision is not None:
-        threshold = threshold_for_precision(ls[:, 0], precision)
-    ids = np.full((len(lkeys), top_k), -1, dtype=np.int64)
-    scores = np.full((len(lkeys), top_k), -np.inf, dtype=np.float32)
+        threshold = threshold_for_precision(ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(),
+                                            precision)
+    ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
+    scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls
 
     right_df = stream.frame()

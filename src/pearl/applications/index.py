@@ -14,12 +14,13 @@ from pearl._io import atomic_dir, read_json_object
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications._common import expected_fingerprint, get_encoder
 from pearl.applications.matcher import check_matcher, scorer_for
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
 
-_FORMAT = 1
+_FORMAT = 2  # 2: meta.json records the checksums of the index files
+_INSTALLED = {m.lower() for m in KNOWN_MODELS}
 
 
 @dataclass
@@ -29,7 +30,8 @@ class SearchResult:
     Attributes
     ----------
     names : list of list of str
-    ids : ndarray of int64, shape (n_queries, k); -1 where fewer than k names exist
+    ids : ndarray of int64, shape (n_queries, min(k, number of names)); -1 where an
+        approximate index finds fewer
     scores : ndarray of float32, shape (n_queries, k); cosine similarity
     """
 
@@ -193,6 +195,8 @@ class EntityIndex:
         ----------
         queries : str or iterable of str
         k : int, default=5
+            Matches per query, at most the number of indexed names (a larger ``k`` is
+            capped: no memory is set aside for answers that cannot exist).
         matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
             ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
             ``"combined"``: take the ``candidates`` nearest names by embedding and re-rank
@@ -207,7 +211,7 @@ class EntityIndex:
         -------
         SearchResult
         """
-        k = check_int(k, "k", 1)
+        k = check_int(k, "k", 1)  # capped at the index size below
         candidates = check_int(candidates, "candidates", 1)
         matcher = check_matcher(matcher)
         items = check_texts(queries, "queries")
@@ -219,7 +223,7 @@ class EntityIndex:
         if scorer is None:
             return self.search_embeddings(q, k, queries=items)
         wide = self.search_embeddings(q, max(k, candidates), queries=items)
-        return self.rescore(wide, scorer, k)
+        return self.rescore(wide, scorer, min(k, len(self)))
 
     @property
     def faiss_index(self):
@@ -264,7 +268,7 @@ class EntityIndex:
                              f"{self._faiss.d}-d vectors (another model made them?)")
         if not np.isfinite(q).all():
             raise ValueError("query embeddings contain NaN or infinite values")
-        scores, ids = self._faiss.search(q, k)
+        scores, ids = self._faiss.search(q, min(k, len(self)))
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
         return SearchResult(queries=queries or [""] * len(q), names=names,
                             ids=ids.astype(np.int64), scores=scores.astype(np.float32))
@@ -286,12 +290,17 @@ class EntityIndex:
                 "fingerprint": enc.fingerprint, "index": self.index, "size": len(self),
                 "dim": int(self._faiss.d), "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
                 "nprobe": self.nprobe}
-        with atomic_dir(folder, replaceable="meta.json") as tmp:
-            faiss.write_index(self._faiss, str(tmp / "index.faiss"))
-            with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
-                for n in self.names_:
-                    f.write(json.dumps(n, ensure_ascii=False) + "\n")
-            (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        try:
+            with atomic_dir(folder, replaceable="meta.json") as tmp:
+                faiss.write_index(self._faiss, str(tmp / "index.faiss"))
+                with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
+                    for n in self.names_:
+                        f.write(json.dumps(n, ensure_ascii=False) + "\n")
+                meta["sha256"] = {name: _sha256(tmp / name)
+                                  for name in ("index.faiss", "names.jsonl")}
+                (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        except RuntimeError as exc:  # faiss reports a failed write (a full disk) this way
+            raise OSError(f"could not write the index to {folder}: {exc}") from exc
         return folder
 
     @classmethod
@@ -299,15 +308,15 @@ class EntityIndex:
         """Load a saved index.
 
         ``meta.json`` is validated and the model's fingerprint compared with the recorded
-        one *before* any model is loaded, and a model recorded as a path inside the index
-        folder is never loaded unless passed explicitly as ``model`` (see
-        ``docs/security.md``).
+        one *before* any model is loaded. Without ``model``, only a model installed with
+        pearl (:data:`~pearl.encoders.KNOWN_MODELS`) named in ``meta.json`` is loaded: an
+        index never loads a folder it names (see ``docs/security.md``).
 
         Parameters
         ----------
         folder : path-like
         model : str or encoder, optional
-            Defaults to the model recorded in the folder. A model whose fingerprint
+            Defaults to the installed model named in the folder. A model whose fingerprint
             differs from the recorded one is refused (its vectors would not match).
 
         Raises
@@ -317,8 +326,8 @@ class EntityIndex:
         OSError
             A corrupt, partial or inconsistent folder.
         ValueError
-            The model does not match the one the index was built with, or the recorded
-            model lies inside the index folder.
+            The model does not match the one the index was built with, or no model is given
+            and the recorded one is not installed with pearl.
         """
         import faiss
 
@@ -327,23 +336,25 @@ class EntityIndex:
         if not meta_path.is_file():
             raise FileNotFoundError(f"{folder} is not a pearl index (no meta.json)")
         meta = _read_meta(meta_path)
-        if model is None:
-            recorded = Path(meta["model"]).expanduser()
-            if recorded.exists() and (folder.resolve() == recorded.resolve()
-                                      or folder.resolve() in recorded.resolve().parents):
-                raise ValueError(
-                    f"the index {folder} names a model inside its own folder "
-                    f"({meta['model']!r}); pearl does not load a model shipped inside an "
-                    "index. Pass model= (or -m) explicitly if you trust that folder.")
+        if model is None and meta["model"].lower() not in _INSTALLED:
+            raise ValueError(
+                f"the index {folder} was built with the model {meta['model']!r}, which is "
+                "not a model installed with pearl; an index never loads a model folder it "
+                "names. Pass the model explicitly (model= or -m) if you have it and trust "
+                "it.")
         source = model if model is not None else meta["model"]
         expected = expected_fingerprint(source)
         if expected is not None and expected != meta["fingerprint"]:
             raise ValueError(_mismatch(folder, meta, expected))
+        for name, digest in meta["sha256"].items():
+            if not (folder / name).is_file() or _sha256(folder / name) != digest:
+                raise OSError(f"corrupt index folder {folder}: {name} does not match the "
+                              "checksum recorded in meta.json")
         try:
             names = [json.loads(line) for line in
                      (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()]
             raw = faiss.read_index(str(folder / "index.faiss"))
-        except (OSError, ValueError, RuntimeError) as exc:
+        except (OSError, ValueError, RuntimeError) as exc:  # RecursionError is one too
             raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
         if not all(isinstance(n, str) for n in names):
             raise OSError(f"corrupt index folder {folder}: names.jsonl holds non-strings")
@@ -359,24 +370,62 @@ class EntityIndex:
         if obj.encoder.embedding_dim != meta["dim"]:
             raise ValueError(f"index {folder} holds {meta['dim']}-d vectors; the model "
                              f"makes {obj.encoder.embedding_dim}-d ones")
+        _check_vectors(raw, folder)
         obj._faiss, obj.names_ = raw, names
         return obj
 
 
 _META_TYPES = {"format": int, "model": str, "fingerprint": str, "index": str, "size": int,
-               "dim": int, "hnsw_m": int, "ef_search": int, "nprobe": int}
+               "dim": int, "hnsw_m": int, "ef_search": int, "nprobe": int, "sha256": dict}
+
+
+def _sha256(path: Path) -> str:
+    from pearl._io import file_sha256
+
+    return file_sha256(path, persist=False)
+
+
+def _check_vectors(raw, folder: Path) -> None:
+    """Stored vectors finite and IVF ids within the index (beyond the checksums: an index
+    written by another tool, or damaged before it was saved)."""
+    import faiss
+
+    ivf = faiss.try_extract_index_ivf(raw)
+    if ivf is not None:
+        lists = ivf.invlists
+        for i in range(lists.nlist):
+            n = lists.list_size(i)
+            if n:
+                ids = faiss.rev_swig_ptr(lists.get_ids(i), n)
+                if ids.min() < 0 or ids.max() >= raw.ntotal:
+                    raise OSError(f"corrupt index folder {folder}: inverted list {i} holds "
+                                  f"ids outside 0..{raw.ntotal - 1}")
+        ivf.make_direct_map()
+    step = 65536
+    for start in range(0, raw.ntotal, step):
+        block = raw.reconstruct_n(start, min(step, raw.ntotal - start))
+        if not np.isfinite(block).all() or (np.abs(block) > 1.01).any():
+            raise OSError(f"corrupt index folder {folder}: stored vectors are not finite "
+                          "unit vectors")
 
 
 def _read_meta(path: Path) -> dict:
     """``meta.json`` of an index folder, every field checked for type and range."""
     meta = read_json_object(path, "index metadata")
+    if meta.get("format") != _FORMAT:
+        raise OSError(f"{path}: index format {meta.get('format')!r:.20}, this pearl reads "
+                      f"{_FORMAT} (which records checksums); rebuild the index with "
+                      "pearl index build")
     for key, kind in _META_TYPES.items():
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise OSError(f"corrupt index metadata {path}: {key!r} must be a "
                           f"{kind.__name__}, got {value!r:.60}")
-    if meta["format"] != _FORMAT:
-        raise OSError(f"{path}: index format {meta['format']}, this pearl reads {_FORMAT}")
+    if not all(isinstance(k, str) and k in {"index.faiss", "names.jsonl"}
+               and isinstance(v, str) and len(v) == 64 for k, v in meta["sha256"].items()) \
+            or len(meta["sha256"]) != 2:
+        raise OSError(f"corrupt index metadata {path}: 'sha256' must give the checksums of "
+                      "index.faiss and names.jsonl")
     if meta["index"] not in {"flat", "hnsw", "ivf"}:
         raise OSError(f"{path}: unknown index type {meta['index']!r}")
     if min(meta["size"], meta["dim"] - 1, meta["hnsw_m"] - 1, meta["ef_search"] - 1,

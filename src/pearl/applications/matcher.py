@@ -308,11 +308,14 @@ class MatchScorer:
     def for_encoder(cls, encoder) -> MatchScorer:
         """The weights learned for this encoder's model, or the default model's (with a
         log message: its probabilities are then only roughly calibrated)."""
+        from pearl.encoders.resolve import written_as_path
+
         table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
         name = str(getattr(encoder, "model_name", getattr(encoder, "name", "")))
-        entry = table["models"].get(name) or next(
-            (v for v in table["models"].values()
-             if v.get("fingerprint") == getattr(encoder, "fingerprint", None)), None)
+        entry = next((v for v in table["models"].values()
+                      if v.get("fingerprint") == getattr(encoder, "fingerprint", None)), None)
+        if entry is None and not written_as_path(name):  # a folder never borrows a name's
+            entry = table["models"].get(name)
         if entry is None:
             logger.info("no matcher weights learned for %s; using those of %s", name,
                         table["default"])

@@ -1,7 +1,8 @@
 """WordNet access for the augmenters, from the shared lexicon folder, offline.
 
 NLTK 3.9+ only reads WordNet from ``$NLTK_DATA/corpora/wordnet`` (it refuses other
-paths), so the database files are copied once into ``<pearl cache>/nltk_data``.
+paths), so the database files are copied into ``<pearl cache>/nltk_data/<content hash>``:
+one copy per distinct database, so the folder given is always the one read.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def load_wordnet(wordnet_dir: str | None = None):
     src = Path(wordnet_dir) if wordnet_dir else paths.wordnet_dir()
     if not all((src / f).is_file() for f in _NEEDED):
         raise FileNotFoundError(f"no WordNet database in {src} (expected {', '.join(_NEEDED)})")
-    base = cache_dir() / "nltk_data"
+    # one copy per content: a --wordnet given later is read, never a stale earlier copy
+    base = cache_dir() / "nltk_data" / _content_key(src)
     target = base / "corpora" / "wordnet"
     if not (target / "lexnames").is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -45,3 +47,15 @@ def load_wordnet(wordnet_dir: str | None = None):
     if str(base) not in nltk.data.path:
         nltk.data.path.insert(0, str(base))
     return WordNetCorpusReader(str(target), None)
+
+
+def _content_key(src: Path) -> str:
+    """A short hash of the names and contents of the database files in ``src``."""
+    import hashlib
+
+    from pearl._io import file_sha256
+
+    h = hashlib.sha256()
+    for f in sorted(p for p in src.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(src).as_posix()}:{file_sha256(f)}\n".encode())
+    return h.hexdigest()[:16]

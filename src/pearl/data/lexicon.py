@@ -20,6 +20,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from pearl._io import read_zip_member
 from pearl.data.sources import SkipReport
 
 __all__ = ["iter_wordnet_index", "iter_wordnet_lemmas", "iter_name_lists", "wordnet_entity_type"]
@@ -196,7 +197,7 @@ def iter_name_lists(nltk_dir: str | Path, report: SkipReport | None = None
                         continue
                     report.files += 1
                     ent = _list_type(package, member)
-                    text = z.read(member).decode("utf-8", errors="replace")
+                    text = read_zip_member(z, member).decode("utf-8", errors="replace")
                     for line in text.splitlines():
                         name = " ".join(line.split())
                         if name and any(c.isalpha() for c in name):

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pearl._io import read_zip_member
+
 __all__ = ["SkipReport", "TextUnit", "iter_text", "LIST_SOURCES", "MAX_LINE_CHARS"]
 
 #: Lines longer than this are skipped as junk (minified data, binary noise).
@@ -152,9 +154,9 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
                     members = sorted(m for m in z.namelist() if not m.endswith("/"))
                     for m in members:
                         try:
-                            raw = z.read(m)
+                            raw = read_zip_member(z, m)
                         except (OSError, zipfile.BadZipFile, RuntimeError):
-                            report.skip("unreadable file")
+                            report.skip("unreadable or oversized file")
                             continue
                         report.files += 1
                         yield from _emit(package, _units_of_member(package, m, raw, report),

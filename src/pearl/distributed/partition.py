@@ -25,7 +25,13 @@ import scipy.sparse as sp
 
 from pearl._io import atomic_path, read_json_object
 from pearl.applications._common import get_encoder, to_string_list
-from pearl.applications.fuzzy_join import assemble_join, combined_top_k, merge_top_k, top_k_of
+from pearl.applications.fuzzy_join import (
+    assemble_join,
+    combined_top_k,
+    keep_top,
+    merge_top_k,
+    top_k_of,
+)
 from pearl.applications.matcher import NgramVectorizer
 from pearl.encoders.base import normalize_rows
 
@@ -190,10 +196,6 @@ def shard_top_k(query: Query, shard: Shard, top_k: int, scorer=None,
         idx = faiss.deserialize_index(shard.index)
         scores, pos = idx.search(q, min(top_k, len(shard.emb)))
         ids = np.where(pos >= 0, shard.ids[np.maximum(pos, 0)], -1)
-        pad = top_k - ids.shape[1]
-        if pad > 0:
-            ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
-            scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=-np.inf)
         ids, scores = merge_top_k(np.zeros((len(q), 0), np.int64),
                                   np.zeros((len(q), 0), np.float32), ids,
                                   scores.astype(np.float32), top_k)
@@ -219,11 +221,12 @@ def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first."""
     live = query.live
-    ids = np.full((len(part), top_k), -1, dtype=np.int64)
-    scores = np.full((len(part), top_k), -np.inf, dtype=np.float32)
     # with a scorer, the candidates hold one more than top_k: the runner-up of a single match
-    ids[live], scores[live] = (scorer.keep_top(cands.ids, cands.scores, top_k)
-                               if scorer is not None else (cands.ids, cands.scores))
+    top_i, top_s = (keep_top(scorer, cands.ids, cands.scores, top_k)
+                    if scorer is not None else (cands.ids, cands.scores))
+    ids = np.full((len(part), top_i.shape[1]), -1, dtype=np.int64)
+    scores = np.full((len(part), top_i.shape[1]), -np.inf, dtype=np.float32)
+    ids[live], scores[live] = top_i, top_s
     return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
                          scores, threshold=threshold, how=how, return_score=return_score,
                          add_rank=top_k > 1)

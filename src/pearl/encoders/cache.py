@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pearl._io import atomic_path
+from pearl._io import atomic_path, read_json
 from pearl._validation import check_texts
 from pearl.paths import cache_dir
 
@@ -48,12 +48,17 @@ class EmbeddingCache:
         Write new embeddings to disk. With False the cache lives in memory only.
     batch_size : int, default=64
         Passed to ``encoder.encode``.
+    read_only : bool, default=False
+        A folder the user gave as input (a teacher's embeddings): nothing is written or
+        deleted there, and a shard that does not check out is an ``OSError`` naming it
+        instead of being discarded. Only pearl's own cache cleans itself.
     """
 
     def __init__(self, encoder, root: str | os.PathLike | None = None, persist: bool = True,
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, read_only: bool = False) -> None:
         self.encoder = encoder
-        self.persist = persist
+        self.read_only = read_only
+        self.persist = persist and not read_only
         self.batch_size = batch_size
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(encoder.fingerprint))[:80]
         self.fingerprint = str(encoder.fingerprint)
@@ -62,7 +67,7 @@ class EmbeddingCache:
         self._vectors: np.ndarray | None = None
         self._size = 0
         self.n_encoded = 0
-        if persist:
+        if persist or read_only:
             self._load()
 
     def _append(self, texts: list[str], vecs: np.ndarray) -> None:
@@ -90,6 +95,9 @@ class EmbeddingCache:
             try:
                 texts, vecs = self._read_shard(npy, meta, dim)
             except (OSError, ValueError) as exc:
+                if self.read_only:
+                    raise OSError(f"damaged embedding shard {npy}: {exc}; this folder is "
+                                  "an input, so pearl leaves it as it is") from exc
                 logger.warning("discarding the embedding cache shard %s (%s); its texts will "
                                "be encoded again", npy, exc)
                 npy.unlink(missing_ok=True)
@@ -101,7 +109,7 @@ class EmbeddingCache:
     def _read_shard(self, npy: Path, meta: Path, dim: int | None
                     ) -> tuple[list[str], np.ndarray]:
         """The texts and vectors of one shard, or ``ValueError`` saying what is wrong."""
-        info = json.loads(meta.read_text(encoding="utf-8"))
+        info = read_json(meta, "embedding shard")
         if not isinstance(info, dict) or info.get("format") != _FORMAT:
             raise ValueError("not a shard of this pearl's format")
         data = npy.read_bytes()

@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 from pearl._validation import check_bool, check_int, check_texts
 from pearl.encoders.base import Encoder
 from pearl.encoders.fingerprint import folder_fingerprint
-from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path
+from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path, written_as_path
 
 __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
 
@@ -39,28 +39,37 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
         return False
 
 
-def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
-    from sentence_transformers import SentenceTransformer
+def _hub_snapshot(name: str, local_only: bool) -> tuple[Path, Path]:
+    """The local snapshot folder of a Hugging Face model and its cache folder (where the
+    snapshot's links lead)."""
+    from huggingface_hub import snapshot_download
 
-    from pearl.models.pearl_model import open_model_folder
+    repo = name if "/" in name else f"sentence-transformers/{name}"
+    snap = Path(snapshot_download(repo, local_files_only=local_only))
+    return snap, snap.parents[1]
+
+
+def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
+    from pearl.models.loading import open_model_folder
 
     target = resolve_model_path(model)
-    if Path(target).is_dir():
+    if Path(target).is_absolute():
         return open_model_folder(target, device, trust_remote_code).float(), target
-    try:  # a Hugging Face name already in the local HF cache
-        return SentenceTransformer(target, device=device, local_files_only=True,
-                                   trust_remote_code=trust_remote_code), target
-    except Exception:  # noqa: BLE001
-        pass
-    offline = ", ".join(KNOWN_MODELS)
-    if not _hub_reachable():
-        raise OSError(
-            f"model {model!r} is neither a local folder nor a known offline model, and the "
-            f"Hugging Face hub is not reachable. Offline choices: {offline}, or the path "
-            "of a sentence-transformers folder."
-        )
-    return SentenceTransformer(target, device=device,
-                               trust_remote_code=trust_remote_code), target
+    try:  # a Hugging Face name already in the local HF cache: the same strict loader
+        snap, root = _hub_snapshot(target, local_only=True)
+    except Exception:  # noqa: BLE001 - not cached: try the hub below
+        snap = None
+    if snap is None:
+        offline = ", ".join(KNOWN_MODELS)
+        hint = (f" A folder {target!r} exists here: write it as a path (./{target}) to use "
+                "it." if Path(target).is_dir() else "")
+        if not _hub_reachable():
+            raise OSError(
+                f"model {model!r} is neither a local folder nor a known offline model, and "
+                f"the Hugging Face hub is not reachable. Offline choices: {offline}, or the "
+                f"path of a sentence-transformers folder.{hint}")
+        snap, root = _hub_snapshot(target, local_only=False)
+    return open_model_folder(snap, device, trust_remote_code, root=root).float(), target
 
 
 class PhraseEncoder(Encoder):
@@ -111,10 +120,9 @@ class PhraseEncoder(Encoder):
         self.trust_remote_code = check_bool(trust_remote_code, "trust_remote_code")
         self.model_name = str(model)
         self.device = device or "cpu"
-        self.model, self.path = _load_sentence_transformer(self.model_name, self.device,
+        self.model, self.path = _load_sentence_transformer(model, self.device,
                                                            self.trust_remote_code)
-        local = Path(self.model_name).exists()
-        self.name = Path(self.model_name).name if local else self.model_name
+        self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
         self._check_pooling()
 
@@ -139,7 +147,7 @@ class PhraseEncoder(Encoder):
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             p = Path(self.path)
-            self._fingerprint = folder_fingerprint(p) if p.is_dir() else self.path
+            self._fingerprint = folder_fingerprint(p) if p.is_absolute() else self.path
         return self._fingerprint
 
     def encode(

@@ -15,7 +15,9 @@ weights:
   folder and renames it into place, so an interrupted assembly never leaves a
   half-written model behind.
 
-Anything else is returned unchanged and left to Hugging Face to resolve.
+Names come before paths: a known name always means the installed model; a local folder is
+used only when written as a path. Anything else is returned unchanged and left to Hugging
+Face to resolve (through the same strict loader, see :mod:`pearl.models.loading`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from pathlib import Path
 
 from pearl.paths import cache_dir
 
-__all__ = ["KNOWN_MODELS", "resolve_model_path", "assemble_mpnet"]
+__all__ = ["KNOWN_MODELS", "resolve_model_path", "assemble_mpnet", "written_as_path",
+           "model_folder"]
 
 KNOWN_MODELS = ("pearl-minilm", "pearl-static", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
 #: models whose folder ships inside the package (pretrained/<name>)
@@ -118,26 +121,43 @@ def assemble_mpnet(target: Path | None = None) -> Path:
     return target
 
 
+def written_as_path(model: str | os.PathLike) -> bool:
+    """Whether ``model`` is written as a path: a ``Path``, or a string holding a slash, or
+    starting with ``.`` or ``~``, or absolute. Only such a value may name a local folder;
+    a bare name never means a folder of the working directory."""
+    if isinstance(model, os.PathLike):
+        return True
+    s = str(model)
+    return ("/" in s or os.sep in s or s.startswith((".", "~")) or os.path.isabs(s))
+
+
 def resolve_model_path(model: str | os.PathLike) -> str:
     """Map a model name or folder to something ``SentenceTransformer`` can load offline.
+
+    Names come before paths: a known name (:data:`KNOWN_MODELS`, any case) always means the
+    installed model, whatever folder of that name the working directory holds. A local
+    folder is used only when written as a path (:func:`written_as_path`:
+    ``./all-MiniLM-L6-v2``, ``models/x``, an absolute path).
 
     Parameters
     ----------
     model : str or path-like
-        A sentence-transformers folder, a known offline name (see
-        :data:`KNOWN_MODELS`) or a Hugging Face name.
+        A known offline name, a sentence-transformers folder written as a path, or a
+        Hugging Face name.
 
     Returns
     -------
     str
-        A local folder path, or the unchanged name for Hugging Face.
+        An absolute folder path (an installed model or a local folder), or the unchanged
+        name for Hugging Face.
+
+    Raises
+    ------
+    OSError
+        A path that is a file, or a local-looking path (``./x``, ``/x``, ``~/x``) that does
+        not exist.
     """
-    path = Path(model).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise OSError(f"{path} is a file; a model is a sentence-transformers folder")
-        return str(path)
-    key = _ALIASES.get(str(model).lower())
+    key = None if isinstance(model, os.PathLike) else _ALIASES.get(str(model).lower())
     if key in SHIPPED:
         folder = PRETRAINED / key
         if not (folder / "modules.json").is_file():
@@ -148,4 +168,30 @@ def resolve_model_path(model: str | os.PathLike) -> str:
         return str(_minilm_dir())
     if key == "all-mpnet-base-v2":
         return str(assemble_mpnet())
+    if written_as_path(model):
+        path = Path(model).expanduser()
+        if path.exists():
+            if not path.is_dir():
+                raise OSError(f"{path} is a file; a model is a sentence-transformers folder")
+            return str(path.absolute())
+        s = str(model)
+        if s.startswith((".", "~", os.sep)) or os.path.isabs(s) or s.count("/") != 1:
+            raise OSError(f"model folder not found: {path}")
     return str(model)
+
+
+def model_folder(model) -> str | None:
+    """The folder a model argument reads, without loading or assembling anything (for the
+    output guard, :func:`pearl._io.check_io`): a path as written, or the folder of a model
+    installed with pearl; None for a Hugging Face name, a baseline or an encoder object."""
+    if model is None or not isinstance(model, str | os.PathLike):
+        return None
+    key = None if isinstance(model, os.PathLike) else _ALIASES.get(str(model).lower())
+    if key in SHIPPED:
+        return str(PRETRAINED / key)
+    if key == "all-MiniLM-L6-v2":
+        try:
+            return str(_minilm_dir())
+        except OSError:
+            return None
+    return str(model) if key is None and written_as_path(model) else None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from spacy.tokens import Doc
 
+from pearl._io import read_zip_member
 from pearl.data.labels import LEXICAL_CLASSES
 from pearl.data.phrases import extract_spans
 
@@ -36,7 +37,7 @@ def _parse(nlp, words: list[str]):
 def conll2000_gold(zip_path: str | Path, part: str = "test"):
     """Sentences as (words, gold spans) from CoNLL-2000 chunk tags."""
     with zipfile.ZipFile(zip_path) as z:
-        text = z.read(f"conll2000/{part}.txt").decode("utf-8")
+        text = read_zip_member(z, f"conll2000/{part}.txt").decode("utf-8")
     for block in text.strip().split("\n\n"):
         rows = [line.split() for line in block.splitlines() if line.strip()]
         words = [r[0] for r in rows]
@@ -84,7 +85,7 @@ def treebank_gold(zip_path: str | Path):
     with zipfile.ZipFile(zip_path) as z:
         names = sorted(n for n in z.namelist() if n.endswith(".mrg"))
         for name in names:
-            text = z.read(name).decode("utf-8")
+            text = read_zip_member(z, name).decode("utf-8")
             for chunk in re.split(r"\n(?=\( ?\()", text.strip()):
                 chunk = chunk.strip()
                 if not chunk:

@@ -72,10 +72,15 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         "## Use", "", "```python", "import pearl", "",
         f'enc = pearl.PhraseEncoder("{name}")',
         'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
-        "With sentence-transformers alone (pearl must be installed; sentence-transformers 6 "
-        "asks for `trust_remote_code=True` for any module outside its own namespace):", "",
-        "```python", "from sentence_transformers import SentenceTransformer", "",
-        'model = SentenceTransformer("path/to/' + name + '", trust_remote_code=True)', "```",
+        "With sentence-transformers alone, for the copy installed with pearl "
+        "(sentence-transformers 6 asks for `trust_remote_code=True` for any module outside "
+        "its own namespace). Give that flag only to a folder you made or installed: open a "
+        "folder you received with `pearl.PhraseEncoder(path)`, which runs no code from it "
+        "(see pearl's docs/security.md).", "",
+        "```python", "from sentence_transformers import SentenceTransformer",
+        "from pearl.encoders import resolve_model_path", "",
+        'model = SentenceTransformer(resolve_model_path("' + name + '"), '
+        'trust_remote_code=True)', "```",
         "", "Weights are stored in float16 and computed in float32." if
         cfg.get("save_dtype") == "float16" else "", "",
         "## Training data", "",
@@ -179,9 +184,12 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
         "## Use", "", "```python", "import pearl", "",
         f'enc = pearl.PhraseEncoder("{name}")',
         'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
-        "With sentence-transformers alone (pearl installed): `SentenceTransformer(path, "
-        "trust_remote_code=True)`; its `embedding.weight` is a plain `StaticEmbedding` token "
-        "table.", "",
+        "With sentence-transformers alone, for the copy installed with pearl: "
+        f'`SentenceTransformer(resolve_model_path("{name}"), trust_remote_code=True)` '
+        "(`from pearl.encoders import resolve_model_path`); its `embedding.weight` is a plain "
+        "`StaticEmbedding` token table. Give `trust_remote_code=True` only to a folder you "
+        "made or installed: open a folder you received with `pearl.PhraseEncoder(path)`, "
+        "which runs no code from it.", "",
         "## Training", "",
         f"- Corpus `{cfg['corpus']}`, positives `{cfg['augmented']}`, hard negatives "
         f"`{cfg['negatives']}` (no benchmark data).",

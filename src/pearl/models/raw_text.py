@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sentence_transformers.sentence_transformer.modules import Transformer
-
 from pearl.models.char_encoder import encode_chars
+from pearl.models.loading import StrictTransformer
 
 __all__ = ["RawTextTransformer", "CHAR_IDS", "MAX_CHARS"]
 
@@ -25,7 +24,7 @@ CHAR_IDS = "pearl_char_ids"
 MAX_CHARS = 64
 
 
-class RawTextTransformer(Transformer):
+class RawTextTransformer(StrictTransformer):
     """``Transformer`` whose features also hold the input strings' byte ids (see the
     module docstring). Saved and loaded like its parent; the HF model never sees the
     extra feature."""

@@ -10,6 +10,7 @@ reads tensors and JSON only, so a checkpoint received from someone else cannot r
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     path = Path(path)
     try:
         with safe_open(str(path), framework="pt") as f:
-            meta = json.loads((f.metadata() or {})["pearl_state"])
+            meta = json.loads((f.metadata() or {})["pearl_state"])  # RecursionError: caught
             tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
         if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
             raise ValueError("unknown checkpoint format")
@@ -83,6 +84,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
             if key.startswith("optimizer."):
                 _, pid, name = key.split(".", 2)
                 state.setdefault(int(pid), {})[name] = value
+        _check_meta(meta, tensors, state)
         groups = meta["param_groups"]
         for group in groups:  # JSON turned Adam's betas tuple into a list
             if isinstance(group.get("betas"), list):
@@ -96,3 +98,42 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
         raise OSError(f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
                       "checkpoint folder or start a fresh run without --resume") from exc
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
+    """Every field of a checkpoint's metadata checked for type and range before anything
+    uses it (a crafted file is an error naming the field, not a traceback later)."""
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise ValueError(f"invalid checkpoint field {what}")
+
+    need(isinstance(meta.get("config"), dict), "'config' (a JSON object)")
+    step = meta.get("step")
+    need(isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 2**40,
+         "'step' (an integer >= 0)")
+    history = meta.get("history")
+    need(isinstance(history, list) and all(
+        isinstance(h, dict) and all(  # a diverged step may log NaN: numbers, not finite
+            isinstance(k, str) and (v is None or isinstance(v, int | float)
+                                    and not isinstance(v, bool)) for k, v in h.items())
+        for h in history),
+         "'history' (a list of objects of numbers)")
+    groups = meta.get("param_groups")
+    need(isinstance(groups, list) and all(
+        isinstance(g, dict) and isinstance(g.get("params"), list)
+        and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in g["params"])
+        and _number(g.get("lr")) and g["lr"] >= 0 for g in groups),
+         "'param_groups' (a list of groups with integer 'params' and a number 'lr')")
+    ids = {i for g in groups for i in g["params"]}
+    need(set(state) <= ids, "optimizer state of a parameter no group holds")
+    need(isinstance(meta.get("scheduler"), dict), "'scheduler' (a JSON object)")
+    need(_number(meta.get("seconds", 0.0)) and meta.get("seconds", 0.0) >= 0,
+         "'seconds' (a number >= 0)")
+    rng = tensors.get("torch_rng")
+    need(isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.ndim == 1,
+         "'torch_rng' (a byte tensor)")

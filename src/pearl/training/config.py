@@ -20,8 +20,28 @@ _RANGES: dict[str, tuple] = {
 }
 
 
+class ConfigPaths:
+    """What a training configuration reads and writes, for the output guard
+    (:func:`pearl._io.check_io`): the trainers refuse, before any work, an output or
+    checkpoint folder that overlaps an input."""
+
+    _INPUT_FIELDS = ("corpus", "augmented", "negatives", "teacher", "contexts", "triplets")
+
+    def inputs(self) -> list[str]:
+        """The files and folders the run reads (the backbone's folder included)."""
+        from pearl.encoders.resolve import model_folder
+
+        paths = [getattr(self, name, "") for name in self._INPUT_FIELDS]
+        backbone = model_folder(getattr(self, "backbone", None))
+        return [p for p in paths if p] + ([backbone] if backbone else [])
+
+    def outputs(self) -> dict[str, str]:
+        """The model folder and the checkpoint folder the run writes."""
+        return {"output": str(self.output), "checkpoint_dir": str(self.checkpoints)}
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(ConfigPaths):
     """Everything a PEARL training run depends on (the paper's values as defaults).
 
     Files

@@ -122,7 +122,12 @@ class TrainingData:
     def from_files(cls, corpus, augmented, negatives=None, **kwargs) -> TrainingData:
         """Read the three files of the training-data pipeline."""
         labels = {r.phrase: r.label for r in read_corpus(_require(corpus, "corpus"))}
+        if not labels:
+            raise ValueError(f"the corpus {corpus} holds no phrases (a header only?); build "
+                             "it with pearl build-corpus")
         pairs = read_augmented(_require(augmented, "augmented"))
+        if not pairs:
+            raise ValueError(f"{augmented} holds no training pairs (a header only?)")
         negs = read_hard_negatives(_require(negatives, "hard negatives")) if negatives else {}
         return cls(pairs, labels, negs, **kwargs)
 

@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from pearl._io import check_replaceable_dir
+from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice, check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
 from pearl.losses import batch_hard_triplet_loss, info_nce, multi_similarity_loss
@@ -87,6 +87,16 @@ class LabelledGroups:
             return cls.from_pairs(frame["left"].astype(str), frame["right"].astype(str),
                                   frame["label"].astype(int))
         if {"text", "group"} <= cols:
+            group = frame["group"]
+            missing = group.isna() | group.astype(str).str.strip().str.lower().isin(
+                _MISSING_IDS)
+            if missing.all():
+                raise ValueError("every row's group id is missing (blank, NA, null...)")
+            if missing.any():  # a blank id would make one entity of unrelated strings
+                logger.warning("dropping %d rows without a group id (blank, NA, null...), "
+                               "e.g. row %d", int(missing.sum()),
+                               int(np.flatnonzero(missing.to_numpy())[0]))
+                frame = frame[~missing.to_numpy()]
             texts = frame["text"].astype(str).tolist()
             codes, _ = pd.factorize(frame["group"])
             return cls(texts, np.asarray(codes))
@@ -109,6 +119,10 @@ class LabelledGroups:
                                   {p for p in self.different if set(p) <= present})
 
         return part(keep), part(~keep)
+
+
+#: group ids that mean "no group" (compared stripped and lower-cased)
+_MISSING_IDS = frozenset({"", "na", "n/a", "nan", "null", "none", "<na>", "nat"})
 
 
 def read_labelled(path: str | Path) -> LabelledGroups:
@@ -237,7 +251,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     copied beside it (its own ``finetune.json`` excepted), so the record of a model trained,
     then fine-tuned, tells both stages.
     """
-    from pearl.encoders.resolve import resolve_model_path
+    from pearl.encoders.resolve import model_folder, resolve_model_path
     from pearl.models.pearl_model import load_pearl_model
     from pearl.training.trainer import average_weights, save_model
 
@@ -253,6 +267,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     check_float(lr, "lr", 0.0)
     save_dtype = check_choice(save_dtype, "save_dtype", ("float32", "float16"))
     output = Path(output)
+    check_io({"output": output}, [model_folder(model) if encoder == "transformer" else None])
     check_replaceable_dir(output, "modules.json")
     if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
         raise ValueError("the labelled data needs at least one group of two matching "

@@ -36,13 +36,13 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from pearl._io import check_replaceable_dir
+from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice
 from pearl.data.labels import LABELS
 from pearl.losses import info_nce, similarity_distillation, type_loss
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
-from pearl.training.config import check_fields
+from pearl.training.config import ConfigPaths, check_fields
 from pearl.training.dataset import TrainingData
 from pearl.training.teacher import TeacherEmbeddings
 
@@ -56,7 +56,7 @@ _RANGES = {"batch_size": (2, None), "checkpoint_every": (1, None), "pca_dims": (
 
 
 @dataclass
-class StaticConfig:
+class StaticConfig(ConfigPaths):
     """Everything a pearl-static run depends on (files as in :class:`TrainConfig`)."""
 
     backbone: str = "all-MiniLM-L6-v2"
@@ -133,6 +133,7 @@ class StaticTrainer:
 
     def train(self, resume: bool = False) -> Path:
         cfg = self.config
+        check_io(cfg.outputs(), cfg.inputs())
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         check_replaceable_dir(cfg.output, "modules.json")
@@ -161,14 +162,18 @@ class StaticTrainer:
                     != {k: v for k, v in cfg.to_dict().items()
                         if k not in ("max_steps", "epochs")}:
                 raise ValueError("the checkpoint was written with another configuration")
-            module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
-                                    if k.startswith("module.")})
-            if head is not None:
-                head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
-                                      if k.startswith("head.")})
-            initial = state.model["initial"]
-            opt.load_state_dict(state.optimizer)
-            torch.set_rng_state(state.torch_rng)
+            try:
+                module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
+                                        if k.startswith("module.")})
+                if head is not None:
+                    head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
+                                          if k.startswith("head.")})
+                initial = state.model["initial"]
+                opt.load_state_dict(state.optimizer)
+                torch.set_rng_state(state.torch_rng)
+            except (RuntimeError, KeyError, ValueError) as exc:
+                raise OSError(f"the checkpoint {ckpt} does not fit this model: {exc}"
+                              ) from exc
             step, history = state.step, state.history
         cfg.checkpoints.mkdir(parents=True, exist_ok=True)
 

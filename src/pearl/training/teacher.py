@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from pearl._io import file_sha256, read_json_object, write_text_atomic
+from pearl._io import check_io, file_sha256, read_json_object, write_text_atomic
 from pearl._validation import check_int
 from pearl.data.corpus import read_corpus
 from pearl.encoders.base import is_embedding_model
@@ -55,9 +55,11 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
         ``output``.
     """
     from pearl.encoders import load_encoder
+    from pearl.encoders.resolve import model_folder
 
     chunk_size = check_int(chunk_size, "chunk_size", 1)
     output = Path(output)
+    check_io({"output": output}, [corpus, model_folder(model)])
     phrases = [r.phrase for r in read_corpus(corpus)]
     if limit is not None:
         phrases = phrases[: check_int(limit, "limit", 1)]
@@ -121,9 +123,14 @@ class TeacherEmbeddings:
                              "run the same command again to finish it")
         self.info = info
         self.folder = folder
-        self._cache = EmbeddingCache(_Recorded(str(info["fingerprint"]), int(info["dim"]),
-                                               folder), root=folder / "embeddings",
-                                     persist=True)
+        if not isinstance(info.get("fingerprint"), str) or not isinstance(info.get("dim"), int) \
+                or isinstance(info.get("dim"), bool) or info["dim"] < 1:
+            raise OSError(f"corrupt teacher manifest {folder / MANIFEST}: 'fingerprint' must "
+                          "be a string and 'dim' a positive integer")
+        # the folder is the user's input: read only, never cleaned (a damaged shard is an
+        # error naming it, not a deletion)
+        self._cache = EmbeddingCache(_Recorded(info["fingerprint"], info["dim"], folder),
+                                     root=folder / "embeddings", read_only=True)
 
     @property
     def dim(self) -> int:

@@ -26,7 +26,7 @@ from safetensors.torch import load_file, save_file
 from sentence_transformers.util import batch_to_device
 from tqdm.auto import tqdm
 
-from pearl._io import atomic_dir, atomic_path, check_replaceable_dir
+from pearl._io import atomic_dir, atomic_path, check_io, check_replaceable_dir
 from pearl.data.contexts import read_contexts
 from pearl.data.labels import LABELS
 from pearl.losses import (
@@ -223,6 +223,7 @@ class Trainer:
         model folder; returns a :class:`TrainResult` (``interrupted`` when stopped by a
         signal or :meth:`request_stop`, with a checkpoint to resume from)."""
         cfg = self.config
+        check_io(cfg.outputs(), cfg.inputs())
         t_start = time.time()
         data, total = self._prepare()
         model = self._build()

@@ -96,4 +96,7 @@ def select_tasks(spec: str | list[str] | None) -> list[str]:
                 f"unknown task {item!r}; choose from {', '.join(TASKS)} or "
                 f"{', '.join(_GROUPS)}"
             )
+    if not out:
+        raise ValueError(f"no task selected by {spec!r}; choose from {', '.join(TASKS)} or "
+                         f"{', '.join(_GROUPS)}")
     return list(dict.fromkeys(out))

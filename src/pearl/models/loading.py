@@ -1,0 +1,244 @@
+"""The one way pearl opens a model folder: a strict loader that treats the folder as data.
+
+A model folder a user received may come from anyone (``docs/security.md``). Opening it must
+never run code, whatever its files say. :func:`open_model_folder` therefore
+
+* refuses weights in a pickle-based format (``.bin``, ``.pt``, ``.pth``, ``.pkl``,
+  ``.pickle``, ``.ckpt``, ``.joblib``): only safetensors weights are read;
+* refuses a symbolic link that leads out of the folder;
+* reads every JSON file of the folder itself, bounded in size and depth (a deeply nested
+  file is an ``OSError`` naming it, not a ``RecursionError``), and refuses an ``auto_map``
+  (code named by the folder) in any of them;
+* takes every module class from an explicit registry of the installed packages
+  (:func:`module_registry`: sentence-transformers' plain modules and pearl's own), never
+  importing a class named by the folder;
+* loads the transformer through :class:`StrictTransformer`, which passes on only the keys of
+  ``sentence_bert_config.json`` it knows: no ``model_kwargs``, ``config_kwargs``,
+  ``processor_kwargs`` or tokenizer path from the folder reaches transformers (a ``dtype``
+  among float32/float16/bfloat16 is the one model keyword kept), and pearl itself forces
+  ``use_safetensors=True`` and ``weights_only=True``.
+
+``trust_remote_code=True`` lifts the registry and ``auto_map`` rules for a folder the caller
+made or trusts; the pickle-weight, link and JSON rules always hold.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from sentence_transformers.sentence_transformer.modules import Transformer
+
+from pearl._io import read_json
+
+__all__ = ["module_registry", "StrictTransformer", "check_model_folder", "open_model_folder",
+           "read_json_file", "read_modules", "untrusted_modules", "PICKLE_SUFFIXES",
+           "SAFE_MODEL_KWARGS", "strict_transformer_config"]
+
+logger = logging.getLogger(__name__)
+
+#: weight files in a pickle-based format; a folder holding one is refused
+PICKLE_SUFFIXES = frozenset({".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".joblib"})
+#: the keyword arguments pearl always hands transformers, over anything a folder says
+SAFE_MODEL_KWARGS = {"use_safetensors": True, "weights_only": True}
+#: ``sentence_bert_config.json`` keys passed on to ``Transformer`` (everything else dropped)
+_TRANSFORMER_KEYS = {"max_seq_length": (int, type(None)), "do_lower_case": (bool,),
+                     "transformer_task": (str,), "modality_config": (dict,),
+                     "module_output_name": (str, type(None)),
+                     "unpad_inputs": (bool, type(None)),
+                     "query_length": (int, type(None)), "document_length": (int, type(None))}
+_SAFE_DTYPES = {"float32", "float16", "bfloat16", "auto"}
+
+
+def read_json_file(path: str | os.PathLike, what: str = "JSON file") -> Any:
+    """:func:`pearl._io.read_json` (bounded in size and depth; ``OSError`` naming the file)."""
+    return read_json(path, what)
+
+
+class StrictTransformer(Transformer):
+    """sentence-transformers' ``Transformer`` whose saved configuration is filtered to the
+    keys pearl knows (see the module docstring). Saved exactly like its parent."""
+
+    @classmethod
+    def load_config(cls, model_name_or_path: str, subfolder: str = "", *args, **kwargs):
+        config = super().load_config(model_name_or_path, subfolder, *args, **kwargs)
+        return strict_transformer_config(config, Path(model_name_or_path) / subfolder)
+
+
+# Saved under its parent's type, so that a folder pearl writes is a plain
+# sentence-transformers folder that any tool loads (ST names a module by its class's
+# __module__ and __name__).
+StrictTransformer.__module__ = Transformer.__module__
+StrictTransformer.__name__ = StrictTransformer.__qualname__ = Transformer.__name__
+
+
+def strict_transformer_config(raw: dict, where: str | os.PathLike = "") -> dict:
+    """The keys of a parsed ``sentence_bert_config.json`` that pearl passes on to
+    ``Transformer``; the others are dropped with a warning naming them."""
+    config = {k: v for k, v in raw.items() if k in _TRANSFORMER_KEYS
+              and isinstance(v, _TRANSFORMER_KEYS[k])
+              and not (isinstance(v, bool) and bool not in _TRANSFORMER_KEYS[k])}
+    model_kwargs = raw.get("model_kwargs", raw.get("model_args")) or {}
+    if not isinstance(model_kwargs, dict):
+        model_kwargs = {"<not a mapping>": model_kwargs}
+    dtype = model_kwargs.get("dtype", model_kwargs.get("torch_dtype"))
+    if isinstance(dtype, str) and dtype in _SAFE_DTYPES:
+        config["model_kwargs"] = {"dtype": dtype}
+    dropped = [k for k in sorted(set(raw) - set(config) - {"model_kwargs", "model_args"})
+               if raw[k] not in ({}, None)]
+    dropped += [f"model_kwargs.{k}" for k in sorted(set(model_kwargs) - {"dtype", "torch_dtype"})]
+    if dropped:
+        logger.warning("%s: ignoring configuration keys pearl does not pass on: %s", where,
+                       ", ".join(dropped))
+    if "modality_config" not in config:
+        config["modality_config"], config["module_output_name"] = \
+            Transformer._get_default_modality_config(config)
+    return config
+
+
+@functools.cache
+def module_registry() -> dict[str, type]:
+    """``modules.json`` type -> the installed class pearl builds it with: the plain
+    sentence-transformers modules (the transformer as :class:`StrictTransformer`) under
+    each of their import paths, and pearl's own modules."""
+    from sentence_transformers.base.modules.dense import Dense
+    from sentence_transformers.base.modules.normalize import Normalize
+    from sentence_transformers.sentence_transformer import modules as st
+
+    from pearl.models.fusion import CharFusion
+    from pearl.models.glove_sequence import GloveSequenceEncoder
+    from pearl.models.raw_text import RawTextTransformer
+    from pearl.models.static import StaticPhraseEmbedding
+
+    plain = {"Pooling": st.Pooling, "Normalize": Normalize, "Dense": Dense,
+             "StaticEmbedding": st.StaticEmbedding, "LayerNorm": st.LayerNorm,
+             "Dropout": st.Dropout, "WeightedLayerPooling": st.WeightedLayerPooling,
+             "WordWeights": st.WordWeights, "CNN": st.CNN, "LSTM": st.LSTM}
+    registry: dict[str, type] = {}
+    for name, cls in [*plain.items(), ("Transformer", Transformer)]:
+        target = StrictTransformer if cls is Transformer else cls
+        for ref in (f"{cls.__module__}.{name}", f"sentence_transformers.models.{name}",
+                    f"sentence_transformers.sentence_transformer.modules.{name}",
+                    f"sentence_transformers.base.modules.{name}"):
+            registry[ref] = target
+    registry.update({"pearl.models.fusion.CharFusion": CharFusion,
+                     "pearl.models.raw_text.RawTextTransformer": RawTextTransformer,
+                     "pearl.models.static.StaticPhraseEmbedding": StaticPhraseEmbedding,
+                     "pearl.models.glove_sequence.GloveSequenceEncoder":
+                         GloveSequenceEncoder})
+    return registry
+
+
+
+def read_modules(path: str | os.PathLike) -> list[dict]:
+    """The entries of a folder's ``modules.json``, checked for shape.
+
+    Raises
+    ------
+    OSError
+        The file is missing, is not JSON, or is not a list of ``{"type", "path"}`` entries.
+    """
+    modules = Path(path) / "modules.json"
+    if not modules.is_file():
+        raise OSError(f"{path} is not a sentence-transformers folder (no modules.json)")
+    entries = read_json_file(modules, "modules.json")
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("type"), str)
+            and isinstance(e.get("path", ""), str) for e in entries):
+        raise OSError(f"{modules} is not a list of module entries with a 'type' and a 'path'")
+    return entries
+
+
+def untrusted_modules(entries: list[dict]) -> list[str]:
+    """Module types outside :func:`module_registry` (loading them would import code)."""
+    return [e["type"] for e in entries if e["type"] not in module_registry()]
+
+
+def check_model_folder(path: str | os.PathLike, trust_remote_code: bool = False,
+                       root: str | os.PathLike | None = None) -> list[dict]:
+    """Check a model folder against the rules of the module docstring, reading nothing
+    but JSON; returns its ``modules.json`` entries.
+
+    Parameters
+    ----------
+    path : path-like
+    trust_remote_code : bool, default=False
+        Allow module types outside the registry and an ``auto_map``.
+    root : path-like, optional
+        Where links may lead (the folder itself by default; the model's Hugging Face cache
+        folder, whose snapshots link into its ``blobs/``).
+
+    Raises
+    ------
+    OSError
+        Naming the file that breaks a rule.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise OSError(f"model folder not found: {folder}")
+    entries = read_modules(folder)
+    base = Path(os.path.realpath(root if root is not None else folder))
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                target = Path(os.path.realpath(p))
+                if not target.is_relative_to(base):
+                    raise OSError(f"{p} is a link to {target}, outside the model folder; "
+                                  "pearl does not follow it")
+        for name in filenames:
+            p = Path(dirpath) / name
+            if p.suffix.lower() in PICKLE_SUFFIXES:
+                raise OSError(
+                    f"{p}: weights in a pickle-based format can run code when loaded; pearl "
+                    "reads safetensors weights only (convert the model with "
+                    "save_pretrained(safe_serialization=True) where you trust it)")
+            if p.suffix.lower() == ".json" and name != "tokenizer.json":
+                data = read_json_file(p, "model configuration")
+                if isinstance(data, dict) and "auto_map" in data and not trust_remote_code:
+                    raise OSError(
+                        f"{p} names code to run (auto_map); pearl does not load code from a "
+                        "model folder. Pass trust_remote_code=True only if you trust where "
+                        "this folder came from.")
+    foreign = untrusted_modules(entries)
+    if foreign and not trust_remote_code:
+        raise OSError(
+            f"the model folder {folder} lists module type(s) {', '.join(map(repr, foreign))} "
+            "in modules.json, which are neither sentence-transformers modules pearl knows nor "
+            "pearl modules; loading them would execute code from the folder. Pass "
+            "trust_remote_code=True only if you trust where this folder came from.")
+    return entries
+
+
+def open_model_folder(path: str | os.PathLike, device: str | None = "cpu",
+                      trust_remote_code: bool = False,
+                      root: str | os.PathLike | None = None):
+    """``SentenceTransformer`` of a local folder, opened as data (see the module docstring).
+
+    Parameters
+    ----------
+    path : path-like
+    device : str, optional
+    trust_remote_code : bool, default=False
+    root : path-like, optional
+        See :func:`check_model_folder`.
+
+    Raises
+    ------
+    OSError
+        A rule is broken, or any failure while loading (naming the folder).
+    """
+    from sentence_transformers import SentenceTransformer
+
+    entries = check_model_folder(path, trust_remote_code, root)
+    classes = {e["type"]: module_registry()[e["type"]] for e in entries
+               if e["type"] in module_registry()}
+    try:
+        return SentenceTransformer._load_with_module_classes(
+            str(path), classes, device=device, local_files_only=True,
+            trust_remote_code=trust_remote_code, model_kwargs=dict(SAFE_MODEL_KWARGS))
+    except Exception as exc:  # noqa: BLE001 - re-raised with context
+        raise OSError(f"could not load the model folder {path}: {exc}") from exc

@@ -1,0 +1,221 @@
+"""Attacks through the doors of issue 38: folder configs, names shadowed by folders, models
+beside an index, links out of a folder, deeply nested JSON. Each payload writes a marker
+file when executed; pearl must refuse the input and the marker must stay absent."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pearl import EntityIndex, PhraseEncoder
+from pearl.cli import main
+from pearl.encoders.resolve import resolve_model_path
+
+
+class _Payload:
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path(self.marker).write_text, ("ran",))
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+@pytest.fixture
+def pickled_weights_model(tmp_path) -> tuple[Path, Path]:
+    """The issue's repro: a copy of the packaged all-MiniLM-L6-v2 whose own config asks
+    transformers to unpickle its pytorch_model.bin (the real weights plus a payload)."""
+    import torch
+    from safetensors.torch import load_file
+
+    folder = _copy(Path(resolve_model_path("all-MiniLM-L6-v2")), tmp_path / "evil")
+    marker = tmp_path / "MARKER"
+    cfg = json.loads((folder / "sentence_bert_config.json").read_text())
+    cfg["model_kwargs"] = {"dtype": "auto", "weights_only": False}
+    (folder / "sentence_bert_config.json").write_text(json.dumps(cfg))
+    weights = dict(load_file(str(folder / "model.safetensors")))
+    weights["payload"] = _Payload(str(marker))
+    (folder / "model.safetensors").unlink()
+    torch.save(weights, folder / "pytorch_model.bin")
+    return folder, marker
+
+
+def test_pickled_weights_named_by_the_folder_config_are_refused(pickled_weights_model):
+    import torch
+
+    folder, marker = pickled_weights_model
+    with pytest.raises(OSError, match="pickle"):
+        PhraseEncoder(folder)
+    assert main(["encode", "-m", str(folder), "hello"]) == 2
+    assert not marker.exists()
+    # the payload is live: unpickling the file does write the marker
+    torch.load(folder / "pytorch_model.bin", weights_only=False)  # noqa: S614 - test's own
+    assert marker.exists()
+
+
+def test_finetune_refuses_the_same_folder(pickled_weights_model, tmp_path, capsys):
+    folder, marker = pickled_weights_model
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("text,group\nNew York,1\nNYC,1\nParis,2\nParis FR,2\n")
+    assert main(["finetune", str(pairs), "-m", str(folder), "-o", str(tmp_path / "out"),
+                 "-q"]) == 2
+    assert "pickle" in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_folder_model_kwargs_do_not_reach_transformers(tiny_model_dir, tmp_path, caplog):
+    folder = _copy(tiny_model_dir, tmp_path / "kw")
+    cfg = json.loads((folder / "sentence_bert_config.json").read_text())
+    # each of these would break loading (or reach elsewhere) if it were passed on
+    cfg["model_kwargs"] = {"attn_implementation": "no-such-attention", "dtype": "float32"}
+    cfg["config_kwargs"] = {"no_such_option": 1}
+    cfg["tokenizer_name_or_path"] = str(tmp_path / "elsewhere")
+    (folder / "sentence_bert_config.json").write_text(json.dumps(cfg))
+    with caplog.at_level(logging.WARNING):
+        enc = PhraseEncoder(folder)
+    assert enc.encode(["hello"]).shape == (1, 32)
+    assert "model_kwargs.attn_implementation" in caplog.text
+    assert "config_kwargs" in caplog.text and "tokenizer_name_or_path" in caplog.text
+
+
+def test_known_name_beats_a_folder_in_the_working_directory(tiny_model_dir, tmp_path,
+                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _copy(tiny_model_dir, tmp_path / "all-MiniLM-L6-v2")
+    _copy(tiny_model_dir, tmp_path / "pearl-minilm")
+    installed = resolve_model_path("all-MiniLM-L6-v2")
+    assert Path(installed).resolve() != (tmp_path / "all-MiniLM-L6-v2").resolve()
+    assert "pretrained" in resolve_model_path("pearl-minilm")
+    # written as a path, the local folder is used
+    assert Path(resolve_model_path("./all-MiniLM-L6-v2")) == tmp_path / "all-MiniLM-L6-v2"
+    assert PhraseEncoder("./pearl-minilm").embedding_dim == 32
+
+
+def test_a_bare_unknown_name_is_not_a_local_folder(tiny_model_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _copy(tiny_model_dir, tmp_path / "mymodel")
+    monkeypatch.setattr("pearl.encoders.phrase._hub_reachable", lambda: False)
+    with pytest.raises(OSError, match=r"\./mymodel"):
+        PhraseEncoder("mymodel")
+    assert PhraseEncoder("./mymodel").embedding_dim == 32
+
+
+def test_a_missing_local_path_is_a_clear_error(tmp_path):
+    with pytest.raises(OSError, match="not found"):
+        resolve_model_path(str(tmp_path / "nothing"))
+    with pytest.raises(OSError, match="not found"):
+        resolve_model_path("./nothing-here")
+
+
+@pytest.fixture
+def index_and_model(tiny_model_dir, tmp_path) -> tuple[Path, Path]:
+    model = _copy(tiny_model_dir, tmp_path / "bundle" / "model")
+    idx = EntityIndex(model=str(model)).build(["Paris", "London"])
+    return idx.save(tmp_path / "bundle" / "idx"), model
+
+
+def test_an_index_never_loads_a_model_beside_it(index_and_model, capsys):
+    folder, model = index_and_model
+    meta = json.loads((folder / "meta.json").read_text())
+    for recorded in (str(model), "../model", "./model"):
+        meta["model"] = recorded
+        (folder / "meta.json").write_text(json.dumps(meta))
+        with pytest.raises(ValueError, match="never loads a model folder it names"):
+            EntityIndex.load(folder)
+        assert main(["index", "search", str(folder), "Pariss"]) == 2
+    # the user's own -m still works, through the strict loader
+    assert main(["index", "search", str(folder), "Pariss", "-m", str(model)]) == 0
+
+
+def test_an_index_never_follows_a_link_to_a_model(index_and_model, tmp_path):
+    folder, model = index_and_model
+    os.symlink(model, folder / "model")
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["model"] = str(folder / "model")
+    (folder / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="never loads"):
+        EntityIndex.load(folder)
+
+
+def test_an_index_naming_a_hub_id_with_a_forged_fingerprint(index_and_model, monkeypatch):
+    folder, _ = index_and_model
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["model"] = meta["fingerprint"] = "someone/evil-model"
+    (folder / "meta.json").write_text(json.dumps(meta))
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr("pearl.encoders.phrase._load_sentence_transformer", no_loading)
+    with pytest.raises(ValueError, match="not a model installed"):
+        EntityIndex.load(folder)
+
+
+def test_a_link_out_of_the_model_folder_is_refused(tiny_model_dir, tmp_path):
+    folder = _copy(tiny_model_dir, tmp_path / "linked")
+    outside = tmp_path / "outside.json"
+    outside.write_text((folder / "tokenizer.json").read_text())
+    (folder / "tokenizer.json").unlink()
+    os.symlink(outside, folder / "tokenizer.json")
+    with pytest.raises(OSError, match="outside the model folder"):
+        PhraseEncoder(folder)
+
+
+def test_auto_map_in_the_tokenizer_config_is_refused(tiny_model_dir, tmp_path):
+    folder = _copy(tiny_model_dir, tmp_path / "tok")
+    marker = tmp_path / "MARKER"
+    (folder / "tokenization_evil.py").write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
+    cfg = json.loads((folder / "tokenizer_config.json").read_text())
+    cfg["auto_map"] = {"AutoTokenizer": ["tokenization_evil.Evil", None]}
+    (folder / "tokenizer_config.json").write_text(json.dumps(cfg))
+    with pytest.raises(OSError, match="auto_map"):
+        PhraseEncoder(folder)
+    assert not marker.exists()
+
+
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+def test_deeply_nested_modules_json_names_the_file(tiny_model_dir, tmp_path):
+    folder = _copy(tiny_model_dir, tmp_path / "deep")
+    (folder / "modules.json").write_text(DEEP)
+    with pytest.raises(OSError, match="modules.json.*nested too deeply"):
+        PhraseEncoder(folder)
+
+
+def test_deeply_nested_index_meta_names_the_file(tmp_path, hash_encoder):
+    folder = EntityIndex(model=hash_encoder).build(["Paris"]).save(tmp_path / "idx")
+    (folder / "meta.json").write_text(DEEP)
+    with pytest.raises(OSError, match="meta.json.*nested too deeply"):
+        EntityIndex.load(folder, model=hash_encoder)
+
+
+def test_deeply_nested_caches_are_ignored_not_fatal(tmp_path, hash_encoder, caplog):
+    from pearl._io import file_sha256
+    from pearl.encoders import EmbeddingCache
+    from pearl.paths import cache_dir
+
+    store = cache_dir() / "file-hashes.json"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(DEEP)
+    f = tmp_path / "f.txt"
+    f.write_text("x")
+    assert len(file_sha256(f)) == 64  # and the store is rewritten, not a crash forever
+    assert json.loads(store.read_text())
+    cache = EmbeddingCache(hash_encoder, root=tmp_path / "emb")
+    cache(["a", "b"])
+    shard = next((tmp_path / "emb").rglob("*.json"))
+    shard.write_text(DEEP)
+    with caplog.at_level(logging.WARNING):
+        again = EmbeddingCache(hash_encoder, root=tmp_path / "emb")
+    assert "nested too deeply" in caplog.text and len(again) == 0
