@@ -81,7 +81,7 @@ def test_errors(hash_encoder):
         fuzzy_join(LEFT, RIGHT, "name", "title", how="outer", model=hash_encoder)
     with pytest.raises(ValueError, match="threshold"):
         fuzzy_join(LEFT, RIGHT, "name", "title", threshold=2, model=hash_encoder)
-    with pytest.raises(TypeError, match="DataFrame"):
+    with pytest.raises(TypeError, match="pandas, polars"):
         fuzzy_join([1, 2], RIGHT, "name", "title", model=hash_encoder)
     with pytest.raises(ValueError, match=r"\[0\] is list"):
         fuzzy_join(pd.DataFrame({"name": [["a"]]}), RIGHT, "name", "title", model=hash_encoder)

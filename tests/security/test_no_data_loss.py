@@ -122,7 +122,6 @@ def test_training_refuses_a_non_model_output_before_any_work(training_files, tin
 
 
 @pytest.mark.parametrize("left_cols, right_cols, clash", [
-    (["name", "match_score"], ["title"], "match_score"),
     (["name", "title_right", "title"], ["title"], "title_right"),
     (["name"], ["title", "name_right", "name"], "name_right"),
 ])
@@ -135,12 +134,18 @@ def test_output_columns_never_overwrite_input_columns(hash_encoder, left_cols, r
         fuzzy_join(left, right, left_on="name", right_on=on, model=hash_encoder)
 
 
-def test_match_rank_clash_only_when_ranks_are_added(hash_encoder):
-    left = pd.DataFrame({"name": ["a"], "match_rank": [1]})
-    right = pd.DataFrame({"title": ["a"]})
-    assert len(fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder))
-    with pytest.raises(ValueError, match="match_rank"):
-        fuzzy_join(left, right, left_on="name", right_on="title", top_k=2, model=hash_encoder)
+def test_match_columns_are_named_apart_so_joins_chain(hash_encoder):
+    left = pd.DataFrame({"name": ["a", "b"], "match_score": [0.5, 0.7],
+                         "match_rank": [1, 1]})
+    right = pd.DataFrame({"title": ["a", "c"]})
+    out = fuzzy_join(left, right, left_on="name", right_on="title", top_k=2,
+                     model=hash_encoder)
+    assert out["match_score"].tolist()[:1] == [0.5]  # the input's columns are untouched
+    assert {"match_score_2", "match_rank_2"} <= set(out.columns)
+    # a second join of the joined table, with the defaults
+    again = fuzzy_join(out, pd.DataFrame({"label": ["a"]}), left_on="name",
+                       right_on="label", model=hash_encoder)
+    assert "match_score_3" in again.columns
 
 
 def test_dedup_refuses_an_existing_output_column(tmp_path, capsys):

@@ -147,7 +147,8 @@ def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
     Parameters
     ----------
     values : iterable
-        A pandas/polars Series, a 1-d array or a list.
+        A pandas/polars Series, a pyarrow array, a one-column table, a 1-d array or a list
+        (see :func:`pearl.applications.tables.column_cells`).
     missing : {"empty", "error"}
         Missing values become ``""`` or raise ``ValueError``.
     non_string : {"error", "str"}
@@ -158,12 +159,9 @@ def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
     strings : list of str
     is_null : ndarray of bool
     """
-    if hasattr(values, "to_list"):
-        values = values.to_list()
-    elif isinstance(values, np.ndarray):
-        if values.ndim != 1:
-            raise ValueError(f"{name} must be 1-dimensional, got shape {values.shape}")
-        values = values.tolist()
+    from pearl.applications.tables import column_cells
+
+    values = column_cells(values, name)  # one-column tables, pyarrow nulls, polars...
     out, nulls = [], []
     for i, v in enumerate(values):
         if isinstance(v, str):

@@ -11,6 +11,7 @@ from sklearn.cluster import AgglomerativeClustering
 from pearl._validation import check_float, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.applications.tables import column_like
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
@@ -120,7 +121,8 @@ def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None
 
     Parameters
     ----------
-    values : pandas Series, list or array
+    values : column
+        A pandas/polars Series, a pyarrow array, a one-column table, a list or an array.
     threshold : float, default=0.8
         Minimum average cosine similarity inside a cluster, in [-1, 1].
     n_clusters : int, optional
@@ -132,16 +134,17 @@ def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None
 
     Returns
     -------
-    pandas Series
-        Same length and index as ``values`` (a RangeIndex for lists/arrays).
+    Series of the caller's library
+        Same length as ``values``: a pandas Series keeps its index, name and string dtype;
+        a polars Series, a pyarrow array or a one-column table gives a column of its
+        library; a list or numpy array gives a pandas Series (RangeIndex). Missing values
+        stay missing.
 
     Examples
     --------
     >>> deduplicate(["Paris", "Paris", "paris", "Pariss", "London"]).tolist()
     ['Paris', 'Paris', 'Paris', 'Paris', 'London']
     """
-    import pandas as pd
-
     labels = cluster(values, n_clusters=n_clusters, threshold=threshold, model=model,
                      batch_size=batch_size, matcher=matcher)
     texts, nulls = to_string_list(values, non_string="str")
@@ -151,6 +154,4 @@ def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None
             counts.setdefault(int(lab), Counter())[t] += 1
     canon = {lab: c.most_common(1)[0][0] for lab, c in counts.items()}
     out = [None if lab < 0 else canon[int(lab)] for lab in labels]
-    index = values.index if isinstance(values, pd.Series) else None
-    name = getattr(values, "name", None)
-    return pd.Series(out, index=index, name=name, dtype=object)
+    return column_like(values, out)

@@ -11,11 +11,18 @@ import pandas as pd
 from pearl._validation import check_bool, check_choice, check_float, check_int
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for, threshold_for_precision
+from pearl.applications.tables import (
+    from_pandas_table,
+    is_table,
+    table_columns,
+    to_pandas_table,
+)
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["fuzzy_join", "match_strings", "combined_top_k", "top_k_of", "keep_top",
-           "merge_top_k", "assemble_join", "output_columns", "check_join_options"]
+           "merge_top_k", "assemble_join", "output_columns", "check_join_options",
+           "match_names", "join_keys", "check_threshold"]
 
 
 
@@ -172,7 +179,7 @@ def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, sc
 
 def assemble_join(left_df: pd.DataFrame, right_df: pd.DataFrame, ids: np.ndarray,
                   scores: np.ndarray, *, threshold: float, how: str, return_score: bool,
-                  add_rank: bool) -> pd.DataFrame:
+                  add_rank: bool, names: dict[str, str] | None = None) -> pd.DataFrame:
     """The joined table from each left row's top-k right row ids and scores.
 
     ``right_df`` is indexed by the ids in ``ids`` (its columns already renamed); a left row
@@ -199,37 +206,45 @@ def assemble_join(left_df: pd.DataFrame, right_df: pd.DataFrame, ids: np.ndarray
     out_left = left_df.iloc[rows].reset_index(drop=True)
     out_right = right_df.reindex(np.asarray(right_rows, dtype=np.int64)).reset_index(drop=True)
     out = pd.concat([out_left, out_right], axis=1)
+    names = names or {"score": "match_score", "rank": "match_rank"}
     if return_score:
-        out["match_score"] = pd.Series(score_col, dtype="float64")
+        out[names["score"]] = pd.Series(score_col, dtype="float64")
     if add_rank:
-        out["match_rank"] = pd.Series(rank_col, dtype="Int64")
+        out[names["rank"]] = pd.Series(rank_col, dtype="Int64")
     return out
-
-
-def _to_pandas(df, name: str) -> tuple[pd.DataFrame, bool]:
-    if isinstance(df, pd.DataFrame):
-        return df, False
-    if type(df).__module__.startswith("polars"):
-        return df.to_pandas(), True
-    raise TypeError(f"{name} must be a pandas or polars DataFrame, got {type(df).__name__}")
 
 
 def output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
                     ) -> dict[str, str]:
     """The renaming of the right columns; a clash that would overwrite or duplicate an
-    input column is a ``ValueError`` naming it."""
+    input column is a ``ValueError`` naming it (the match columns are named apart by
+    :func:`match_names`). ``score`` and ``rank`` are kept for callers of the old
+    signature."""
     left_cols, right_cols = list(left_cols), list(right_cols)
     rename = {c: f"{c}{suffix}" for c in right_cols if c in left_cols}
     final_right = [rename.get(c, c) for c in right_cols]
-    added = (["match_score"] if score else []) + (["match_rank"] if rank else [])
-    taken = left_cols + final_right
-    clashes = sorted({c for c in final_right if c in left_cols or final_right.count(c) > 1}
-                     | {c for c in added if c in taken})
+    clashes = sorted({c for c in final_right if c in left_cols or final_right.count(c) > 1})
     if clashes:
         raise ValueError(
             f"the joined table would have two columns named {clashes}: rename those columns "
             f"of the inputs, or pass another suffix (now {suffix!r})")
     return rename
+
+
+def match_names(columns, score: bool = True, rank: bool = True) -> dict[str, str]:
+    """The names of the columns a join adds: ``match_score`` and ``match_rank``, or, where
+    the table already has them (a join of a joined table), ``match_score_2``,
+    ``match_score_3``... so that an added column never replaces or duplicates another."""
+    taken, names = {str(c) for c in columns}, {}
+    for key, base, wanted in (("score", "match_score", score), ("rank", "match_rank", rank)):
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        names[key] = name
+        if wanted:
+            taken.add(name)
+    return names
 
 
 def check_join_options(*, left_on, right_on, suffix, how, top_k, threshold, return_score,
@@ -255,7 +270,11 @@ def _check_matcher(matcher: Any, precision: float | None):
 
 
 def _is_frame(df) -> bool:
-    return isinstance(df, pd.DataFrame) or type(df).__module__.startswith("polars")
+    return is_table(df)
+
+
+def _to_pandas(df, name: str) -> pd.DataFrame:
+    return to_pandas_table(df, name)[0]
 
 
 def _check_right(right) -> None:
@@ -269,7 +288,7 @@ def _check_right(right) -> None:
 
 
 def _check_unique_columns(frame, name: str) -> None:
-    cols = list(frame.columns)
+    cols = table_columns(frame)
     dup = sorted({str(c) for c in cols if cols.count(c) > 1})
     if dup:
         raise ValueError(f"{name} has several columns named {dup}; rename them first")
@@ -289,7 +308,7 @@ class _RightStream:
 
     def _parts(self):
         if _is_frame(self.right):
-            frame, _ = _to_pandas(self.right, "right")
+            frame = _to_pandas(self.right, "right")
             step = self.chunksize or max(len(frame), 1)
             return (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
         return iter(self.right)
@@ -299,7 +318,7 @@ class _RightStream:
         if not _is_frame(part):
             raise TypeError("right must be a DataFrame or an iterable of DataFrames; a "
                             f"chunk is a {type(part).__name__}")
-        part, _ = _to_pandas(part, "right")
+        part = _to_pandas(part, "right")
         _check_unique_columns(part, "right")
         if self.right_on not in part.columns:
             raise KeyError(f"right has no column {self.right_on!r}; columns: "
@@ -346,9 +365,10 @@ class _RightStream:
 def fuzzy_join(
     left,
     right,
-    left_on: str,
-    right_on: str,
+    left_on: str | None = None,
+    right_on: str | None = None,
     *,
+    on: str | None = None,
     threshold: float = 0.0,
     top_k: int = 1,
     how: str = "left",
@@ -368,14 +388,19 @@ def fuzzy_join(
 
     Parameters
     ----------
-    left, right : pandas or polars DataFrame, or (right only) an iterable of
-        pandas DataFrames, e.g. ``pd.read_csv(path, chunksize=...)``, to stream a
-        right table that does not fit in memory.
+    left, right : table
+        pandas, polars (eager or lazy) or pyarrow tables, or (right only) an iterable of
+        tables, e.g. ``pd.read_csv(path, chunksize=...)``, to stream a right table that
+        does not fit in memory. The result is a table of ``left``'s kind, with the
+        columns' types kept (nullable integers and dates stay what they were).
     left_on, right_on : str
         The string columns to match.
+    on : str, optional
+        The name of the column to match in both tables (instead of ``left_on`` and
+        ``right_on``).
     threshold : float, default=0.0
-        Minimum ``match_score`` of a match: a probability with the combined matcher, a
-        cosine in [-1, 1] with ``matcher="cosine"``.
+        Minimum ``match_score`` of a match: a probability in [0, 1] with the combined
+        matcher (the default), a cosine in [-1, 1] with ``matcher="cosine"``.
     top_k : int, default=1
         Matches per left row (at most the number of right rows); with ``top_k > 1`` a
         ``match_rank`` column is added.
@@ -383,13 +408,14 @@ def fuzzy_join(
         ``"left"`` keeps every left row, with nulls in the right columns where no
         match reaches the threshold; ``"inner"`` drops those rows.
     return_score : bool, default=True
-        Add a ``match_score`` column (null when unmatched).
+        Add a ``match_score`` column (null when unmatched). Where ``left`` already has
+        one (a join of a joined table), the new column is ``match_score_2`` (then
+        ``_3``...), and likewise ``match_rank``: chained joins work with the defaults.
     model : str or encoder, default=DEFAULT_MODEL
     suffix : str, default="_right"
         Appended to right column names that clash with left ones. A name that would
-        still clash (``<col>_right`` already exists, or an input has a ``match_score`` /
-        ``match_rank`` column) is a ``ValueError``: no input column is ever overwritten
-        or duplicated.
+        still clash (``<col>_right`` already exists) is a ``ValueError``: no input column
+        is ever overwritten or duplicated.
     batch_size : int, default=64
     right_chunksize : int, optional
         Stream a DataFrame ``right`` in chunks of this many rows.
@@ -406,7 +432,7 @@ def fuzzy_join(
 
     Returns
     -------
-    DataFrame (pandas, or polars when ``left`` is polars)
+    table of ``left``'s kind (pandas, polars eager or lazy, pyarrow)
 
     Notes
     -----
@@ -414,12 +440,13 @@ def fuzzy_join(
     are matched through ``str()``. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
     """
+    left_on, right_on = join_keys(on, left_on, right_on)
     how, top_k, threshold, return_score, batch_size = check_join_options(
         left_on=left_on, right_on=right_on, suffix=suffix, how=how, top_k=top_k,
         threshold=threshold, return_score=return_score, batch_size=batch_size)
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
-    left_df, was_polars = _to_pandas(left, "left")
+    left_df, kind = to_pandas_table(left, "left")
     _check_right(right)
     _check_unique_columns(left_df, "left")
     if _is_frame(right):
@@ -428,8 +455,9 @@ def fuzzy_join(
         raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
     if _is_frame(right):
         # before any encoding (a streamed right table is checked once it has been read)
-        output_columns(left_df.columns, right.columns, suffix, return_score, top_k > 1)
+        output_columns(left_df.columns, table_columns(right), suffix, return_score, top_k > 1)
     matcher = _check_matcher(matcher, precision)
+    check_threshold(threshold, matcher)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
     stream = _RightStream(right, right_on, right_chunksize)
@@ -453,10 +481,28 @@ def fuzzy_join(
     right_df = stream.frame()
     right_df = right_df.rename(columns=output_columns(left_df.columns, right_df.columns,
                                                       suffix, return_score, top_k > 1))
+    names = match_names([*left_df.columns, *right_df.columns], return_score, top_k > 1)
     out = assemble_join(left_df, right_df, ids, scores, threshold=threshold, how=how,
-                        return_score=return_score, add_rank=top_k > 1)
-    if was_polars:
-        import polars as pl
+                        return_score=return_score, add_rank=top_k > 1, names=names)
+    return from_pandas_table(out, kind)
 
-        return pl.from_pandas(out)
-    return out
+
+def join_keys(on: str | None, left_on: str | None, right_on: str | None) -> tuple[str, str]:
+    """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise)."""
+    if on is not None:
+        if left_on is not None or right_on is not None:
+            raise TypeError("give on= or left_on= and right_on=, not both")
+        return on, on
+    if left_on is None or right_on is None:
+        raise TypeError("give on= (a column of both tables) or left_on= and right_on=")
+    return left_on, right_on
+
+
+def check_threshold(threshold: float, matcher: Any) -> float:
+    """A threshold in the range of the matcher's scores: a probability in [0, 1] for a
+    combined matcher, a cosine in [-1, 1] for ``"cosine"``."""
+    if matcher != "cosine" and not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be a match probability in [0, 1] with the combined "
+                         f"matcher, got {threshold}; with matcher='cosine' it is a cosine "
+                         "in [-1, 1]")
+    return threshold

@@ -31,7 +31,12 @@ from pearl import __version__
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import check_bool, check_choice, check_int
 from pearl.applications._common import expected_fingerprint, get_encoder, to_string_list
-from pearl.applications.fuzzy_join import check_join_options, output_columns
+from pearl.applications.fuzzy_join import (
+    check_join_options,
+    check_threshold,
+    match_names,
+    output_columns,
+)
 from pearl.applications.index import EntityIndex
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
@@ -175,7 +180,10 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
     right_shards = check_int(right_shards, "right_shards", 1)
     index = check_choice(index, "index", ("exact", "hnsw"))
     matcher = check_matcher(matcher)
+    check_threshold(threshold, matcher)
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
+    names = match_names([*left.columns, *(rename.get(c, c) for c in right.columns)],
+                        return_score, top_k > 1)
     # the learned weights depend on the model: loaded here only for the combined matcher
     scorer = None if matcher == "cosine" else scorer_for(
         matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
@@ -192,12 +200,12 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
         merged = dask.delayed(P.merge_candidates)(cands, width)
         outs.append(dask.delayed(P.join_partition)(
             p, query, merged, rename, threshold=threshold, how=how,
-            return_score=return_score, top_k=top_k, scorer=scorer))
+            return_score=return_score, top_k=top_k, scorer=scorer, names=names))
     empty = P.Candidates(np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32),
                          right._meta)
     no_query = P.Query(np.zeros((0, 1), np.float32), np.zeros(0, int), [])
     meta = P.join_partition(left._meta, no_query, empty, rename, threshold=threshold, how=how,
-                            return_score=return_score, top_k=top_k)
+                            return_score=return_score, top_k=top_k, names=names)
     return outs, meta
 
 

@@ -217,7 +217,8 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
 
 def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
                    rename: dict[str, str], *, threshold: float, how: str,
-                   return_score: bool, top_k: int, scorer=None) -> pd.DataFrame:
+                   return_score: bool, top_k: int, scorer=None,
+                   names: dict[str, str] | None = None) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first."""
     live = query.live
@@ -229,7 +230,7 @@ def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
     ids[live], scores[live] = top_i, top_s
     return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
                          scores, threshold=threshold, how=how, return_score=return_score,
-                         add_rank=top_k > 1)
+                         add_rank=top_k > 1, names=names)
 
 
 def write_part(frame: pd.DataFrame, folder: str | os.PathLike, partition: int) -> str:

@@ -9,10 +9,9 @@ card says how the model was made and how it scores, from files rather than by ha
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from pearl._io import write_text_atomic
+from pearl._io import read_json_object, write_text_atomic
 from pearl.evaluation.report import load_records, render_markdown
 
 __all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
@@ -23,7 +22,7 @@ def _training_config(folder: Path, command: str) -> dict:
     path = folder / "training" / "config.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {folder} a folder from {command}?")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json_object(path, "training record")
 
 
 def _record(records: list[dict], name: str) -> dict | None:
@@ -140,7 +139,7 @@ def _finetune_lines(folder: Path) -> list[str]:
     path = folder / "training" / "finetune.json"
     if not path.is_file():
         return []
-    rec = json.loads(path.read_text(encoding="utf-8"))
+    rec = read_json_object(path, "fine-tuning record")
     data = f" (`{rec['data']}`)" if rec.get("data") else ""
     lines = [f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
              f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
@@ -212,7 +211,7 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
             lines += ["", "## Benchmark (`pearl eval`)", "",
                       render_markdown(rows, published=False)]
     if speed and Path(speed).is_file():
-        rec = json.loads(Path(speed).read_text(encoding="utf-8"))
+        rec = read_json_object(speed, "speed record")
         lines += ["", "## Speed", "", f"`{rec['command']}`:", ""]
         lines += [f"- {r['model']} (batch {r['batch_size']}): {r['phrases_per_s']:,.0f} "
                   "phrases/s" for r in rec["rows"]]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from pearl._io import write_text_atomic
+from pearl._io import read_json, write_text_atomic
 from pearl.evaluation.published import PUBLISHED_PHRASE, PUBLISHED_SHORT_TEXT, PUBLISHED_SIZE
 from pearl.evaluation.runner import averages, task_scores
 from pearl.evaluation.tasks import PHRASE_TASKS, SHORT_TEXT_TASKS, TASKS
@@ -27,9 +27,10 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_slug(record['model'])}.json"
     try:
-        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    except ValueError:
+        old = read_json(path, "result record") if path.is_file() else None
+    except OSError:
         old = None  # an unreadable earlier record is replaced, not merged
+    old = old if isinstance(old, dict) else None
     if old and old.get("fingerprint") == record.get("fingerprint") and \
             old.get("quick") == record.get("quick"):
         # keep tasks of earlier runs that this run did not repeat
@@ -46,8 +47,8 @@ def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
     records = []
     for p in sorted(Path(out_dir).glob("*.json")):
         try:
-            record = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            record = read_json(p, "result record")
+        except OSError as exc:
             raise ValueError(f"unreadable result record {p}: {exc}") from exc
         if not isinstance(record, dict) or not isinstance(record.get("model"), str) or \
                 not isinstance(record.get("tasks", {}), dict):
