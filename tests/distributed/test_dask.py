@@ -92,9 +92,17 @@ def test_encode_equals_the_encoder(client, tiny_model_dir):
                       model=str(tiny_model_dir)).compute()
     expected = pearl.PhraseEncoder(tiny_model_dir).encode(texts.name.tolist())
     np.testing.assert_allclose(vecs, expected, rtol=1e-4, atol=1e-5)
-    with pytest.raises(ValueError, match="missing"):
-        pdk.encode(dd.from_pandas(left, npartitions=2), "name",
-                   model=str(tiny_model_dir)).compute()
+    # missing values: embedded as "" by default, as PhraseEmbedder does (issue 37)
+    full = pdk.encode(dd.from_pandas(left, npartitions=2), "name",
+                      model=str(tiny_model_dir)).compute()
+    single = pearl.PhraseEncoder(tiny_model_dir).encode(left["name"].fillna("").tolist())
+    np.testing.assert_allclose(full, single, rtol=1e-4, atol=1e-5)
+    # with handle_missing="error", the error names the row's label in the whole table
+    late = left.fillna({"name": "x"})
+    late.loc[45, "name"] = None  # in the second partition: position 15 there
+    with pytest.raises(ValueError, match="at row 45"):
+        pdk.encode(dd.from_pandas(late, npartitions=2), "name", model=str(tiny_model_dir),
+                   handle_missing="error").compute()
 
 
 def test_index_build_and_search(client, tiny_model_dir):

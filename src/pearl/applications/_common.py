@@ -141,7 +141,7 @@ def is_missing(value: Any) -> bool:
 
 
 def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
-                   name: str = "values") -> tuple[list[str], np.ndarray]:
+                   name: str = "values", labels=None) -> tuple[list[str], np.ndarray]:
     """Turn a column into strings.
 
     Parameters
@@ -153,6 +153,10 @@ def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
         Missing values become ``""`` or raise ``ValueError``.
     non_string : {"error", "str"}
         Non-string cells raise ``ValueError`` naming the index, or go through ``str()``.
+
+    labels : sequence, optional
+        The rows' labels in the whole table (a partition's index), named in errors
+        instead of the position in ``values``.
 
     Returns
     -------
@@ -169,12 +173,18 @@ def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
             nulls.append(False)
         elif is_missing(v):
             if missing == "error":
-                raise ValueError(f"{name}[{i}] is missing; fill or drop missing values")
+                raise ValueError(f"{_where(name, i, labels)} is missing; fill or drop missing "
+                                 "values")
             out.append("")
             nulls.append(True)
         elif non_string == "str" and not isinstance(v, (list, dict, set, tuple)):
             out.append(str(v))
             nulls.append(False)
         else:
-            raise ValueError(f"{name}[{i}] is {type(v).__name__} ({v!r:.40}), expected str")
+            raise ValueError(f"{_where(name, i, labels)} is {type(v).__name__} ({v!r:.40}), "
+                             "expected str")
     return out, np.array(nulls, dtype=bool)
+
+
+def _where(name: str, i: int, labels) -> str:
+    return f"{name}[{i}]" if labels is None else f"{name} at row {labels[i]!r}"

@@ -125,7 +125,7 @@ def _check_frame(ddf, name: str, column: str | None = None):
 
 # -- encoding -----------------------------------------------------------------------------------
 def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
-           normalize: bool = False, handle_missing: str = "error"):
+           normalize: bool = False, handle_missing: str = "empty"):
     """Embed a string column of a Dask DataFrame, partition by partition.
 
     Parameters
@@ -137,8 +137,9 @@ def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
     batch_size : int, default=64
     normalize : bool, default=False
         L2-normalise the embeddings.
-    handle_missing : {"error", "empty"}, default="error"
-        Missing values raise, or are embedded as ``""``.
+    handle_missing : {"empty", "error"}, default="empty"
+        Missing values are embedded as ``""`` (as :class:`~pearl.PhraseEmbedder` does), or
+        raise ``ValueError`` naming the row by its index label in the table.
 
     Returns
     -------

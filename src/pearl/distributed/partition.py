@@ -70,14 +70,15 @@ def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool
 
 
 def encode_partition(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64,
-                     normalize: bool = False, handle_missing: str = "error") -> np.ndarray:
+                     normalize: bool = False, handle_missing: str = "empty") -> np.ndarray:
     """Embeddings of one partition's string column, shape (len(part), dim), float32.
 
-    Missing values raise ``ValueError`` (``handle_missing="error"``) or are embedded as
-    ``""`` (``"empty"``); other non-strings raise ``ValueError`` naming the row.
+    Missing values are embedded as ``""`` (``"empty"``, as ``PhraseEmbedder`` does) or raise
+    ``ValueError`` (``"error"``); other non-strings raise ``ValueError`` naming the row by
+    its index label in the table.
     """
     texts, _ = to_string_list(part[column], missing=handle_missing, non_string="error",
-                              name=column)
+                              name=column, labels=part.index)
     return encode_texts(model, texts, batch_size, normalize)
 
 
