@@ -252,3 +252,44 @@ def test_aliases_command(training_files, tmp_path, capsys):
     assert main([*args[:3], training_files["augmented"], *args[4:]]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
     assert Path(training_files["augmented"]).read_bytes() == before
+
+
+def test_version_and_stdout_outputs(tmp_path, capsys):
+    import pandas as pd
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("pearl ")
+    left, right = tmp_path / "l.csv", tmp_path / "r.csv"
+    left.write_text("name\nNew York Times\nBoston Globe\n")
+    right.write_text("title\nNY Times\nThe Boston Globe\n")
+    assert main(["join", str(left), str(right), "--left-on", "name", "--right-on", "title",
+                 "-m", "glove", "--matcher", "cosine", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("name,title,match_score") and not (Path("-")).exists()
+    assert main(["dedup", str(left), "--column", "name", "-m", "glove", "-o", "-"]) == 0
+    assert "name_deduplicated" in capsys.readouterr().out
+    assert main(["encode", "-m", "glove", "paris", "-o", "-"]) == 0
+    assert '"text": "paris"' in capsys.readouterr().out
+    assert pd.read_csv(left).shape == (2, 1)
+
+
+def test_table_formats_follow_the_file_names(tmp_path, hash_encoder, monkeypatch):
+    import pandas as pd
+
+    from pearl import fuzzy_join
+
+    left = pd.DataFrame({"name": ["New York Times", "Boston Globe"], "n": [1, 2]})
+    right = pd.DataFrame({"title": ["NY Times", "The Boston Globe"], "m": [3, 4]})
+    left.to_parquet(tmp_path / "l.parquet")
+    right.to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    monkeypatch.setattr("pearl.applications._common._ENCODERS",
+                        {("glove", None): hash_encoder})
+    assert main(["join", str(tmp_path / "l.parquet"), str(tmp_path / "r.tsv"), "--left-on",
+                 "name", "--right-on", "title", "-m", "glove", "--matcher",
+                 "cosine", "-o", str(tmp_path / "o.parquet")]) == 0
+    got = pd.read_parquet(tmp_path / "o.parquet")
+    want = fuzzy_join(left, right.astype(str), "name", "title", model=hash_encoder,
+                      matcher="cosine")
+    assert got["title"].tolist() == want["title"].tolist()
+    assert got["n"].dtype == left["n"].dtype  # Parquet keeps its column types

@@ -46,10 +46,23 @@ POSITIVE = _int_at_least(1)
 COSINE = _float_between(-1.0, 1.0)
 
 
+_PARQUET = (".parquet", ".pq")
+_TSV = (".tsv", ".tab")
+
+
 def _write_csv(frame, path: str) -> None:
-    """Write a table atomically: an interrupt leaves any previous file as it was."""
+    """Write a table, its format from the file name (``.parquet``, ``.tsv``, else CSV), or
+    CSV on standard output for ``-``; files atomically: an interrupt leaves any previous
+    file as it was."""
+    if path == "-":
+        frame.to_csv(sys.stdout, index=False)
+        return
+    suffix = Path(path).suffix.lower()
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False)
+        if suffix in _PARQUET:
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False, sep="\t" if suffix in _TSV else ",")
 
 
 def _read_lines(path: str) -> list[str]:
@@ -117,14 +130,12 @@ def cmd_encode(args) -> int:
     if args.column:
         return cmd_encode_table(args)
     texts = check_texts(_texts(args))  # invalid UTF-8 arguments arrive as U+FFFD
-    if args.output is not None:
-        check_output(args.output, [args.input], "--output")
     enc = load_encoder(args.model)
     if not is_embedding_model(enc):
         raise SystemExit(f"pearl: {args.model} has no embeddings")
     emb = enc.encode(texts, batch_size=args.batch_size, normalize=args.normalize,
                      show_progress_bar=not args.quiet)
-    if args.output is None:
+    if args.output in (None, "-"):
         for t, v in zip(texts, emb, strict=True):
             print(json.dumps({"text": t, "embedding": [round(float(x), 6) for x in v]},
                              ensure_ascii=False))
@@ -216,14 +227,20 @@ def cmd_index_search(args) -> int:
 
 
 def _read_table(path: str, chunksize: int | None = None):
+    """A table file, its format from the file name: Parquet (``.parquet``, ``.pq``, read
+    with its column types, as the Python API takes the frame), TSV (``.tsv``, ``.tab``) or
+    CSV (anything else; every column read as text, undecodable bytes replaced)."""
     import pandas as pd
 
     p = Path(path)
     if not p.is_file():
         raise SystemExit(f"pearl: table not found: {path}")
-    # utf-8 first; undecodable bytes (mixed encodings) are replaced, not fatal
+    suffix = p.suffix.lower()
+    if suffix in _PARQUET:
+        return pd.read_parquet(p)
     return pd.read_csv(p, dtype=str, keep_default_na=True, encoding="utf-8",
-                       encoding_errors="replace", chunksize=chunksize)
+                       encoding_errors="replace", chunksize=chunksize,
+                       sep="\t" if suffix in _TSV else ",")
 
 
 def cmd_join_distributed(args) -> int:
@@ -258,7 +275,8 @@ def cmd_join(args) -> int:
                      model=args.model, batch_size=args.batch_size, matcher=args.matcher,
                      precision=args.precision)
     _write_csv(out, args.output)
-    matched = int(out["match_score"].notna().sum())
+    score = [c for c in out.columns if str(c).startswith("match_score")][-1]
+    matched = int(out[score].notna().sum())
     print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
     return 0
 
@@ -711,7 +729,8 @@ def _add_encode(sub) -> None:
                        "float32 array, anything else for CSV).")
     p.add_argument("texts", nargs="*", help="phrases to embed")
     p.add_argument("-i", "--input", help="file with one phrase per line ('-' for stdin)")
-    p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv)")
+    p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv); '-' "
+                   "or none: JSON lines on standard output")
     _model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="batch size (default 64)")
     p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
@@ -800,7 +819,8 @@ def _add_index(sub) -> None:
     q.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
                    help="rank by cosine (default), or re-rank the nearest 50 by the combined "
                    "match probability (embedding + character n-grams)")
-    q.add_argument("-o", "--output", help="write the matches to a CSV file")
+    q.add_argument("-o", "--output", help="write the matches to a table file (.csv, .tsv, "
+                   ".parquet; '-': CSV on standard output); default: printed")
     q.add_argument("-m", "--model", default=None,
                    help="model (default: the one recorded in the index; another model is "
                    "refused)")
@@ -809,28 +829,36 @@ def _add_index(sub) -> None:
 
 def _add_join(sub) -> None:
     """The ``pearl join`` command."""
-    p = sub.add_parser("join", help="fuzzy-join two CSV tables",
-                       description="Each row of LEFT takes its most similar row(s) of RIGHT "
-                       "(cosine of phrase embeddings). Rows below --threshold keep empty "
-                       "right columns (--how left) or are dropped (--how inner). A "
-                       "match_score column is added.")
-    p.add_argument("left", help="left CSV file")
-    p.add_argument("right", help="right CSV file (read in chunks, see --right-chunksize)")
+    p = sub.add_parser("join", help="fuzzy-join two tables (CSV, TSV, Parquet)",
+                       description="Each row of LEFT takes its most similar row(s) of RIGHT: "
+                       "by default the combined matcher (embedding and character n-gram "
+                       "candidates, scored by a learned match probability); with --matcher "
+                       "cosine, the cosine of phrase embeddings. Rows below --threshold keep "
+                       "empty right columns (--how left) or are dropped (--how inner). A "
+                       "match_score column is added. Table formats follow the file names "
+                       "(.parquet, .tsv, else CSV).")
+    p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
+    p.add_argument("right", help="right table file (a CSV or TSV is read in chunks, see "
+                   "--right-chunksize)")
     p.add_argument("--left-on", required=True, help="string column of LEFT to match")
     p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
-    p.add_argument("-o", "--output", required=True, help="joined CSV to write")
+    p.add_argument("-o", "--output", required=True, help="joined table to write (.csv, .tsv, "
+                   ".parquet; '-': CSV on standard output)")
     p.add_argument("--threshold", type=COSINE, default=0.0,
-                   help="minimum match score: a probability with the combined matcher, a "
-                   "cosine with --matcher cosine (default 0)")
+                   help="minimum match score (default 0): a probability in [0, 1] with the "
+                   "combined matcher (the default), a cosine in [-1, 1] with --matcher "
+                   "cosine")
     p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
     p.add_argument("--how", choices=["left", "inner"], default="left",
                    help="keep unmatched left rows (left, default) or drop them (inner)")
     p.add_argument("--matcher", choices=["cosine", "combined"], default="combined",
                    help="combined (default): embedding and character n-gram candidates "
                    "scored by a learned match probability; cosine: the embeddings' cosine")
-    p.add_argument("--precision", type=_float_between(0.0, 1.0),
+    p.add_argument("--target-precision", "--precision", dest="precision",
+                   type=_float_between(0.0, 1.0),
                    help="with --matcher combined: pick the threshold so that the expected "
-                   "precision of the matches is at least this (e.g. 0.9)")
+                   "precision of the matches is at least this (e.g. 0.9); --precision is "
+                   "the older name (in sentence-transformers, precision means quantization)")
     p.add_argument("--right-chunksize", type=POSITIVE, default=100_000,
                    help="rows of RIGHT embedded at a time (default 100000)")
     _model_arg(p)
@@ -852,12 +880,13 @@ def _add_join(sub) -> None:
 
 def _add_dedup(sub) -> None:
     """The ``pearl dedup`` command."""
-    p = sub.add_parser("dedup", help="deduplicate a column of a CSV table",
+    p = sub.add_parser("dedup", help="deduplicate a column of a table (CSV, TSV, Parquet)",
                        description="Add <column>_deduplicated: each value mapped to the most "
                        "frequent value of its cluster of similar values.")
-    p.add_argument("table", help="CSV file")
+    p.add_argument("table", help="table file (CSV, TSV or Parquet, from the file name)")
     p.add_argument("--column", required=True, help="column to deduplicate")
-    p.add_argument("-o", "--output", required=True, help="CSV file to write")
+    p.add_argument("-o", "--output", required=True, help="table to write (.csv, .tsv, "
+                   ".parquet; '-': CSV on standard output)")
     p.add_argument("--threshold", type=COSINE, default=0.8,
                    help="minimum average similarity within a cluster (default 0.8)")
     p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
@@ -1038,6 +1067,8 @@ def build_parser() -> argparse.ArgumentParser:
         "'glove', 'string-distance', or a Hugging Face name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    parser.add_argument("--version", action="version",
+                        version=f"pearl {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 help="what to do")
     _add_encode(sub)
@@ -1061,6 +1092,15 @@ def build_parser() -> argparse.ArgumentParser:
     for name, leaf in leaf_commands(parser):
         leaf.set_defaults(io_command=name)  # the key of IO, for the output guard
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pearl")
+    except PackageNotFoundError:  # a source tree that is not installed
+        return "unknown"
 
 
 def leaf_commands(parser: argparse.ArgumentParser, prefix: str = ""):
