@@ -41,3 +41,24 @@ def test_typo_stays_close(folder):
     enc = PhraseEncoder("pearl-minilm")
     sims = enc.similarity("The New York Times", ["The New York Tmies", "two years after"])
     assert sims[0, 0] > sims[0, 1]
+
+
+@pytest.mark.parametrize("name", ["pearl-minilm", "pearl-static", "all-MiniLM-L6-v2"])
+def test_each_shipped_model_finds_its_matcher_weights_by_fingerprint(name):
+    """A change to a shipped folder (even a renamed file) must come with its calibration:
+    a copy of the folder is matched by fingerprint, never by name."""
+    import json
+
+    from pearl.applications.matcher import WEIGHTS_FILE
+    from pearl.encoders.fingerprint import folder_fingerprint
+
+    table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]
+    assert table[name]["fingerprint"] == folder_fingerprint(resolve_model_path(name))
+
+
+def test_model2vec_refuses_pearl_static_rather_than_load_it_wrong():
+    """model2vec would read the token table alone (other vectors, no n-grams): the folder
+    is laid out so that it refuses it (issue 37)."""
+    model2vec = pytest.importorskip("model2vec")
+    with pytest.raises(Exception, match="layout|not found|No such|does not"):
+        model2vec.StaticModel.from_pretrained(resolve_model_path("pearl-static"))

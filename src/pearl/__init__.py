@@ -12,24 +12,9 @@ The public API:
   :func:`cluster`: phrase embeddings at work on tables.
 """
 
-from pearl.applications import (
-    EntityIndex,
-    PhraseEmbedder,
-    cluster,
-    deduplicate,
-    fuzzy_join,
-)
-from pearl.encoders import (
-    DEFAULT_MODEL,
-    GloveEncoder,
-    PhraseEncoder,
-    StringDistance,
-    load_encoder,
-)
-from pearl.evaluation import evaluate
-from pearl.training import TrainConfig, train
+from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from pearl._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -47,3 +32,36 @@ __all__ = [
     "load_encoder",
     "__version__",
 ]
+
+# Imported on first use (``import pearl`` stays light: no torch, transformers, pandas...).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "DEFAULT_MODEL": "pearl.encoders.resolve",
+    "EntityIndex": "pearl.applications.index",
+    "PhraseEmbedder": "pearl.applications.embedder",
+    "cluster": "pearl.applications.dedup",
+    "deduplicate": "pearl.applications.dedup",
+    "fuzzy_join": "pearl.applications.fuzzy_join",
+    "GloveEncoder": "pearl.encoders.glove",
+    "PhraseEncoder": "pearl.encoders.phrase",
+    "StringDistance": "pearl.encoders.string_distance",
+    "load_encoder": "pearl.encoders",
+    "evaluate": "pearl.evaluation.runner",
+    "TrainConfig": "pearl.training.config",
+    "train": "pearl.training.trainer",
+    "__version__": "pearl._version",
+})
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from pearl._version import __version__
+    from pearl.applications.dedup import cluster, deduplicate
+    from pearl.applications.embedder import PhraseEmbedder
+    from pearl.applications.fuzzy_join import fuzzy_join
+    from pearl.applications.index import EntityIndex
+    from pearl.encoders import load_encoder
+    from pearl.encoders.glove import GloveEncoder
+    from pearl.encoders.phrase import PhraseEncoder
+    from pearl.encoders.resolve import DEFAULT_MODEL
+    from pearl.encoders.string_distance import StringDistance
+    from pearl.evaluation.runner import evaluate
+    from pearl.training.config import TrainConfig
+    from pearl.training.trainer import train

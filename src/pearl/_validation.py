@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice"]
+__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice", "clean_text"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -44,7 +44,7 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
         message names the first offending index.
     """
     if isinstance(texts, str):
-        return [_clean(texts)]
+        return [clean_text(texts)]
     if texts is None or isinstance(texts, bytes | bytearray | dict) or not isinstance(
             texts, Iterable):
         raise ValueError(f"{name} must be a string or a sequence of strings, got "
@@ -52,7 +52,7 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     out: list[str] = []
     for i, t in enumerate(texts):
         if isinstance(t, str):
-            out.append(_clean(t))
+            out.append(clean_text(t))
             continue
         if t is None or (isinstance(t, float) and math.isnan(t)):
             what = "None" if t is None else "NaN"
@@ -66,7 +66,8 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     return out
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
+    """``""`` for a whitespace-only string, lone surrogates replaced by U+FFFD."""
     if not text.strip():
         return ""
     if not text.isascii() and _SURROGATES.search(text):

@@ -9,11 +9,8 @@ import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from pearl._io import atomic_path, check_io, check_output
-from pearl.encoders import DEFAULT_MODEL
-from pearl.encoders.base import is_embedding_model
+from pearl.encoders.resolve import DEFAULT_MODEL
 
 __all__ = ["main", "build_parser"]
 
@@ -124,8 +121,11 @@ def cmd_encode_table(args) -> int:
 
 
 def cmd_encode(args) -> int:
+    import numpy as np
+
     from pearl._validation import check_texts
     from pearl.encoders import load_encoder
+    from pearl.encoders.base import is_embedding_model
 
     if args.column:
         return cmd_encode_table(args)
@@ -150,6 +150,8 @@ def cmd_encode(args) -> int:
 
 
 def cmd_similarity(args) -> int:
+    import numpy as np
+
     from pearl._validation import check_texts
     from pearl.encoders import load_encoder
 

@@ -79,7 +79,7 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
                  "-q"]) == 0
     from safetensors import safe_open
 
-    with safe_open(str(tuned / "model.safetensors"), "pt") as f:
+    with safe_open(str(tuned / "pearl_static.safetensors"), "pt") as f:
         assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}
     record = json.loads((tuned / "training" / "finetune.json").read_text())
     assert record["start"] == str(out) and record["groups"] == 3 and record["strings"] == 5

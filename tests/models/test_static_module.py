@@ -71,3 +71,20 @@ def test_missing_file_is_an_oserror(tiny_static, tmp_path):
         StaticPhraseEmbedding.load(str(tmp_path / "m"))
     with pytest.raises(OSError):
         PhraseEncoder(tmp_path / "m")
+
+
+def test_weights_file_is_not_model2vecs_and_old_folders_still_load(tiny_static, tmp_path):
+    tiny_static.save(str(tmp_path / "s"))
+    assert (tmp_path / "s" / "pearl_static.safetensors").is_file()
+    assert not (tmp_path / "s" / "model.safetensors").exists()
+    (tmp_path / "s" / "pearl_static.safetensors").rename(tmp_path / "s" / "model.safetensors")
+    old = StaticPhraseEmbedding.load(str(tmp_path / "s"))  # a folder of pearl before 0.2
+    feats = tiny_static.preprocess(["new york"])
+    torch.testing.assert_close(old(dict(feats))["sentence_embedding"],
+                               tiny_static(dict(feats))["sentence_embedding"])
+
+
+def test_whitespace_only_is_the_empty_string(tiny_static):
+    a = tiny_static(tiny_static.preprocess(["", " ", "\t\n"]))["sentence_embedding"]
+    torch.testing.assert_close(a[1], a[0])
+    torch.testing.assert_close(a[2], a[0])

@@ -1,11 +1,6 @@
 """Phrase encoders: the transformer PhraseEncoder and the paper's baselines."""
 
-from pearl.encoders.base import Encoder, cosine_matrix
-from pearl.encoders.cache import EmbeddingCache
-from pearl.encoders.glove import GloveEncoder
-from pearl.encoders.phrase import DEFAULT_MODEL, PhraseEncoder
-from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path
-from pearl.encoders.string_distance import StringDistance
+from pearl._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -19,8 +14,6 @@ __all__ = [
     "load_encoder",
     "resolve_model_path",
 ]
-
-
 #: Names (lower case) that :func:`load_encoder` maps to the paper's baselines.
 GLOVE_NAMES = frozenset({"glove", "glove-6b-50d"})
 STRING_DISTANCE_NAMES = frozenset({"string-distance", "string_distance", "jaccard"})
@@ -35,6 +28,10 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     """
     import os
 
+    from pearl.encoders.glove import GloveEncoder
+    from pearl.encoders.phrase import PhraseEncoder
+    from pearl.encoders.string_distance import StringDistance
+
     if not isinstance(name, str | os.PathLike):
         raise TypeError(f"model must be a name or a folder path, got {type(name).__name__}")
     name = os.fspath(name)
@@ -44,3 +41,16 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     if key in STRING_DISTANCE_NAMES:
         return StringDistance()
     return PhraseEncoder(name, device=device, trust_remote_code=trust_remote_code)
+
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'Encoder': 'pearl.encoders.base',
+    'cosine_matrix': 'pearl.encoders.base',
+    'EmbeddingCache': 'pearl.encoders.cache',
+    'GloveEncoder': 'pearl.encoders.glove',
+    'DEFAULT_MODEL': 'pearl.encoders.resolve',
+    'PhraseEncoder': 'pearl.encoders.phrase',
+    'KNOWN_MODELS': 'pearl.encoders.resolve',
+    'resolve_model_path': 'pearl.encoders.resolve',
+    'StringDistance': 'pearl.encoders.string_distance',
+})

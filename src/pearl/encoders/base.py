@@ -76,8 +76,8 @@ class Encoder(ABC):
             A float when both ``a`` and ``b`` are single strings, else the
             full similarity matrix.
         """
-        ea = self.encode(a, show_progress_bar=False)
-        eb = self.encode(b, show_progress_bar=False)
+        ea = np.atleast_2d(self.encode(a, show_progress_bar=False))
+        eb = np.atleast_2d(self.encode(b, show_progress_bar=False))
         sim = cosine_matrix(ea, eb)
         if isinstance(a, str) and isinstance(b, str):
             return float(sim[0, 0])

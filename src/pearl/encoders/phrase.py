@@ -12,20 +12,20 @@ from urllib.parse import urlparse
 import numpy as np
 from tqdm.auto import tqdm
 
-from pearl._validation import check_bool, check_int, check_texts
+from pearl._validation import check_bool, check_choice, check_int, check_texts
 from pearl.encoders.base import Encoder
 from pearl.encoders.fingerprint import folder_fingerprint
-from pearl.encoders.resolve import KNOWN_MODELS, resolve_model_path, written_as_path
+from pearl.encoders.resolve import (
+    DEFAULT_MODEL,
+    KNOWN_MODELS,
+    resolve_model_path,
+    written_as_path,
+)
 
 __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
 
 logger = logging.getLogger(__name__)
 
-#: The one default model of the package: ``PhraseEncoder()``, the table tools, the CLI and
-#: ``evaluate`` all load it when given no model. It is chosen by the table tools' own
-#: benchmark, AutoFJ (docs/models.md): all-MiniLM-L6-v2 scores 70.6 there, the shipped
-#: pearl-minilm 68.3.
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
@@ -92,6 +92,9 @@ class PhraseEncoder(Encoder):
         Allow module types in the folder's ``modules.json`` other than
         sentence-transformers' and pearl's own, which imports code named by the folder.
         Leave it False for any folder you did not make yourself (see ``docs/security.md``).
+    truncate_dim : int, optional
+        Keep the first this many dimensions of every embedding (for models trained with a
+        Matryoshka loss), as sentence-transformers' ``truncate_dim``.
 
     Notes
     -----
@@ -113,10 +116,13 @@ class PhraseEncoder(Encoder):
         device: str | None = None,
         chunk_size: int = 8192,
         trust_remote_code: bool = False,
+        truncate_dim: int | None = None,
     ) -> None:
         if not isinstance(model, str | os.PathLike):
             raise TypeError(f"model must be a name or a folder path, got {type(model).__name__}")
         self.chunk_size = check_int(chunk_size, "chunk_size", 1)
+        self.truncate_dim = None if truncate_dim is None else check_int(truncate_dim,
+                                                                        "truncate_dim", 1)
         self.trust_remote_code = check_bool(trust_remote_code, "trust_remote_code")
         self.model_name = str(model)
         self.device = device or "cpu"
@@ -137,11 +143,17 @@ class PhraseEncoder(Encoder):
                 )
 
     @property
-    def embedding_dim(self) -> int:
+    def _full_dim(self) -> int:
         dim = self.model.get_embedding_dimension()
         if dim is None:  # some custom stacks do not report it
             dim = int(self.model.encode([""], convert_to_numpy=True).shape[1])
         return int(dim)
+
+    @property
+    def embedding_dim(self) -> int:
+        """The width of the embeddings (``truncate_dim`` when set)."""
+        full = self._full_dim
+        return min(full, self.truncate_dim) if self.truncate_dim else full
 
     @property
     def fingerprint(self) -> str:
@@ -152,34 +164,126 @@ class PhraseEncoder(Encoder):
 
     def encode(
         self,
-        texts: str | Iterable[str],
+        texts: str | Iterable[str] | None = None,
         batch_size: int = 64,
         normalize: bool = False,
         show_progress_bar: bool | None = None,
-    ) -> np.ndarray:
-        """Embed phrases.
+        *,
+        sentences: str | Iterable[str] | None = None,
+        inputs: str | Iterable[str] | None = None,
+        prompt: str | None = None,
+        prompt_name: str | None = None,
+        normalize_embeddings: bool = False,
+        convert_to_numpy: bool = True,
+        convert_to_tensor: bool = False,
+        precision: str = "float32",
+        truncate_dim: int | None = None,
+        device: str | None = None,
+        output_value: str | None = "sentence_embedding",
+    ):
+        """Embed phrases, with sentence-transformers' ``encode`` conventions.
 
         Parameters
         ----------
         texts : str or iterable of str
-            Phrases. None, NaN and non-strings raise ``ValueError`` naming the index.
+            Phrases (``sentences=`` and ``inputs=`` are accepted too, as in
+            sentence-transformers). None, NaN and non-strings raise ``ValueError`` naming
+            the index. A single string gives a 1-d vector, a list a 2-d array.
         batch_size : int, default=64
             Phrases per forward pass (batches are formed after sorting by length).
         normalize : bool, default=False
-            L2-normalise the embeddings.
+            L2-normalise the embeddings (pearl's name; ``normalize_embeddings`` is the same).
         show_progress_bar : bool, optional
             Show a progress bar; by default only for more than one chunk.
+        prompt, prompt_name : str, optional
+            A text put before every phrase, or the name of one of the model's prompts.
+        normalize_embeddings : bool, default=False
+            sentence-transformers' name of ``normalize``.
+        convert_to_numpy, convert_to_tensor : bool
+            A numpy array (default); a torch tensor (``convert_to_tensor=True``); a list of
+            1-d tensors (``convert_to_numpy=False``).
+        precision : {"float32", "int8", "uint8", "binary", "ubinary"}, default="float32"
+            Quantised embeddings, as sentence-transformers' ``quantize_embeddings`` makes
+            them (binary ones pack 8 dimensions per byte).
+        truncate_dim : int, optional
+            Keep the first this many dimensions (before normalisation); default: the
+            encoder's ``truncate_dim``.
+        device : str, optional
+            The device of a returned tensor.
+        output_value : {"sentence_embedding"}
+            Only phrase embeddings are offered.
 
         Returns
         -------
-        ndarray of shape (n, embedding_dim), float32
+        ndarray of shape (n, dim) or (dim,) for a single string; a tensor or a list of
+        tensors as asked. float32 unless ``precision`` says otherwise.
         """
+        given = [v for v in (texts, sentences, inputs) if v is not None]
+        if len(given) != 1:
+            raise TypeError("give the phrases once: texts (first argument), sentences= or "
+                            "inputs=")
+        texts = given[0]
+        if output_value != "sentence_embedding":
+            raise ValueError("PhraseEncoder.encode offers output_value='sentence_embedding' "
+                             f"only, got {output_value!r}")
+        precision = check_choice(precision, "precision",
+                                 ("float32", "int8", "uint8", "binary", "ubinary"))
+        single = isinstance(texts, str)
         items = check_texts(texts)
+        prefix = self._prompt(prompt, prompt_name)
+        if prefix:
+            items = [prefix + t for t in items]
         batch_size = check_int(batch_size, "batch_size", 1)
-        normalize = check_bool(normalize, "normalize")
+        normalize = check_bool(normalize, "normalize") or check_bool(
+            normalize_embeddings, "normalize_embeddings")
+        dim = self.truncate_dim if truncate_dim is None else check_int(truncate_dim,
+                                                                       "truncate_dim", 1)
+        emb = self._encode_all(items, batch_size, show_progress_bar)
+        if dim is not None:
+            emb = np.ascontiguousarray(emb[:, :dim])
+        if normalize:
+            from pearl.encoders.base import normalize_rows
+
+            emb = normalize_rows(emb)
+        if precision != "float32":
+            from sentence_transformers import quantize_embeddings
+
+            emb = quantize_embeddings(emb, precision=precision)
+        if convert_to_tensor or not convert_to_numpy:
+            import torch
+
+            tensor = torch.from_numpy(emb)
+            if device is not None:
+                tensor = tensor.to(device)
+            if convert_to_tensor:
+                return tensor[0] if single else tensor
+            rows = list(tensor)
+            return rows[0] if single else rows
+        return emb[0] if single else emb
+
+    def _prompt(self, prompt: str | None, prompt_name: str | None) -> str:
+        if prompt is not None:
+            return prompt
+        if prompt_name is None:
+            return ""
+        prompts = getattr(self.model, "prompts", {}) or {}
+        if prompt_name not in prompts:
+            raise ValueError(f"prompt_name {prompt_name!r} is not one of the model's prompts "
+                             f"{sorted(prompts)}")
+        return prompts[prompt_name]
+
+    def get_sentence_embedding_dimension(self) -> int:
+        """The width of the embeddings ``encode`` returns (sentence-transformers' name)."""
+        return self.embedding_dim
+
+    get_embedding_dimension = get_sentence_embedding_dimension
+
+    def _encode_all(self, items: list[str], batch_size: int,
+                    show_progress_bar: bool | None) -> np.ndarray:
+        """float32 embeddings of checked strings, chunk by chunk, unnormalised."""
         n = len(items)
         if n == 0:
-            return np.zeros((0, self.embedding_dim), dtype=np.float32)
+            return np.zeros((0, self._full_dim), dtype=np.float32)
         if show_progress_bar is None:
             show_progress_bar = n > self.chunk_size
         out: np.ndarray | None = None
@@ -187,7 +291,7 @@ class PhraseEncoder(Encoder):
                   unit="phrase") as bar:
             for start in range(0, n, self.chunk_size):
                 chunk = items[start : start + self.chunk_size]
-                emb = self._encode_chunk(chunk, batch_size, normalize)
+                emb = self._encode_chunk(chunk, batch_size, False)
                 if out is None:
                     out = np.empty((n, emb.shape[1]), dtype=np.float32)
                 out[start : start + len(chunk)] = emb

@@ -32,9 +32,14 @@ from pathlib import Path
 
 from pearl.paths import cache_dir
 
-__all__ = ["KNOWN_MODELS", "resolve_model_path", "assemble_mpnet", "written_as_path",
-           "model_folder"]
+__all__ = ["DEFAULT_MODEL", "KNOWN_MODELS", "resolve_model_path", "assemble_mpnet",
+           "written_as_path", "model_folder"]
 
+#: The one default model of the package: ``PhraseEncoder()``, the table tools, the CLI and
+#: ``evaluate`` all load it when given no model. It is chosen by the table tools' own
+#: benchmark, AutoFJ (docs/models.md): all-MiniLM-L6-v2 scores 70.6 there, the shipped
+#: pearl-minilm 68.3.
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
 KNOWN_MODELS = ("pearl-minilm", "pearl-static", "all-MiniLM-L6-v2", "all-mpnet-base-v2")
 #: models whose folder ships inside the package (pretrained/<name>)
 SHIPPED = ("pearl-minilm", "pearl-static")

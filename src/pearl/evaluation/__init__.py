@@ -1,9 +1,6 @@
 """The PEARL benchmark: the paper's 9 phrase datasets and short-text classification."""
 
-from pearl.encoders.cache import EmbeddingCache
-from pearl.evaluation.report import load_records, render_markdown, save_record, write_report
-from pearl.evaluation.runner import averages, evaluate
-from pearl.evaluation.tasks import TASKS, select_tasks
+from pearl._lazy import lazy_exports
 
 __all__ = [
     "TASKS",
@@ -16,3 +13,15 @@ __all__ = [
     "select_tasks",
     "write_report",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'EmbeddingCache': 'pearl.encoders.cache',
+    'load_records': 'pearl.evaluation.report',
+    'render_markdown': 'pearl.evaluation.report',
+    'save_record': 'pearl.evaluation.report',
+    'write_report': 'pearl.evaluation.report',
+    'averages': 'pearl.evaluation.runner',
+    'evaluate': 'pearl.evaluation.runner',
+    'TASKS': 'pearl.evaluation.tasks',
+    'select_tasks': 'pearl.evaluation.tasks',
+})

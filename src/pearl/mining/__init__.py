@@ -1,5 +1,10 @@
 """Hard negatives: phrases close in surface form but far in meaning."""
 
-from pearl.mining.hard_negatives import edit_candidates, mine_hard_negatives
+from pearl._lazy import lazy_exports
 
 __all__ = ["edit_candidates", "mine_hard_negatives"]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'edit_candidates': 'pearl.mining.hard_negatives',
+    'mine_hard_negatives': 'pearl.mining.hard_negatives',
+})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pearl._validation import clean_text
 from pearl.models.char_encoder import encode_chars
 from pearl.models.loading import StrictTransformer
 
@@ -33,7 +34,8 @@ class RawTextTransformer(StrictTransformer):
         features = super().preprocess(inputs, prompt=prompt, **kwargs)
         if features and inputs and all(isinstance(t, str) for t in inputs):
             texts = [prompt + t for t in inputs] if prompt else list(inputs)
-            features[CHAR_IDS] = encode_chars(texts, MAX_CHARS)
+            # as pearl.PhraseEncoder does: whitespace-only is ""
+            features[CHAR_IDS] = encode_chars([clean_text(t) for t in texts], MAX_CHARS)
         return features
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:

@@ -27,9 +27,18 @@ from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 from tokenizers import Tokenizer
 from torch import nn
 
-__all__ = ["StaticPhraseEmbedding", "char_ngram_ids"]
+from pearl._validation import clean_text
+
+__all__ = ["StaticPhraseEmbedding", "char_ngram_ids", "WEIGHTS"]
 
 CONFIG = "pearl_static_config.json"
+#: The weights file. Not ``model.safetensors``: model2vec reads a folder holding that name,
+#: ``tokenizer.json`` and ``config_sentence_transformers.json`` as its own and would take
+#: the token table alone, silently dropping the character n-grams (other vectors). Under
+#: this name model2vec refuses the folder; pearl and sentence-transformers (through
+#: pearl's module) load it whole.
+WEIGHTS = "pearl_static.safetensors"
+LEGACY_WEIGHTS = "model.safetensors"
 _MULT = np.int64(0x9E3779B1)
 
 
@@ -116,7 +125,9 @@ class StaticPhraseEmbedding(StaticEmbedding):
                    ) -> dict[str, torch.Tensor]:
         if prompt:
             inputs = self._prepend_prompt(inputs, prompt)
-        inputs = list(inputs)
+        # as pearl.PhraseEncoder does: whitespace-only strings are "" (the same vector
+        # through plain sentence-transformers), lone surrogates U+FFFD
+        inputs = [clean_text(t) if isinstance(t, str) else t for t in inputs]
         # one call per text: the batch call's thread pool costs more than it gains on
         # phrases this short (10,000 PPDB phrases on 2 cores: 0.075 s against 0.106 s)
         encode = self.tokenizer.encode
@@ -144,7 +155,7 @@ class StaticPhraseEmbedding(StaticEmbedding):
     def save(self, output_path: str, *args, safe_serialization: bool = True, **kwargs) -> None:
         os.makedirs(output_path, exist_ok=True)
         state = {k: v.detach().contiguous() for k, v in self.state_dict().items()}
-        save_file(state, os.path.join(output_path, "model.safetensors"))
+        save_file(state, os.path.join(output_path, WEIGHTS))
         self.tokenizer.save(str(Path(output_path) / "tokenizer.json"))
         with open(os.path.join(output_path, CONFIG), "w", encoding="utf-8") as f:
             json.dump({"n_buckets": self.n_buckets, "ngram_range": list(self.ngram_range),
@@ -154,7 +165,10 @@ class StaticPhraseEmbedding(StaticEmbedding):
     def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs
              ) -> StaticPhraseEmbedding:
         folder = Path(model_name_or_path) / subfolder
-        paths = [folder / "tokenizer.json", folder / "model.safetensors", folder / CONFIG]
+        weights = folder / WEIGHTS
+        if not weights.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+            weights = folder / LEGACY_WEIGHTS  # a folder of pearl before 0.2
+        paths = [folder / "tokenizer.json", weights, folder / CONFIG]
         for p in paths:
             if not p.is_file():
                 raise OSError(f"incomplete pearl-static module: {p} is missing")

@@ -1,0 +1,57 @@
+"""`import pearl` and `pearl --help` stay light (issue 37): the heavy libraries load on
+first use of a name that needs them. Timing targets live in benchmarks/speed/startup.py."""
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "transformers", "sentence_transformers", "pandas", "sklearn", "spacy",
+         "nltk", "dask", "faiss")
+
+
+def _loaded(code: str) -> list[str]:
+    probe = code + f"\nimport sys\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.strip().splitlines()
+    return [m for m in out[-1].split(",") if m] if out else []
+
+
+@pytest.mark.parametrize("code", [
+    "import pearl",
+    "import pearl; pearl.__version__; pearl.DEFAULT_MODEL",
+    "from pearl.cli import build_parser; build_parser().format_help()",
+])
+def test_start_up_imports_no_heavy_library(code):
+    assert _loaded(code) == []
+
+
+def test_names_load_on_first_use():
+    assert "pandas" in _loaded("import pearl; pearl.fuzzy_join")
+    import pearl
+
+    assert callable(pearl.deduplicate) and "deduplicate" in dir(pearl)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        pearl.no_such_name  # noqa: B018
+
+
+def test_no_public_name_is_shadowed_by_a_submodule():
+    """A lazy name equal to a submodule's name would turn into the module once that
+    submodule is imported (as ``fuzzy_join`` did): every public name stays the object."""
+    import importlib
+    import pkgutil
+    import types
+
+    import pearl
+
+    packages = ["pearl", *(f"pearl.{m.name}" for m in pkgutil.iter_modules(pearl.__path__)
+                           if m.ispkg)]
+    for name in packages:  # import every submodule first
+        pkg = importlib.import_module(name)
+        for m in pkgutil.iter_modules(pkg.__path__):
+            if not m.name.startswith("_") and name != "pearl.distributed":
+                importlib.import_module(f"{name}.{m.name}")
+    for name in packages:
+        pkg = importlib.import_module(name)
+        for public in getattr(pkg, "__all__", []):
+            assert not isinstance(getattr(pkg, public), types.ModuleType), f"{name}.{public}"
