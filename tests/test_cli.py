@@ -293,3 +293,19 @@ def test_table_formats_follow_the_file_names(tmp_path, hash_encoder, monkeypatch
                       matcher="cosine")
     assert got["title"].tolist() == want["title"].tolist()
     assert got["n"].dtype == left["n"].dtype  # Parquet keeps its column types
+
+
+def test_a_bug_surfaces_with_its_traceback(monkeypatch, capsys):
+    """Input errors print one line and exit 2; an unexpected TypeError is not hidden."""
+    import pearl.cli as cli
+
+    def buggy(args):
+        return None + 1  # a bug, not an input error
+
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser._subparsers._group_actions[0].choices["similarity"].set_defaults(func=buggy)
+    with pytest.raises(TypeError, match="NoneType"):
+        cli.main(["similarity", "a", "b"])
+    assert main(["eval", "--tasks", "nope"]) == 2
+    assert "unknown task" in capsys.readouterr().err

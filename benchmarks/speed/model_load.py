@@ -3,7 +3,8 @@
 The strict loader (issue 38: every JSON of the folder read and checked, weights and links
 checked, module classes from a registry) must cost no measurable time. Each model is
 loaded ``--runs`` times in a new process (torch, sentence-transformers and pearl imported
-before the clock starts) and the minimum and median are recorded. ``--label`` names the code measured, so a run of an older checkout
+before the clock starts) and the minimum and median are recorded. ``--label`` names the
+code measured, so a run of an older checkout
 (``PYTHONPATH=<old>/src python benchmarks/speed/model_load.py --label old``) lands beside
 it in the same file. Run it while nothing else runs. Writes
 results/benchmarks/model_load.{json,md}.

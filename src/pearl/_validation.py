@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice", "clean_text"]
+__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice", "clean_text",
+           "InputError", "InputTypeError", "MissingKeyError"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -66,6 +67,23 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     return out
 
 
+class InputError(Exception):
+    """Marks an error pearl raises on purpose about its input (a wrong type, a missing
+    column, a missing teacher vector): the CLI prints it as ``pearl: error: ...``, while
+    any other exception surfaces as a bug with its traceback."""
+
+
+class InputTypeError(InputError, TypeError):
+    """A parameter of the wrong type (a ``TypeError``)."""
+
+
+class MissingKeyError(InputError, KeyError):
+    """A column, phrase or entry that is not there (a ``KeyError``)."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; this one reads as a sentence
+        return str(self.args[0]) if self.args else ""
+
+
 def clean_text(text: str) -> str:
     """``""`` for a whitespace-only string, lone surrogates replaced by U+FFFD."""
     if not text.strip():
@@ -79,7 +97,8 @@ def check_int(value: Any, name: str, min_value: int | None = None,
               max_value: int | None = None) -> int:
     """An integer parameter (bool, float and str are refused), within bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r:.40})")
+        raise InputTypeError(f"{name} must be an integer, got {type(value).__name__} "
+                             f"({value!r:.40})")
     value = int(value)
     if (min_value is not None and value < min_value) or (
             max_value is not None and value > max_value):
@@ -91,7 +110,7 @@ def check_float(value: Any, name: str, min_value: float | None = None,
                 max_value: float | None = None) -> float:
     """A real parameter (ints accepted; bool, str and NaN refused), within bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} ({value!r:.40})")
+        raise InputTypeError(f"{name} must be a number, got {type(value).__name__} ({value!r:.40})")
     value = float(value)
     if math.isnan(value) or (min_value is not None and value < min_value) or (
             max_value is not None and value > max_value):
@@ -102,7 +121,7 @@ def check_float(value: Any, name: str, min_value: float | None = None,
 def check_bool(value: Any, name: str) -> bool:
     """A boolean parameter (numpy booleans accepted; 0/1 and strings refused)."""
     if not isinstance(value, bool) and type(value).__name__ != "bool_":
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} "
+        raise InputTypeError(f"{name} must be True or False, got {type(value).__name__} "
                         f"({value!r:.40})")
     return bool(value)
 

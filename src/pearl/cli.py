@@ -1180,10 +1180,14 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv  # the command line, for the records that name it
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    from pearl._validation import InputError
+
     try:
         guard(args.io_command, args)
         return args.func(args)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, InputError) as exc:
+        # what pearl raises about its input; any other exception is a bug and surfaces
+        # with its traceback
         print(f"pearl: error: {exc}", file=sys.stderr)
         return 2
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from pearl._validation import InputTypeError
 from pearl.encoders import (
     DEFAULT_MODEL,
     GLOVE_NAMES,
@@ -32,7 +33,7 @@ def load_embedding_model(model: Any = None, device: str | None = None):
     if is_embedding_model(model):
         return model
     if model is not None and not isinstance(model, str | os.PathLike):
-        raise TypeError(f"model must be a name, a folder or an encoder with .encode(), got "
+        raise InputTypeError(f"model must be a name, a folder or an encoder with .encode(), got "
                         f"{type(model).__name__}")
     name = os.fspath(model or DEFAULT_MODEL)
     encoder = load_encoder(name, device=device)
@@ -71,7 +72,7 @@ class HeldModel:
         if getattr(self, "_embedding_cache", None) is None or \
                 getattr(self, "_cache_key", key) != key:
             if self.model is None:  # an estimator names its model (the default is one)
-                raise TypeError("model must be a name, a folder or an encoder with "
+                raise InputTypeError("model must be a name, a folder or an encoder with "
                                 ".encode(), got NoneType")
             self._cache_key = key
             self._embedding_cache = EmbeddingCache(

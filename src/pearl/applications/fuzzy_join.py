@@ -8,7 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pearl._validation import check_bool, check_choice, check_float, check_int
+from pearl._validation import (
+    InputTypeError,
+    MissingKeyError,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+)
 from pearl.applications._common import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for, threshold_for_precision
 from pearl.applications.tables import (
@@ -253,7 +260,7 @@ def check_join_options(*, left_on, right_on, suffix, how, top_k, threshold, retu
     returns ``how, top_k, threshold, return_score, batch_size``."""
     for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
         if not isinstance(value, str) or not value:
-            raise TypeError(f"{name} must be a non-empty string, got {value!r:.40}")
+            raise InputTypeError(f"{name} must be a non-empty string, got {value!r:.40}")
     return (check_choice(how, "how", ("left", "inner")), check_int(top_k, "top_k", 1),
             check_float(threshold, "threshold", -1.0, 1.0),
             check_bool(return_score, "return_score"), check_int(batch_size, "batch_size", 1))
@@ -283,7 +290,7 @@ def _check_right(right) -> None:
         return
     if isinstance(right, str | bytes | dict) or not hasattr(right, "__iter__") \
             or isinstance(right, pd.Series | np.ndarray):
-        raise TypeError("right must be a pandas or polars DataFrame, or an iterable of "
+        raise InputTypeError("right must be a pandas or polars DataFrame, or an iterable of "
                         f"DataFrames (chunks), got {type(right).__name__}")
 
 
@@ -316,12 +323,12 @@ class _RightStream:
     def _read(self, part) -> list[str]:
         """Keep one chunk's rows; its non-null keys (null right keys are never indexed)."""
         if not _is_frame(part):
-            raise TypeError("right must be a DataFrame or an iterable of DataFrames; a "
+            raise InputTypeError("right must be a DataFrame or an iterable of DataFrames; a "
                             f"chunk is a {type(part).__name__}")
         part = _to_pandas(part, "right")
         _check_unique_columns(part, "right")
         if self.right_on not in part.columns:
-            raise KeyError(f"right has no column {self.right_on!r}; columns: "
+            raise MissingKeyError(f"right has no column {self.right_on!r}; columns: "
                            f"{list(part.columns)}")
         self.columns = list(part.columns)
         keys, nulls = to_string_list(part[self.right_on], non_string="str",
@@ -452,7 +459,7 @@ def fuzzy_join(
     if _is_frame(right):
         _check_unique_columns(right, "right")
     if left_on not in left_df.columns:
-        raise KeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
+        raise MissingKeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
     if _is_frame(right):
         # before any encoding (a streamed right table is checked once it has been read)
         output_columns(left_df.columns, table_columns(right), suffix, return_score, top_k > 1)
@@ -491,10 +498,10 @@ def join_keys(on: str | None, left_on: str | None, right_on: str | None) -> tupl
     """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise)."""
     if on is not None:
         if left_on is not None or right_on is not None:
-            raise TypeError("give on= or left_on= and right_on=, not both")
+            raise InputTypeError("give on= or left_on= and right_on=, not both")
         return on, on
     if left_on is None or right_on is None:
-        raise TypeError("give on= (a column of both tables) or left_on= and right_on=")
+        raise InputTypeError("give on= (a column of both tables) or left_on= and right_on=")
     return left_on, right_on
 
 

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from pearl._validation import InputTypeError
+
 __all__ = ["table_kind", "table_columns", "to_pandas_table", "from_pandas_table", "column_cells",
            "column_like", "is_table"]
 
@@ -70,7 +72,7 @@ def to_pandas_table(obj: Any, name: str = "table"):
         return obj.collect().to_pandas(use_pyarrow_extension_array=True), kind
     if kind == "pyarrow":
         return obj.to_pandas(types_mapper=pd.ArrowDtype), kind
-    raise TypeError(f"{name} must be a pandas, polars (eager or lazy) or pyarrow table, got "
+    raise InputTypeError(f"{name} must be a pandas, polars (eager or lazy) or pyarrow table, got "
                     f"{type(obj).__name__}")
 
 
@@ -121,7 +123,7 @@ def column_cells(values: Any, name: str = "values") -> list:
     if module.startswith("pyarrow"):  # Array, ChunkedArray: nulls become None
         return values.to_pylist()
     if isinstance(values, str | bytes | dict):
-        raise TypeError(f"{name} must be a column of values (a Series, array or list), got "
+        raise InputTypeError(f"{name} must be a column of values (a Series, array or list), got "
                         f"{type(values).__name__}")
     if hasattr(values, "to_list"):  # pandas and polars Series
         return values.to_list()

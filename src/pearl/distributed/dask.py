@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra ins
 
 from pearl import __version__
 from pearl._io import check_replaceable_dir, write_text_atomic
-from pearl._validation import check_bool, check_choice, check_int
+from pearl._validation import InputTypeError, MissingKeyError, check_bool, check_choice, check_int
 from pearl.applications._common import expected_fingerprint, get_encoder, to_string_list
 from pearl.applications.fuzzy_join import (
     check_join_options,
@@ -109,17 +109,17 @@ def _model_arg(model: Any):
     if isinstance(model, str | os.PathLike):
         return os.fspath(model)
     if not is_embedding_model(model):
-        raise TypeError(f"model must be a name, a folder or an encoder, got "
+        raise InputTypeError(f"model must be a name, a folder or an encoder, got "
                         f"{type(model).__name__}")
     return dask.delayed(model, pure=True)
 
 
 def _check_frame(ddf, name: str, column: str | None = None):
     if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(f"{name} must be a dask DataFrame (dask.dataframe.from_pandas, "
+        raise InputTypeError(f"{name} must be a dask DataFrame (dask.dataframe.from_pandas, "
                         f"read_parquet, read_csv...), got {type(ddf).__name__}")
     if column is not None and column not in ddf.columns:
-        raise KeyError(f"{name} has no column {column!r}; columns: {list(ddf.columns)}")
+        raise MissingKeyError(f"{name} has no column {column!r}; columns: {list(ddf.columns)}")
     return ddf
 
 
@@ -383,7 +383,7 @@ def encode_to_parquet(input: str | os.PathLike, column: str, output: str | os.Pa
     keys = list(dict.fromkeys([*(keys or []), column]))
     missing = [k for k in keys if k not in ddf.columns]
     if missing:
-        raise KeyError(f"input has no column(s) {missing}; columns: {list(ddf.columns)}")
+        raise MissingKeyError(f"input has no column(s) {missing}; columns: {list(ddf.columns)}")
     m = _model_arg(model)
     parts = [dask.delayed(P.embedding_frame)(
         p, keys, dask.delayed(P.encode_partition)(p, column, m, batch_size, normalize))

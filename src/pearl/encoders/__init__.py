@@ -1,6 +1,7 @@
 """Phrase encoders: the transformer PhraseEncoder and the paper's baselines."""
 
 from pearl._lazy import lazy_exports
+from pearl._validation import InputTypeError
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -33,7 +34,7 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     from pearl.encoders.string_distance import StringDistance
 
     if not isinstance(name, str | os.PathLike):
-        raise TypeError(f"model must be a name or a folder path, got {type(name).__name__}")
+        raise InputTypeError(f"model must be a name or a folder path, got {type(name).__name__}")
     name = os.fspath(name)
     key = name.lower()
     if key in GLOVE_NAMES:

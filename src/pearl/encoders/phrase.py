@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import numpy as np
 from tqdm.auto import tqdm
 
-from pearl._validation import check_bool, check_choice, check_int, check_texts
+from pearl._validation import InputTypeError, check_bool, check_choice, check_int, check_texts
 from pearl.encoders.base import Encoder
 from pearl.encoders.fingerprint import folder_fingerprint
 from pearl.encoders.resolve import (
@@ -119,7 +119,8 @@ class PhraseEncoder(Encoder):
         truncate_dim: int | None = None,
     ) -> None:
         if not isinstance(model, str | os.PathLike):
-            raise TypeError(f"model must be a name or a folder path, got {type(model).__name__}")
+            raise InputTypeError("model must be a name or a folder path, got "
+                                 f"{type(model).__name__}")
         self.chunk_size = check_int(chunk_size, "chunk_size", 1)
         self.truncate_dim = None if truncate_dim is None else check_int(truncate_dim,
                                                                         "truncate_dim", 1)
@@ -220,7 +221,7 @@ class PhraseEncoder(Encoder):
         """
         given = [v for v in (texts, sentences, inputs) if v is not None]
         if len(given) != 1:
-            raise TypeError("give the phrases once: texts (first argument), sentences= or "
+            raise InputTypeError("give the phrases once: texts (first argument), sentences= or "
                             "inputs=")
         texts = given[0]
         if output_value != "sentence_embedding":

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pearl._validation import check_bool, check_choice, check_float, check_int
+from pearl._validation import InputTypeError, check_bool, check_choice, check_float, check_int
 
 __all__ = ["TrainConfig", "load_config", "check_fields"]
 
@@ -153,7 +153,7 @@ class TrainConfig(ConfigPaths):
         if self.temperature <= 0 or self.lr <= 0 or self.char_lr <= 0 or self.epochs <= 0:
             raise ValueError("temperature, lr, char_lr and epochs must be > 0")
         if not isinstance(self.augmenter_weights, dict):
-            raise TypeError("augmenter_weights must be a table of name = weight")
+            raise InputTypeError("augmenter_weights must be a table of name = weight")
         for name, weight in self.augmenter_weights.items():
             check_float(weight, f"augmenter_weights[{name!r}]", 0.0)
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
@@ -198,7 +198,7 @@ def check_fields(config, ranges: dict[str, tuple] | None = None) -> None:
         elif f.type == "bool":
             check_bool(value, f.name)
         elif f.type == "str" and not isinstance(value, str):
-            raise TypeError(f"{f.name} must be a string, got {type(value).__name__}")
+            raise InputTypeError(f"{f.name} must be a string, got {type(value).__name__}")
 
 
 def _coerce(name: str, value: Any, current: Any) -> Any:

@@ -19,7 +19,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from pearl._io import check_io, file_sha256, read_json_object, write_text_atomic
-from pearl._validation import check_int
+from pearl._validation import MissingKeyError, check_int
 from pearl.data.corpus import read_corpus
 from pearl.encoders.base import is_embedding_model
 from pearl.encoders.cache import EmbeddingCache
@@ -102,7 +102,7 @@ class _Recorded:
 
 
 def _missing(folder: Path, texts: list[str]) -> KeyError:
-    return KeyError(f"{len(texts)} phrases have no teacher embedding in {folder} "
+    return MissingKeyError(f"{len(texts)} phrases have no teacher embedding in {folder} "
                     f"(e.g. {texts[:3]}); run pearl teacher on the training corpus")
 
 
