@@ -1,0 +1,147 @@
+"""Deduplication of typo'd spellings: pearl's ``deduplicate`` against skrub's.
+
+The data is made here, never taken from skrub's tests: ``--names`` organisation names typed
+ORG in the training corpus (``pearl build-corpus``; no benchmark file), each written
+correctly ``--count`` times and misspelt a few times by one generator per task (keyboard
+slips, dropped letters, swapped letters, abbreviations, or all of them mixed). Each method
+clusters the column without labels (its defaults: no number of clusters given) and is
+scored by pairwise precision, recall and F1 over the rows (two rows are a pair when they
+share a cluster), with its wall time. Writes results/benchmarks/dedup_typos.{md,json}.
+
+    python benchmarks/quality/dedup_typos.py [--names 40] [--count 6] [--typos 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from pearl.augment.char import drop_char, keyboard_typo, swap_chars
+from pearl.data.corpus import read_corpus
+
+OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+_ABBREV = {"Company": "Co.", "Corporation": "Corp.", "Incorporated": "Inc.",
+           "International": "Intl", "Association": "Assn.", "Limited": "Ltd.",
+           "Department": "Dept.", "University": "Univ.", "National": "Natl",
+           "Industries": "Inds.", "Group": "Grp", "Bank": "Bk"}
+
+
+def abbreviate(name: str, rng: random.Random) -> str:
+    """A known word abbreviated, else a word cut to its first letters and a dot."""
+    words = name.split()
+    known = [i for i, w in enumerate(words) if w in _ABBREV]
+    if known:
+        i = rng.choice(known)
+        words[i] = _ABBREV[words[i]]
+    else:
+        long = [i for i, w in enumerate(words) if len(w) > 4] or [0]
+        i = rng.choice(long)
+        words[i] = words[i][: max(2, len(words[i]) // 2)] + "."
+    return " ".join(words)
+
+
+GENERATORS = {"keyboard": keyboard_typo, "drop": drop_char, "swap": swap_chars,
+              "abbreviation": abbreviate}
+
+
+def make_task(names: list[str], kind: str, count: int, typos: int, seed: int
+              ) -> tuple[list[str], list[int]]:
+    rng = random.Random(seed)
+    values, truth = [], []
+    for g, name in enumerate(names):
+        values += [name] * count
+        truth += [g] * count
+        for _ in range(typos):
+            gen = GENERATORS[kind] if kind != "mixed" else rng.choice(list(GENERATORS.values()))
+            values.append(gen(name, rng))
+            truth.append(g)
+    order = rng.sample(range(len(values)), len(values))
+    return [values[i] for i in order], [truth[i] for i in order]
+
+
+def pairwise(pred: list, truth: list[int]) -> dict[str, float]:
+    """Pairwise precision, recall and F1 over rows, from the contingency table."""
+    both = Counter(zip(pred, truth, strict=True))
+    same = sum(c * (c - 1) / 2 for c in both.values())
+    p_pairs = sum(c * (c - 1) / 2 for c in Counter(pred).values())
+    t_pairs = sum(c * (c - 1) / 2 for c in Counter(truth).values())
+    precision = same / p_pairs if p_pairs else 1.0
+    recall = same / t_pairs if t_pairs else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
+
+
+def methods():
+    import skrub
+
+    import pearl
+
+    def skrub_dedup(values):
+        return list(skrub.deduplicate(values))
+
+    def pearl_dedup(model, matcher):
+        def run(values):
+            return list(pearl.deduplicate(values, model=model, matcher=matcher))
+        return run
+
+    return {"skrub deduplicate (defaults)": skrub_dedup,
+            "pearl deduplicate (defaults: MiniLM, cosine 0.8)": pearl_dedup(
+                pearl.DEFAULT_MODEL, "cosine"),
+            "pearl deduplicate, combined matcher": pearl_dedup(pearl.DEFAULT_MODEL,
+                                                               "combined"),
+            "pearl deduplicate, pearl-static, combined": pearl_dedup("pearl-static",
+                                                                     "combined")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
+    ap.add_argument("--names", type=int, default=40)
+    ap.add_argument("--count", type=int, default=6, help="correct spellings per name")
+    ap.add_argument("--typos", type=int, default=3, help="misspellings per name")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    pool = sorted({r.phrase for r in read_corpus(args.corpus) if r.label.endswith("ORG")
+                   and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)})
+    names = random.Random(args.seed).sample(pool, args.names)
+    rows = []
+    for kind in [*GENERATORS, "mixed"]:
+        values, truth = make_task(names, kind, args.count, args.typos, args.seed)
+        for label, run in methods().items():
+            t = time.perf_counter()
+            pred = run(values)
+            seconds = time.perf_counter() - t
+            rows.append({"task": kind, "method": label, **pairwise(pred, truth),
+                         "seconds": round(seconds, 2), "rows": len(values),
+                         "clusters": len(set(pred))})
+            print(rows[-1], flush=True)
+    command = ("python benchmarks/quality/dedup_typos.py --names {names} --count {count} "
+               "--typos {typos}").format(**vars(args))
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "dedup_typos.json").write_text(json.dumps({"command": command, "names": names,
+                                                      "rows": rows}, indent=2) + "\n")
+    lines = ["# Deduplication of generated typos", "", f"`{command}` ({args.names} ORG names "
+             f"of the training corpus, {args.count} correct and {args.typos} misspelt rows "
+             f"each; {args.names} true clusters; pairwise scores over rows)", "",
+             "| task | method | precision | recall | F1 | clusters | seconds |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {r['task']} | {r['method']} | {r['precision']:.3f} | {r['recall']:.3f} | "
+              f"{r['f1']:.3f} | {r['clusters']} | {r['seconds']:.2f} |" for r in rows]
+    mean = {}
+    for r in rows:
+        mean.setdefault(r["method"], []).append(r["f1"])
+    lines += ["", "| method | mean F1 |", "|---|---:|"]
+    lines += [f"| {m} | {np.mean(v):.3f} |" for m, v in mean.items()]
+    (OUT / "dedup_typos.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
