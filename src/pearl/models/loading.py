@@ -28,14 +28,13 @@ import functools
 import logging
 import os
 from pathlib import Path
-from typing import Any
 
 from sentence_transformers.sentence_transformer.modules import Transformer
 
 from pearl._io import read_json
 
 __all__ = ["module_registry", "StrictTransformer", "check_model_folder", "open_model_folder",
-           "read_json_file", "read_modules", "untrusted_modules", "PICKLE_SUFFIXES",
+           "read_modules", "untrusted_modules", "PICKLE_SUFFIXES",
            "SAFE_MODEL_KWARGS", "strict_transformer_config"]
 
 logger = logging.getLogger(__name__)
@@ -51,11 +50,6 @@ _TRANSFORMER_KEYS = {"max_seq_length": (int, type(None)), "do_lower_case": (bool
                      "unpad_inputs": (bool, type(None)),
                      "query_length": (int, type(None)), "document_length": (int, type(None))}
 _SAFE_DTYPES = {"float32", "float16", "bfloat16", "auto"}
-
-
-def read_json_file(path: str | os.PathLike, what: str = "JSON file") -> Any:
-    """:func:`pearl._io.read_json` (bounded in size and depth; ``OSError`` naming the file)."""
-    return read_json(path, what)
 
 
 class StrictTransformer(Transformer):
@@ -144,7 +138,7 @@ def read_modules(path: str | os.PathLike) -> list[dict]:
     modules = Path(path) / "modules.json"
     if not modules.is_file():
         raise OSError(f"{path} is not a sentence-transformers folder (no modules.json)")
-    entries = read_json_file(modules, "modules.json")
+    entries = read_json(modules, "modules.json")
     if not isinstance(entries, list) or not all(
             isinstance(e, dict) and isinstance(e.get("type"), str)
             and isinstance(e.get("path", ""), str) for e in entries):
@@ -197,7 +191,7 @@ def check_model_folder(path: str | os.PathLike, trust_remote_code: bool = False,
                     "reads safetensors weights only (convert the model with "
                     "save_pretrained(safe_serialization=True) where you trust it)")
             if p.suffix.lower() == ".json" and name != "tokenizer.json":
-                data = read_json_file(p, "model configuration")
+                data = read_json(p, "model configuration")
                 if isinstance(data, dict) and "auto_map" in data and not trust_remote_code:
                     raise OSError(
                         f"{p} names code to run (auto_map); pearl does not load code from a "
