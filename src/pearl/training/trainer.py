@@ -521,10 +521,9 @@ def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data
 
 def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
     """The loss curves (moving average over ``window`` steps)."""
-    import matplotlib
+    from pearl._extras import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plotting the loss curves")
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = np.array([r["step"] for r in history])
