@@ -94,7 +94,7 @@ def test_call_sites_raise_the_named_error(monkeypatch):
     with pytest.raises(MissingExtraError, match=r"pearl\[baselines\]"):
         GloveEncoder()
     with pytest.raises(MissingExtraError, match=r"pearl\[train\]"):
-        lexical_diversity(None, ["a", "b"], ["a"], k=1)
+        lexical_diversity(None, ["a", "b"], ["a"], top_k=1)
 
 
 def test_cli_reports_a_missing_extra(monkeypatch, tmp_path, capsys):

@@ -89,9 +89,9 @@ def main() -> None:
         if not (out / "modules.json").is_file():
             if key == "weight_averaging" and not (full_ckpt / "state.safetensors").is_file():
                 raise SystemExit("run the full recipe first (its checkpoint is reused)")
-            Trainer(cfg, show_progress=not args.quiet).train(resume=True)
+            Trainer(cfg, show_progress_bar=not args.quiet).train(resume=True)
         train_s = time.time() - t0
-        record = evaluate(str(out), tasks=args.tasks, show_progress=not args.quiet)
+        record = evaluate(str(out), tasks=args.tasks, show_progress_bar=not args.quiet)
         scores = {k: v.get("score") for k, v in record["tasks"].items()}
         done = [v for v in scores.values() if v is not None]
         rows[name] = {"switches": switches, "scores": scores,

@@ -34,8 +34,8 @@ def main() -> None:
         if not (cfg.checkpoints / "state.safetensors").is_file():
             raise SystemExit(f"no finished run in {cfg.checkpoints}: train first")
         if not (out / "modules.json").is_file():
-            Trainer(cfg, show_progress=False).train(resume=True)
-        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress=False)
+            Trainer(cfg, show_progress_bar=False).train(resume=True)
+        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress_bar=False)
         scores = {k: v["score"] for k, v in rec["tasks"].items()}
         rows[f"{w:g}"] = {"scores": scores, "avg7": rec["averages"]["avg7"]}
         print(w, round(rec["averages"]["avg7"], 2), flush=True)

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         if not (out / "modules.json").is_file():
             scaled_copy(a.model, alpha, out)
         norms = part_norms(out)
-        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress=False)
+        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress_bar=False)
         rows[f"{alpha:g}"] = {"scores": {k: v["score"] for k, v in rec["tasks"].items()},
                               "avg7": rec["averages"]["avg7"], "norms": norms}
         print(alpha, norms, round(rec["averages"]["avg7"], 2), flush=True)

@@ -38,7 +38,7 @@ def main() -> None:
     queries = [vocab[i] for i in rng.choice(len(vocab), size=args.queries, replace=False)]
     rows = []
     for name in args.model:
-        res = lexical_diversity(load_encoder(name), vocab, queries, k=args.k)
+        res = lexical_diversity(load_encoder(name), vocab, queries, top_k=args.k)
         rows.append({"model": name, **res})
         print(rows[-1], flush=True)
     cmd = ("python benchmarks/quality/lexical_diversity.py " + " ".join(

@@ -91,7 +91,7 @@ def main() -> None:
     for name in args.model:
         t0 = time.perf_counter()
         tm = PhraseTopicModel(args.topics, model=name, epochs=args.epochs,
-                              show_progress=True).fit(docs, vocabulary=vocab)
+                              show_progress_bar=True).fit(docs, vocabulary=vocab)
         rows.append({"method": f"PNTM ({name}, {len(vocab):,} words and phrases)",
                      "seconds": time.perf_counter() - t0, "topics": tm.topics_})
     for r in rows:

@@ -150,7 +150,7 @@ def main() -> None:
         r = {"build_s": build, "rss_growth_mb": rss_mb() - before,
              "index_bytes_mb": faiss.serialize_index(idx.faiss_index).nbytes / 2**20}
         t0 = time.perf_counter()
-        batch = idx.search_embeddings(qemb, k=10)
+        batch = idx.search_embeddings(qemb, top_k=10)
         r["batch_search_10k_s"] = time.perf_counter() - t0
         r["top1_found"] = float(np.mean(batch.ids[:, 0] == src))
         r["top10_found"] = float(np.mean((batch.ids == src[:, None]).any(axis=1)))
@@ -160,7 +160,7 @@ def main() -> None:
             t0 = time.perf_counter()
             v = enc.encode([q], normalize=True, show_progress_bar=False)
             t1 = time.perf_counter()
-            idx.search_embeddings(v, k=10)
+            idx.search_embeddings(v, top_k=10)
             t_search.append(time.perf_counter() - t1)
             t_enc.append(t1 - t0)
         r.update(latency_queries=m,
@@ -174,7 +174,7 @@ def main() -> None:
             from pearl.applications.matcher import MatchScorer
 
             t0 = time.perf_counter()
-            wide = idx.search_embeddings(qemb, k=50, queries=queries)
+            wide = idx.search_embeddings(qemb, top_k=50, queries=queries)
             ranked = idx.rescore(wide, MatchScorer.for_encoder(enc), 10)
             report["flat + combined re-rank of top 50"] = {
                 "rerank_s": time.perf_counter() - t0,

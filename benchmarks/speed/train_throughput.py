@@ -54,7 +54,7 @@ def main() -> None:
                               labels=list(LABELS) if cfg.type_loss else None,
                               max_seq_length=cfg.max_seq_length)
     fusion = fusion_module(pearl)
-    trainer = Trainer(cfg, show_progress=False)
+    trainer = Trainer(cfg, show_progress_bar=False)
     pearl_opt = torch.optim.Adam(pearl.parameters(), lr=cfg.lr)
     plain = SentenceTransformer(backbone, device="cpu")
     plain.max_seq_length = cfg.max_seq_length

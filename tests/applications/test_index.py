@@ -14,14 +14,14 @@ NAMES = [f"{a} {b} company" for a in ("acme", "globex", "initech", "umbrella", "
 @pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
 def test_typo_queries_find_their_names(hash_encoder, kind):
     idx = EntityIndex(model=hash_encoder, index=kind, nprobe=64).build(NAMES)
-    res = idx.search([n.replace("company", "compani") for n in NAMES[:10]], k=3)
+    res = idx.search([n.replace("company", "compani") for n in NAMES[:10]], top_k=3)
     assert res.ids.shape == (10, 3) and res.scores.dtype == np.float32
     assert [r[0] for r in res.names] == NAMES[:10]
     assert (np.diff(res.scores, axis=1) <= 1e-6).all()  # sorted by score
 
 
 def test_k_larger_than_the_index_is_capped(hash_encoder):
-    res = EntityIndex(model=hash_encoder).build(["a", "b"]).search("a", k=4)
+    res = EntityIndex(model=hash_encoder).build(["a", "b"]).search("a", top_k=4)
     assert list(res.ids[0]) == [0, 1]
     assert len(res.to_frame()) == 2
 
@@ -30,7 +30,7 @@ def test_add_continues_ids(hash_encoder):
     idx = EntityIndex(model=hash_encoder).build(NAMES[:5])
     idx.add(NAMES[5:8])
     assert len(idx) == 8
-    assert idx.search(NAMES[6], k=1).ids[0, 0] == 6
+    assert idx.search(NAMES[6], top_k=1).ids[0, 0] == 6
 
 
 def test_save_load_roundtrip_and_model_check(hash_encoder, tmp_path):
@@ -38,7 +38,7 @@ def test_save_load_roundtrip_and_model_check(hash_encoder, tmp_path):
     idx.save(tmp_path / "idx")
     back = EntityIndex.load(tmp_path / "idx", model=hash_encoder)
     assert back.names_ == idx.names_ and back.index == "hnsw"
-    a, b = idx.search(NAMES[:5], k=2), back.search(NAMES[:5], k=2)
+    a, b = idx.search(NAMES[:5], top_k=2), back.search(NAMES[:5], top_k=2)
     np.testing.assert_array_equal(a.ids, b.ids)
     with pytest.raises(ValueError, match="Rebuild the index"):
         EntityIndex.load(tmp_path / "idx", model=HashEncoder(dim=64))
@@ -81,7 +81,7 @@ def test_precomputed_embeddings_match_encoded(hash_encoder):
     a = EntityIndex(model=hash_encoder).build(NAMES)
     b = EntityIndex(model=hash_encoder).add_embeddings(NAMES, hash_encoder.encode(NAMES))
     q = hash_encoder.encode(["acme north compani"])
-    np.testing.assert_array_equal(a.search("acme north compani", k=3).ids,
-                                  b.search_embeddings(q, k=3).ids)
+    np.testing.assert_array_equal(a.search("acme north compani", top_k=3).ids,
+                                  b.search_embeddings(q, top_k=3).ids)
     with pytest.raises(ValueError, match="2 names but embeddings"):
         EntityIndex(model=hash_encoder).add_embeddings(["a", "b"], np.zeros((3, 4)))

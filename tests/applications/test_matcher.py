@@ -189,7 +189,7 @@ def test_join_and_search_score_a_match_by_its_lead_over_the_runner_up(hash_encod
             assert out.title.iloc[0] == "Boston Globe"
             scores[name, k] = out.match_score.tolist()
         index = EntityIndex(hash_encoder).build(right.title.tolist())
-        hit = index.search(["Boston Globe"], k=1, matcher=MARGIN)
+        hit = index.search(["Boston Globe"], top_k=1, matcher=MARGIN)
         assert hit.names[0] == ["Boston Globe"]
         np.testing.assert_allclose(hit.scores[0, 0], scores[name, 1][0], rtol=1e-5)
     assert scores["rival", 1][0] < scores["alone", 1][0]  # a near-duplicate: less certain

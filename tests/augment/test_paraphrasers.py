@@ -42,7 +42,7 @@ def test_mined_paraphrases_have_low_overlap():
                    "sales contract": [0.95, 0.1], "blue whale": [0, 1]}
             return np.array([vec[t] for t in texts], dtype="float32")
 
-    m = MinedParaphraser(Fake(), min_cosine=0.9, max_overlap=0.3, k=3).fit(
+    m = MinedParaphraser(Fake(), min_cosine=0.9, max_overlap=0.3, top_k=3).fit(
         phrases, show_progress_bar=False)
     assert m.table_["purchase agreement"] == ["sales contract"]  # the plural overlaps
     assert m("blue whale", random.Random(0)) is None

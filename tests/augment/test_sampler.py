@@ -27,8 +27,8 @@ def test_distribution_follows_weights():
 def test_precompute_is_reproducible(tmp_path):
     s = AugmentationSampler({"swap": swap_chars, "drop": drop_char}, seed=7)
     phrases = ["New York", "Paris", "🙂 émoji", ""]
-    precompute(phrases, s, tmp_path / "a.tsv", views=2, show_progress=False)
-    precompute(phrases, s, tmp_path / "b.tsv", views=2, show_progress=False)
+    precompute(phrases, s, tmp_path / "a.tsv", views=2, show_progress_bar=False)
+    precompute(phrases, s, tmp_path / "b.tsv", views=2, show_progress_bar=False)
     assert (tmp_path / "a.tsv").read_bytes() == (tmp_path / "b.tsv").read_bytes()
     rows = read_augmented(tmp_path / "a.tsv")
     assert len(rows) == 8 and rows[-1] == ("", "", "identity")

@@ -24,7 +24,7 @@ def test_definitions_in_running_text():
 def test_mine_definitions_counts_repeats():
     texts = ["the Food and Drug Administration (FDA) said", "Food and Drug Administration (FDA)",
              "emoji 🙂 ( 🙂 ) and unicode Zürich Grand Hotel (ZGH)"]
-    counts = mine_definitions(texts, show_progress=False)
+    counts = mine_definitions(texts, show_progress_bar=False)
     assert isinstance(counts, Counter)
     assert counts[("Food and Drug Administration", "FDA")] == 2
     assert counts[("Zürich Grand Hotel", "ZGH")] == 1

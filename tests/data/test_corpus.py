@@ -33,7 +33,7 @@ def raw(tmp_path):
 
 def test_build_writes_typed_phrases(raw, tmp_path):
     root, lexicon = raw
-    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False,
+    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress_bar=False,
                          list_types="lists")
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     assert rows["Apple"].frequency == 3 and rows["Apple"].label == "NP-ORG"
@@ -56,10 +56,10 @@ def test_build_writes_typed_phrases(raw, tmp_path):
 
 def test_typed_min_freq_keeps_entity_names_seen_once(raw, tmp_path):
     root, lexicon = raw
-    stats = build_corpus(root, tmp_path / "out", show_progress=False, include_lists=False,
+    stats = build_corpus(root, tmp_path / "out", show_progress_bar=False, include_lists=False,
                          typed_min_freq=1)
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
-    build_corpus(root, tmp_path / "d", show_progress=False, include_lists=False)
+    build_corpus(root, tmp_path / "d", show_progress_bar=False, include_lists=False)
     default = {r.phrase for r in read_corpus(tmp_path / "d" / "corpus.tsv")}
     added = set(rows) - default
     assert "The New York Times" in added  # seen once, typed ORG in context
@@ -68,12 +68,12 @@ def test_typed_min_freq_keeps_entity_names_seen_once(raw, tmp_path):
     assert default <= set(rows)
     assert stats.skipped["phrase: below min_freq"] > 0  # untyped phrases seen once
     with pytest.raises(ValueError, match="at least 1"):
-        build_corpus(root, tmp_path / "x", show_progress=False, typed_min_freq=0)
+        build_corpus(root, tmp_path / "x", show_progress_bar=False, typed_min_freq=0)
 
 
 def test_tagger_typing_reads_the_lower_case_index(raw, tmp_path):
     root, lexicon = raw
-    build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress=False)
+    build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress_bar=False)
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     assert rows["heart attack"].source == "wordnet"
     assert "Paris" not in rows  # the index only, not the data files
@@ -84,8 +84,8 @@ def test_tagger_typing_reads_the_lower_case_index(raw, tmp_path):
 
 def test_rebuild_is_byte_identical(raw, tmp_path):
     root, lexicon = raw
-    build_corpus(root, tmp_path / "a", lexicon_root=lexicon, show_progress=False)
-    build_corpus(root, tmp_path / "b", lexicon_root=lexicon, show_progress=False)
+    build_corpus(root, tmp_path / "a", lexicon_root=lexicon, show_progress_bar=False)
+    build_corpus(root, tmp_path / "b", lexicon_root=lexicon, show_progress_bar=False)
     assert (tmp_path / "a" / "corpus.tsv").read_bytes() == (tmp_path / "b" /
                                                             "corpus.tsv").read_bytes()
 
@@ -108,7 +108,7 @@ def test_contexts_hold_each_text_phrase_masked_in_its_sentence(raw, tmp_path):
     from pearl.data.contexts import MASK, read_contexts
 
     root, _ = raw
-    build_corpus(root, tmp_path / "out", show_progress=False, include_lists=False,
+    build_corpus(root, tmp_path / "out", show_progress_bar=False, include_lists=False,
                  typed_min_freq=1, contexts=3)
     phrases = {r.phrase for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     contexts = read_contexts(tmp_path / "out" / "contexts.tsv")
@@ -116,10 +116,10 @@ def test_contexts_hold_each_text_phrase_masked_in_its_sentence(raw, tmp_path):
     assert contexts["The New York Times"] == f"{MASK} reported that Apple"
     for context in contexts.values():
         assert context.count(MASK) == 1 and len(context.split()) <= 7
-    build_corpus(root, tmp_path / "none", show_progress=False, include_lists=False)
+    build_corpus(root, tmp_path / "none", show_progress_bar=False, include_lists=False)
     assert not (tmp_path / "none" / "contexts.tsv").exists()
     with pytest.raises(ValueError, match=">= 0"):
-        build_corpus(root, tmp_path / "x", show_progress=False, contexts=-1)
+        build_corpus(root, tmp_path / "x", show_progress_bar=False, contexts=-1)
 
 
 def test_contexts_files_round_trip_and_bad_ones_are_named(tmp_path):

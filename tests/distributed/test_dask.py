@@ -110,8 +110,8 @@ def test_index_build_and_search(client, tiny_model_dir):
     idx = pdk.build_index(dd.from_pandas(right, npartitions=3), "title",
                           model=str(tiny_model_dir))
     queries = pd.DataFrame({"q": ["alpha one clubs", "delta two club"]})
-    hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", k=3).compute()
-    local = idx.search(queries.q.tolist(), k=3).to_frame()
+    hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", top_k=3).compute()
+    local = idx.search(queries.q.tolist(), top_k=3).to_frame()
     pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
 
 
@@ -128,7 +128,7 @@ def test_worker_killed_mid_job_loses_and_duplicates_no_row(client, tmp_path):
     marker = tmp_path / "killed"
     model = _faults.KillOnce(trigger="charlie", marker=str(marker))
     out = pdk.join_to_parquet(lp, rp, tmp_path / "out", left_on="name", right_on="title",
-                              model=model, partitions=4, progress=False)
+                              model=model, partitions=4, show_progress_bar=False)
     assert marker.exists()  # a worker did die
     got = pd.read_parquet(out).sort_values("lid", kind="stable").reset_index(drop=True)
     single = pearl.fuzzy_join(left, right, left_on="name", right_on="title",
@@ -142,7 +142,7 @@ def test_rerun_skips_finished_parts_and_refuses_another_job(client, tiny_model_d
                                                             tmp_path):
     *_, lp, rp = _parquet(tmp_path)
     kwargs = dict(left_on="name", right_on="title", model=str(tiny_model_dir), partitions=3,
-                  progress=False)
+                  show_progress_bar=False)
     out = pdk.join_to_parquet(lp, rp, tmp_path / "out", **kwargs)
     parts = sorted(out.glob("part-*.parquet"))
     assert len(parts) == 3 and (out / "_SUCCESS").exists()

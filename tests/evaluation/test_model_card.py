@@ -12,7 +12,7 @@ def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, 
     cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
                                  batch_size=4, max_steps=2, char_pretrain_steps=2,
                                  char_out_dim=8, type_balance=0.5))
-    Trainer(cfg, show_progress=False).train()
+    Trainer(cfg, show_progress_bar=False).train()
     results = tmp_path / "results"
     results.mkdir()
     for name, score in (("pearl-tiny", 50.0), (str(tiny_model_dir), 40.0)):
@@ -37,7 +37,7 @@ def test_cli_writes_the_card(training_files, tiny_model_dir, tmp_path, capsys):
     cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
                                  batch_size=4, max_steps=1, char_pretrain_steps=1,
                                  char_out_dim=8))
-    Trainer(cfg, show_progress=False).train()
+    Trainer(cfg, show_progress_bar=False).train()
     (out / "README.md").unlink(missing_ok=True)
     assert main(["model-card", str(out), "--command", "pearl train -c y"]) == 0
     assert "pearl train -c y" in (out / "README.md").read_text()
@@ -58,11 +58,11 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     module = StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 8),
                                    n_buckets=64)
     teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             show_progress=False)
+                             show_progress_bar=False)
     out = tmp_path / "static-tiny"
     cfg = StaticConfig(**training_files, output=str(out), batch_size=4, hard_negatives=2,
                        max_steps=2, teacher=str(teacher), distill_weight=0.5)
-    StaticTrainer(cfg, show_progress=False, module=module).train()
+    StaticTrainer(cfg, show_progress_bar=False, module=module).train()
     text = write_static_model_card(out).read_text()
     assert "# static-tiny" in text and "distillation of the in-batch similarities" in text
     assert f"`{teacher}`" in text and "weight 0.5" in text

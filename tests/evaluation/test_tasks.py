@@ -8,7 +8,7 @@ from pearl.evaluation.tasks.retrieval import nearest
 
 
 def _run(model, root, tasks="all", **kw):
-    return evaluate(model, tasks=tasks, data=root / "benchmark", show_progress=False,
+    return evaluate(model, tasks=tasks, data=root / "benchmark", show_progress_bar=False,
                     cache=False, **kw)
 
 
@@ -58,7 +58,7 @@ def test_quick_mode_is_labelled(hash_encoder, mini_benchmark):
 
 
 def test_cache_means_rerun_does_not_reencode(hash_encoder, mini_benchmark, tmp_path):
-    kw = dict(tasks="turney", data=mini_benchmark / "benchmark", show_progress=False,
+    kw = dict(tasks="turney", data=mini_benchmark / "benchmark", show_progress_bar=False,
               cache_root=tmp_path)
     first = evaluate(hash_encoder, **kw)
     assert first["tasks"]["turney"]["newly_encoded"] > 0
@@ -69,7 +69,7 @@ def test_cache_means_rerun_does_not_reencode(hash_encoder, mini_benchmark, tmp_p
 
 def test_missing_data_is_a_clear_error(hash_encoder, tmp_path):
     with pytest.raises(FileNotFoundError, match="pass --data"):
-        evaluate(hash_encoder, tasks="turney", data=tmp_path / "nope", show_progress=False)
+        evaluate(hash_encoder, tasks="turney", data=tmp_path / "nope", show_progress_bar=False)
 
 
 def test_a_failing_task_is_recorded_not_fatal(hash_encoder, mini_benchmark):

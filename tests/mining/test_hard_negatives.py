@@ -16,25 +16,25 @@ def _brute(phrases, min_ratio):
 
 
 def test_blocking_finds_exactly_the_close_pairs_when_blocks_cover_all():
-    got = edit_candidates(PHRASES, min_ratio=75, block_size=100, show_progress=False)
+    got = edit_candidates(PHRASES, min_ratio=75, block_size=100, show_progress_bar=False)
     assert set(got) == _brute(PHRASES, 75)
 
 
 def test_small_blocks_find_a_subset_and_neighbours():
-    got = edit_candidates(PHRASES, min_ratio=75, block_size=4, show_progress=False)
+    got = edit_candidates(PHRASES, min_ratio=75, block_size=4, show_progress_bar=False)
     assert set(got) <= _brute(PHRASES, 75)
     assert (5, 6) in got  # Paris / Parish are neighbours in sorted order
 
 
 def test_negatives_are_far_in_meaning(tmp_path):
     res = mine_hard_negatives(PHRASES, HashEncoder(), tmp_path / "n.tsv", min_ratio=70,
-                              max_cosine=0.8, k=2, show_progress=False)
+                              max_cosine=0.8, top_k=2, show_progress_bar=False)
     lines = (tmp_path / "n.tsv").read_text().splitlines()
     assert lines[0] == "phrase\tnegative\tedit_ratio\tcosine"
     assert all(float(line.split("\t")[3]) < 0.8 for line in lines[1:])
     assert all(len(v) <= 2 for v in res["negatives"].values())
     assert res["candidate_pairs"] >= len(lines[1:]) // 2
     again = tmp_path / "m.tsv"
-    mine_hard_negatives(PHRASES, HashEncoder(), again, min_ratio=70, max_cosine=0.8, k=2,
-                        show_progress=False)
+    mine_hard_negatives(PHRASES, HashEncoder(), again, min_ratio=70, max_cosine=0.8, top_k=2,
+                        show_progress_bar=False)
     assert again.read_bytes() == (tmp_path / "n.tsv").read_bytes()

@@ -87,7 +87,7 @@ def test_a_teacher_folder_is_never_cleaned(tmp_path, hash_encoder, capsys):
     corpus.write_text("phrase\tlabel\tfrequency\tsource\nNew York\tNP-GPE\t1\ttest\n"
                       "Paris\tNP-GPE\t1\ttest\n")
     folder = encode_teacher(corpus, tmp_path / "teacher", model=hash_encoder,
-                            show_progress=False)
+                            show_progress_bar=False)
     manifest = json.loads((folder / MANIFEST).read_text())
     manifest["dim"] = 7  # one field off: the shards no longer check out
     (folder / MANIFEST).write_text(json.dumps(manifest))
@@ -105,7 +105,7 @@ def test_a_train_run_refuses_an_output_holding_its_inputs(training_files, tiny_m
                       batch_size=4, max_steps=1, char_pretrain_steps=0, **training_files)
     before = _snapshot(data)
     with pytest.raises(ValueError, match="holds the input"):
-        Trainer(cfg, show_progress=False).train()
+        Trainer(cfg, show_progress_bar=False).train()
     assert _snapshot(data) == before
 
 
@@ -160,9 +160,9 @@ def test_an_old_index_without_checksums_names_the_fix(tmp_path, hash_encoder):
 
 def test_a_huge_k_is_capped_at_the_index_size(hash_encoder):
     idx = EntityIndex(model=hash_encoder).build(["Paris", "London", "Rome"])
-    res = idx.search(["Pariss"], k=1_000_000_000)
+    res = idx.search(["Pariss"], top_k=1_000_000_000)
     assert res.ids.shape == (1, 3) and res.names[0][0] == "Paris"
-    comb = idx.search(["Pariss"], k=1_000_000_000, matcher="combined")
+    comb = idx.search(["Pariss"], top_k=1_000_000_000, matcher="combined")
     assert comb.ids.shape == (1, 3)
 
 
@@ -196,7 +196,7 @@ def test_crafted_checkpoint_metadata_is_a_clear_error(training_files, tiny_model
 
     cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
                       batch_size=4, max_steps=2, char_pretrain_steps=0, **training_files)
-    Trainer(cfg, show_progress=False).train()
+    Trainer(cfg, show_progress_bar=False).train()
     state = cfg.checkpoints / "state.safetensors"
     with safe_open(str(state), framework="pt") as f:
         meta = json.loads(f.metadata()["pearl_state"])
@@ -206,7 +206,7 @@ def test_crafted_checkpoint_metadata_is_a_clear_error(training_files, tiny_model
         bad = {**meta, field: value}
         save_file(tensors, str(state), metadata={"pearl_state": json.dumps(bad)})
         with pytest.raises(OSError, match=f"invalid checkpoint field '{field}'"):
-            Trainer(cfg, show_progress=False).train(resume=True)
+            Trainer(cfg, show_progress_bar=False).train(resume=True)
 
 
 def test_blank_and_na_group_ids_are_dropped_with_a_warning(caplog):
@@ -270,7 +270,7 @@ def test_a_header_only_corpus_is_refused(training_files, tiny_model_dir, tmp_pat
     cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
                       batch_size=4, max_steps=1, char_pretrain_steps=0, **training_files)
     with pytest.raises(ValueError, match="no phrases"):
-        Trainer(cfg, show_progress=False).train()
+        Trainer(cfg, show_progress_bar=False).train()
 
 
 def test_an_empty_task_list_is_an_error(tmp_path, capsys):

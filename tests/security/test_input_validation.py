@@ -109,10 +109,11 @@ def test_deduplicate_any_input(hash_encoder, values, threshold):
 def test_index_search_any_input(hash_encoder, queries, k):
     idx = EntityIndex(model=hash_encoder).build(["Paris", "London", "Rome"])
     try:
-        res = idx.search(queries, k=k)
+        res = idx.search(queries, top_k=k)
     except CLEAR:
         return
-    assert res.ids.shape[1] == k and isinstance(k, int) and k >= 1
+    assert isinstance(k, int) and k >= 1
+    assert res.ids.shape[1] == min(k, 3)  # capped at the index size
 
 
 @pytest.mark.parametrize("bad", [8.5, "8", True, -1, math.nan])

@@ -141,7 +141,7 @@ def test_pickle_checkpoint_is_refused_not_unpickled(training_files, tiny_model_d
     cfg.checkpoints.mkdir(parents=True)
     torch.save({"step": _Payload(str(marker))}, cfg.checkpoints / "state.pt")
     with pytest.raises(OSError, match="pickle"):
-        Trainer(cfg, show_progress=False).train(resume=True)
+        Trainer(cfg, show_progress_bar=False).train(resume=True)
     assert not marker.exists()
     # the payload is live: unpickling it does write the marker
     torch.load(cfg.checkpoints / "state.pt", weights_only=False)  # noqa: S614 - the test's own file
@@ -153,11 +153,11 @@ def test_truncated_checkpoint_is_a_clear_error(training_files, tiny_model_dir, t
 
     cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
                       batch_size=4, max_steps=2, char_pretrain_steps=0, **training_files)
-    Trainer(cfg, show_progress=False).train()
+    Trainer(cfg, show_progress_bar=False).train()
     state = cfg.checkpoints / "state.safetensors"
     state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
     with pytest.raises(OSError, match="corrupt or truncated training checkpoint"):
-        Trainer(cfg, show_progress=False).train(resume=True)
+        Trainer(cfg, show_progress_bar=False).train(resume=True)
 
 
 def test_no_pickle_anywhere_in_the_package():

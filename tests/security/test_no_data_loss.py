@@ -116,7 +116,7 @@ def test_training_refuses_a_non_model_output_before_any_work(training_files, tin
     cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(out), batch_size=4,
                       max_steps=1, **training_files)
     with pytest.raises(FileExistsError):
-        Trainer(cfg, show_progress=False).train()
+        Trainer(cfg, show_progress_bar=False).train()
     assert not cfg.checkpoints.exists()
     assert [p.name for p in out.iterdir()] == ["chapter1.tex"]
 

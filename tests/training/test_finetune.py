@@ -39,19 +39,19 @@ def test_groups_are_the_components_of_the_matches():
 def test_finetune_saves_a_model_every_tool_loads(tiny_model_dir, tmp_path):
     res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / "ft",
                    model=str(tiny_model_dir), epochs=3, batch_size=8, lr=1e-3,
-                   validation=0.3, patience=1, show_progress=False)
+                   validation=0.3, patience=1, show_progress_bar=False)
     assert 1 <= res.best_epoch <= res.epochs <= 3 and len(res.validation_top1) == res.epochs
     emb = PhraseEncoder(res.output).encode(["Acme Inc", "Hooli"])
     assert emb.shape == (2, 32) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
     with pytest.raises(ValueError, match="group of two"):
         finetune(LabelledGroups(["a", "b"], np.array([0, 1])), tmp_path / "x",
-                 model=str(tiny_model_dir), show_progress=False)
+                 model=str(tiny_model_dir), show_progress_bar=False)
 
 
 @pytest.mark.parametrize("loss", ["infonce", "triplet"])
 def test_other_objectives_train(tiny_model_dir, tmp_path, loss):
     res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / loss, model=str(tiny_model_dir),
-                   loss=loss, epochs=1, batch_size=8, validation=0.0, show_progress=False)
+                   loss=loss, epochs=1, batch_size=8, validation=0.0, show_progress_bar=False)
     assert (res.output / "modules.json").is_file()
 
 
@@ -71,7 +71,7 @@ def test_cli_finetune_with_dev_threshold(tiny_model_dir, tmp_path, capsys):
 @pytest.mark.parametrize("encoder", ["bilstm", "cnn"])
 def test_finetune_trains_a_glove_encoder_without_a_transformer(tmp_path, encoder):
     res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / encoder, encoder=encoder,
-                   epochs=2, batch_size=8, validation=0.0, show_progress=False)
+                   epochs=2, batch_size=8, validation=0.0, show_progress_bar=False)
     enc = PhraseEncoder(res.output)
     emb = enc.encode(["Acme Inc", "ACME Incorporated", "Hooli"])
     assert emb.shape == (3, 300) and np.isfinite(emb).all()
@@ -92,23 +92,23 @@ def test_max_steps_caps_training_and_average_weight_keeps_the_original(tiny_mode
                                                                        tmp_path):
     data = LabelledGroups.from_frame(PAIRS)
     res = finetune(data, tmp_path / "capped", model=str(tiny_model_dir), epochs=5,
-                   batch_size=4, lr=1e-2, validation=0.0, max_steps=1, show_progress=False)
+                   batch_size=4, lr=1e-2, validation=0.0, max_steps=1, show_progress_bar=False)
     assert res.epochs == 1
     texts = ["Acme Inc", "Hooli", "Initech LLC"]
     original = PhraseEncoder(str(tiny_model_dir)).encode(texts)
     original /= np.linalg.norm(original, axis=1, keepdims=True)  # saved models normalise
     kept = finetune(data, tmp_path / "kept", model=str(tiny_model_dir), epochs=1,
                     batch_size=8, lr=1e-2, validation=0.0, average_weight=1.0,
-                    show_progress=False)
+                    show_progress_bar=False)
     assert np.allclose(PhraseEncoder(kept.output).encode(texts), original, atol=1e-5)
     moved = PhraseEncoder(res.output).encode(texts)
     assert not np.allclose(moved, original, atol=1e-5)
     half = finetune(data, tmp_path / "half", model=str(tiny_model_dir), epochs=1,
                     batch_size=4, lr=1e-2, validation=0.0, max_steps=1, average_weight=0.5,
-                    show_progress=False)
+                    show_progress_bar=False)
     between = PhraseEncoder(half.output).encode(texts)
     assert not np.allclose(between, original, atol=1e-5)
     assert not np.allclose(between, moved, atol=1e-5)
     with pytest.raises(ValueError, match="average_weight"):
         finetune(data, tmp_path / "bad", model=str(tiny_model_dir), average_weight=1.5,
-                 show_progress=False)
+                 show_progress_bar=False)

@@ -27,7 +27,7 @@ def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, ti
                                                               tmp_path):
     module = _module(tiny_model_dir)
     before = module.embedding.weight.detach().clone()
-    out = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress=False,
+    out = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress_bar=False,
                         module=module).train()
     assert module.ngrams.weight.abs().sum() > 0  # trained from zero
     enc = PhraseEncoder(out)
@@ -38,11 +38,11 @@ def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, ti
 
 
 def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, tmp_path):
-    StaticTrainer(_config(training_files, tmp_path / "a"), show_progress=False,
+    StaticTrainer(_config(training_files, tmp_path / "a"), show_progress_bar=False,
                   module=_module(tiny_model_dir)).train()
     half = _config(training_files, tmp_path / "b", max_steps=4)
-    StaticTrainer(half, show_progress=False, module=_module(tiny_model_dir)).train()
-    StaticTrainer(_config(training_files, tmp_path / "b"), show_progress=False,
+    StaticTrainer(half, show_progress_bar=False, module=_module(tiny_model_dir)).train()
+    StaticTrainer(_config(training_files, tmp_path / "b"), show_progress_bar=False,
                   module=_module(tiny_model_dir)).train(resume=True)
     a = PhraseEncoder(tmp_path / "a").encode(["Albert Einstein", "Paris"])
     b = PhraseEncoder(tmp_path / "b").encode(["Albert Einstein", "Paris"])
@@ -55,7 +55,7 @@ def test_static_training_with_a_teacher_fits_its_similarities(training_files, ti
     from pearl.losses import similarity_distillation
 
     teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             show_progress=False)
+                             show_progress_bar=False)
     phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
     target = torch.from_numpy(HashEncoder().encode(phrases))
 
@@ -67,11 +67,11 @@ def test_static_training_with_a_teacher_fits_its_similarities(training_files, ti
                 average_weight=0.0)
     StaticTrainer(_config(training_files, tmp_path / "m", teacher=str(teacher),
                           distill_weight=5.0, **opts),
-                  show_progress=False, module=_module(tiny_model_dir)).train()
-    StaticTrainer(_config(training_files, tmp_path / "plain", **opts), show_progress=False,
+                  show_progress_bar=False, module=_module(tiny_model_dir)).train()
+    StaticTrainer(_config(training_files, tmp_path / "plain", **opts), show_progress_bar=False,
                   module=_module(tiny_model_dir)).train()
     StaticTrainer(_config(training_files, tmp_path / "none", max_steps=1, lr=1e-9),
-                  show_progress=False, module=_module(tiny_model_dir)).train()
+                  show_progress_bar=False, module=_module(tiny_model_dir)).train()
     header = (tmp_path / "m" / "training" / "loss.tsv").read_text().split("\n")[0]
     assert "distill" in header.split("\t")
     assert kl(tmp_path / "m") < 0.7 * kl(tmp_path / "none")
@@ -81,10 +81,10 @@ def test_static_training_with_a_teacher_fits_its_similarities(training_files, ti
 def test_static_training_refuses_a_teacher_without_the_corpus(training_files, tiny_model_dir,
                                                              tmp_path):
     teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             limit=2, show_progress=False)
+                             limit=2, show_progress_bar=False)
     cfg = _config(training_files, tmp_path / "m", teacher=str(teacher))
     with pytest.raises(KeyError, match="pearl teacher"):
-        StaticTrainer(cfg, show_progress=False, module=_module(tiny_model_dir)).train()
+        StaticTrainer(cfg, show_progress_bar=False, module=_module(tiny_model_dir)).train()
     assert not (tmp_path / "m").exists()
 
 

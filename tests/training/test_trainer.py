@@ -28,7 +28,7 @@ def _weights(folder):
 
 def test_full_run_writes_a_loadable_model_and_logs(training_files, tiny_model_dir, tmp_path):
     cfg = _config(training_files, tiny_model_dir, tmp_path / "model")
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     assert not result.interrupted and result.steps == result.total_steps == 9
     log = tmp_path / "model" / "training"
     assert (log / "loss.png").stat().st_size > 0
@@ -39,17 +39,18 @@ def test_full_run_writes_a_loadable_model_and_logs(training_files, tiny_model_di
 
 
 def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_path):
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "a"), show_progress=False).train()
+    Trainer(_config(training_files, tiny_model_dir, tmp_path / "a"),
+            show_progress_bar=False).train()
 
     def stop_at_5(trainer, step, record):
         if step == 5:
             trainer.request_stop()
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "b")
-    first = Trainer(cfg, show_progress=False, on_step=stop_at_5).train()
+    first = Trainer(cfg, show_progress_bar=False, on_step=stop_at_5).train()
     assert first.interrupted and first.steps == 5 and first.output is None
     assert not (tmp_path / "b").exists()
-    second = Trainer(cfg, show_progress=False).train(resume=True)
+    second = Trainer(cfg, show_progress_bar=False).train(resume=True)
     assert second.steps == 9 and len(second.history) == 9
     wa, wb = _weights(tmp_path / "a"), _weights(tmp_path / "b")
     assert wa.keys() == wb.keys()
@@ -60,11 +61,11 @@ def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_pat
 def test_a_finished_run_extended_by_resume_equals_the_longer_run(training_files,
                                                                  tiny_model_dir, tmp_path):
     Trainer(_config(training_files, tiny_model_dir, tmp_path / "long", max_steps=7),
-            show_progress=False).train()
+            show_progress_bar=False).train()
     Trainer(_config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=4),
-            show_progress=False).train()
+            show_progress_bar=False).train()
     longer = _config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=7)
-    result = Trainer(longer, show_progress=False).train(resume=True)
+    result = Trainer(longer, show_progress_bar=False).train(resume=True)
     assert result.steps == 7 and len(result.history) == 7
     wa, wb = _weights(tmp_path / "long"), _weights(tmp_path / "ext")
     for k in wa:
@@ -74,21 +75,21 @@ def test_a_finished_run_extended_by_resume_equals_the_longer_run(training_files,
 def test_resume_cannot_shorten_a_run_past_its_checkpoint(training_files, tiny_model_dir,
                                                          tmp_path):
     Trainer(_config(training_files, tiny_model_dir, tmp_path / "m", max_steps=6),
-            show_progress=False).train()
+            show_progress_bar=False).train()
     shorter = _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=3)
     with pytest.raises(ValueError, match="past the 3 steps"):
-        Trainer(shorter, show_progress=False).train(resume=True)
+        Trainer(shorter, show_progress_bar=False).train(resume=True)
 
 
 def test_saved_model_ends_with_normalize_unless_switched_off(training_files, tiny_model_dir,
                                                             tmp_path):
     Trainer(_config(training_files, tiny_model_dir, tmp_path / "unit", max_steps=2),
-            show_progress=False).train()
+            show_progress_bar=False).train()
     emb = PhraseEncoder(tmp_path / "unit").encode(["The New York Times", "NYTimes"])
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, rtol=1e-5)
     assert "Normalize" in (tmp_path / "unit" / "modules.json").read_text()
     Trainer(_config(training_files, tiny_model_dir, tmp_path / "raw", max_steps=2,
-                    normalize=False), show_progress=False).train()
+                    normalize=False), show_progress_bar=False).train()
     assert "Normalize" not in (tmp_path / "raw" / "modules.json").read_text()
 
 
@@ -99,7 +100,7 @@ def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
     before = signal.getsignal(signal.SIGINT)  # SIG_IGN when run in the background
-    result = Trainer(cfg, show_progress=False, on_step=interrupt).train()
+    result = Trainer(cfg, show_progress_bar=False, on_step=interrupt).train()
     assert result.interrupted and result.steps == 3
     assert (cfg.checkpoints / "state.safetensors").is_file()
     assert signal.getsignal(signal.SIGINT) is before  # the caller's handler is restored
@@ -111,16 +112,16 @@ def test_resume_with_another_configuration_is_refused(training_files, tiny_model
         trainer.request_stop()
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m")
-    Trainer(cfg, show_progress=False, on_step=stop).train()
+    Trainer(cfg, show_progress_bar=False, on_step=stop).train()
     other = _config(training_files, tiny_model_dir, tmp_path / "m", lr=1e-3)
     with pytest.raises(ValueError, match="different configuration.*lr"):
-        Trainer(other, show_progress=False).train(resume=True)
+        Trainer(other, show_progress_bar=False).train(resume=True)
 
 
 def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5,
                   max_steps=2)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     assert all(np.isfinite(r["type"]) for r in result.history)
 
 
@@ -139,7 +140,7 @@ def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir,
     monkeypatch.setattr(trainer, "info_nce", None)  # must not be called
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", objective="triplet",
                   margin=0.5, max_steps=2)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     assert calls == [0.5, 0.5]
     assert all(np.isfinite(r["contrastive"]) and r["contrastive"] >= 0 for r in result.history)
     with pytest.raises(ValueError, match="objective"):
@@ -152,7 +153,7 @@ def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_mode
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", char_gain=True,
                   max_steps=4, char_lr=0.05)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     scales = [r["char_scale"] for r in result.history]
     assert scales[-1] != 1.0  # the scale is a trained parameter
     header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
@@ -166,7 +167,7 @@ def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp
     cfg = _config(training_files, tiny_model_dir, tmp_path / "bare", use_chars=False,
                   type_loss=False, hard_negatives=0, char_aug=False, token_aug=False,
                   phrase_aug=False, average=False, max_steps=2)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     assert "type" not in result.history[0]
     assert PhraseEncoder(tmp_path / "bare").encode(["x"]).shape == (1, 32)
 
@@ -197,7 +198,7 @@ def test_a_run_asked_for_a_missing_gpu_fails_before_training(training_files, tin
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", device="cuda")
     with pytest.raises(ValueError, match="no CUDA"):
-        Trainer(cfg, show_progress=False).train()
+        Trainer(cfg, show_progress_bar=False).train()
     assert not (tmp_path / "m").exists()
 
 
@@ -207,9 +208,9 @@ def test_resume_may_change_the_device_option(training_files, tiny_model_dir, tmp
             trainer.request_stop()
 
     cfg = _config(training_files, tiny_model_dir, tmp_path / "b", device="")
-    assert Trainer(cfg, show_progress=False, on_step=stop_at_5).train().interrupted
+    assert Trainer(cfg, show_progress_bar=False, on_step=stop_at_5).train().interrupted
     cfg = _config(training_files, tiny_model_dir, tmp_path / "b", device="cpu")
-    assert Trainer(cfg, show_progress=False).train(resume=True).steps == 9
+    assert Trainer(cfg, show_progress_bar=False).train(resume=True).steps == 9
 
 
 def test_context_objective_trains_on_the_phrases_that_have_a_context(training_files,
@@ -222,7 +223,7 @@ def test_context_objective_trains_on_the_phrases_that_have_a_context(training_fi
     write_contexts(tmp_path / "ctx.tsv", contexts, phrases)
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m",
                   contexts=str(tmp_path / "ctx.tsv"), context_weight=0.5)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     values = [r["context"] for r in result.history if "context" in r]
     assert values and all(np.isfinite(v) and v >= 0 for v in values)
     assert "context" in (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
@@ -231,7 +232,7 @@ def test_context_objective_trains_on_the_phrases_that_have_a_context(training_fi
     cfg = _config(training_files, tiny_model_dir, tmp_path / "n",
                   contexts=str(tmp_path / "none.tsv"))
     with pytest.raises(ValueError, match="no training phrase has a context"):
-        Trainer(cfg, show_progress=False).train()
+        Trainer(cfg, show_progress_bar=False).train()
 
 
 def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_dir, tmp_path):
@@ -239,7 +240,7 @@ def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_di
     with_ctx = {a: f"context of [MASK] {a}" for a in anchors[::2]}  # rows 0, 2, 4, 6, 8
     for cap, rows in ((0, [0, 2, 4, 6, 8]), (3, [0, 2, 4]), (1, [])):
         cfg = _config(training_files, tiny_model_dir, tmp_path / "m", max_contexts=cap)
-        trainer = Trainer(cfg, show_progress=False)
+        trainer = Trainer(cfg, show_progress_bar=False)
         trainer._contexts = with_ctx
         got, texts = trainer._batch_contexts(anchors)
         assert got == rows  # a single context is no triplet: none
@@ -251,7 +252,7 @@ def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", batch_size=6,
                   type_contrastive_weight=0.5, type_batch_share=0.7, type_group_size=2,
                   max_steps=2)
-    result = Trainer(cfg, show_progress=False).train()
+    result = Trainer(cfg, show_progress_bar=False).train()
     assert all(np.isfinite(r["type_contrastive"]) for r in result.history)
     header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
     assert "type_contrastive" in header.split("\t")
@@ -261,8 +262,8 @@ def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model
     # are one group of 3
     assert Trainer(_config(training_files, tiny_model_dir, tmp_path / "z", batch_size=6,
                            type_batch_share=0.7, type_group_size=3),
-                   show_progress=False).typed_rows == 3
+                   show_progress_bar=False).typed_rows == 3
     few = _config(training_files, tiny_model_dir, tmp_path / "y", batch_size=6,
                   type_batch_share=0.7, type_group_size=3)  # no type has 3 phrases
     with pytest.raises(ValueError, match="type_group_size = 3"):
-        Trainer(few, show_progress=False).train()
+        Trainer(few, show_progress_bar=False).train()

@@ -25,14 +25,15 @@ _INSTALLED = {m.lower() for m in KNOWN_MODELS}
 
 @dataclass
 class SearchResult:
-    """Top-k matches of each query.
+    """The ``top_k`` matches of each query.
 
     Attributes
     ----------
     names : list of list of str
-    ids : ndarray of int64, shape (n_queries, min(k, number of names)); -1 where an
+    ids : ndarray of int64, shape (n_queries, min(top_k, number of names)); -1 where an
         approximate index finds fewer
-    scores : ndarray of float32, shape (n_queries, k); cosine similarity
+    scores : ndarray of float32, shape (n_queries, min(top_k, number of names)); cosine
+        similarity (match probability with the combined matcher)
     """
 
     queries: list[str]
@@ -75,7 +76,7 @@ class EntityIndex:
     Examples
     --------
     >>> idx = EntityIndex().build(["The New York Times", "New York Post", "Boston Globe"])
-    >>> idx.search(["NYTimes"], k=2).names
+    >>> idx.search(["NYTimes"], top_k=2).names
     [['The New York Times', 'New York Post']]
     """
 
@@ -187,15 +188,15 @@ class EntityIndex:
         return len(self.names_)
 
     # -- searching ------------------------------------------------------------------------
-    def search(self, queries, k: int = 5, *, show_progress_bar: bool | None = None,
+    def search(self, queries, top_k: int = 5, *, show_progress_bar: bool | None = None,
                matcher: Any = "cosine", candidates: int = 50) -> SearchResult:
-        """The k nearest names of each query.
+        """The ``top_k`` nearest names of each query.
 
         Parameters
         ----------
         queries : str or iterable of str
-        k : int, default=5
-            Matches per query, at most the number of indexed names (a larger ``k`` is
+        top_k : int, default=5
+            Matches per query, at most the number of indexed names (a larger ``top_k`` is
             capped: no memory is set aside for answers that cannot exist).
         matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
             ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
@@ -211,7 +212,7 @@ class EntityIndex:
         -------
         SearchResult
         """
-        k = check_int(k, "k", 1)  # capped at the index size below
+        top_k = check_int(top_k, "top_k", 1)  # capped at the index size below
         candidates = check_int(candidates, "candidates", 1)
         matcher = check_matcher(matcher)
         items = check_texts(queries, "queries")
@@ -221,19 +222,19 @@ class EntityIndex:
         q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
         scorer = scorer_for(matcher, self.encoder)
         if scorer is None:
-            return self.search_embeddings(q, k, queries=items)
-        wide = self.search_embeddings(q, max(k, candidates), queries=items)
-        return self.rescore(wide, scorer, min(k, len(self)))
+            return self.search_embeddings(q, top_k, queries=items)
+        wide = self.search_embeddings(q, max(top_k, candidates), queries=items)
+        return self.rescore(wide, scorer, min(top_k, len(self)))
 
     @property
     def faiss_index(self):
         """The underlying faiss index (None until names are added)."""
         return self._faiss
 
-    def rescore(self, wide: SearchResult, scorer, k: int) -> SearchResult:
+    def rescore(self, wide: SearchResult, scorer, top_k: int) -> SearchResult:
         """Re-rank each query's embedding candidates (``wide``, e.g. from
-        :meth:`search_embeddings` with a larger k) by the combined match probability of
-        ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``k``.
+        :meth:`search_embeddings` with a larger ``top_k``) by the combined match probability of
+        ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``top_k``.
         """
         from pearl.applications.fuzzy_join import merge_top_k
         from pearl.applications.matcher import NgramVectorizer
@@ -250,25 +251,25 @@ class EntityIndex:
         raw = scorer.score(wide.scores, ng)  # ranks without the calibration's flat steps
         raw[ids < 0] = -np.inf
         top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64),
-                                   ids, raw, scorer.width(k))  # + a runner-up
-        top_i, top_s = scorer.keep_top(top_i, top_s, k)
+                                   ids, raw, scorer.width(top_k))  # + a runner-up
+        top_i, top_s = scorer.keep_top(top_i, top_s, top_k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
         return SearchResult(queries=wide.queries, names=names, ids=top_i,
                             scores=top_s.astype(np.float32))
 
-    def search_embeddings(self, embeddings: np.ndarray, k: int = 5,
+    def search_embeddings(self, embeddings: np.ndarray, top_k: int = 5,
                           queries: list[str] | None = None) -> SearchResult:
         """Like :meth:`search`, for query embeddings computed beforehand."""
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
-        k = check_int(k, "k", 1)
+        top_k = check_int(top_k, "top_k", 1)
         q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
         if q.ndim != 2 or q.shape[1] != self._faiss.d:
             raise ValueError(f"query embeddings of shape {q.shape}; this index holds "
                              f"{self._faiss.d}-d vectors (another model made them?)")
         if not np.isfinite(q).all():
             raise ValueError("query embeddings contain NaN or infinite values")
-        scores, ids = self._faiss.search(q, min(k, len(self)))
+        scores, ids = self._faiss.search(q, min(top_k, len(self)))
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
         return SearchResult(queries=queries or [""] * len(q), names=names,
                             ids=ids.astype(np.int64), scores=scores.astype(np.float32))

@@ -74,7 +74,7 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
     n_terms : int, default=10
         Terms per topic description.
     seed : int, default=0
-    show_progress : bool, default=False
+    show_progress_bar : bool, default=False
 
     Attributes
     ----------
@@ -92,7 +92,7 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
     def __init__(self, n_topics: int = 20, *, model: Any = DEFAULT_MODEL, negatives: int = 5,
                  ortho_weight: float = 1.0, epochs: int = 30, batch_size: int = 128,
                  lr: float = 0.01, chunk_words: int = 32, n_terms: int = 10, seed: int = 0,
-                 show_progress: bool = False):
+                 show_progress_bar: bool = False):
         self.n_topics = n_topics
         self.model = model
         self.negatives = negatives
@@ -103,14 +103,14 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         self.chunk_words = chunk_words
         self.n_terms = n_terms
         self.seed = seed
-        self.show_progress = show_progress
+        self.show_progress_bar = show_progress_bar
 
     def embed_documents(self, documents) -> np.ndarray:
         """Unit document vectors: the mean of the embeddings of each document's chunks."""
         docs = [str(d) for d in documents]
         pieces = [_chunks(d, self.chunk_words) for d in docs]
         flat = [c for p in pieces for c in p]
-        emb = normalize_rows(self._embeddings()(flat, show_progress_bar=self.show_progress))
+        emb = normalize_rows(self._embeddings()(flat, show_progress_bar=self.show_progress_bar))
         owner = np.repeat(np.arange(len(docs)), [len(p) for p in pieces])
         out = np.zeros((len(docs), emb.shape[1]), dtype=np.float32)
         np.add.at(out, owner, emb)
@@ -138,7 +138,8 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         opt = torch.optim.Adam([r], lr=self.lr)
         eye = torch.eye(k)
         self.loss_ = []
-        for _ in tqdm(range(epochs), desc="topics", unit="epoch", disable=not self.show_progress):
+        for _ in tqdm(range(epochs), desc="topics", unit="epoch",
+                      disable=not self.show_progress_bar):
             order = torch.randperm(len(x), generator=gen)
             total = 0.0
             for s in range(0, len(x), batch):

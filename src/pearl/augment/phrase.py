@@ -106,16 +106,16 @@ class MinedParaphraser:
     min_cosine : float, default=0.8
     max_overlap : float, default=0.34
         Maximum Jaccard overlap of the token sets.
-    k : int, default=10
+    top_k : int, default=10
         Neighbours examined per phrase.
 
     Call :meth:`fit` with the phrase list first.
     """
 
     def __init__(self, encoder, min_cosine: float = 0.8, max_overlap: float = 0.34,
-                 k: int = 10, batch_size: int = 64) -> None:
+                 top_k: int = 10, batch_size: int = 64) -> None:
         self.encoder = encoder
-        self.min_cosine, self.max_overlap, self.k = min_cosine, max_overlap, k
+        self.min_cosine, self.max_overlap, self.top_k = min_cosine, max_overlap, top_k
         self.batch_size = batch_size
         self.table_: dict[str, list[str]] = {}
 
@@ -133,9 +133,9 @@ class MinedParaphraser:
                                 show_progress_bar=show_progress_bar)
         emb = normalize_rows(raw)
         index = faiss.IndexHNSWFlat(emb.shape[1], 32, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efSearch = max(64, 2 * self.k)
+        index.hnsw.efSearch = max(64, 2 * self.top_k)
         index.add(emb)
-        scores, ids = index.search(emb, self.k + 1)
+        scores, ids = index.search(emb, self.top_k + 1)
         table: dict[str, list[str]] = {}
         for i, (row_s, row_i) in enumerate(zip(scores, ids, strict=True)):
             good = [phrases[j] for s, j in zip(row_s, row_i, strict=True)

@@ -40,7 +40,7 @@ def replace_one_word(phrase: str, vocabulary: list[str], rng: random.Random) -> 
 
 def make_triplets(rows: Iterable[tuple[str, str, str]], augmenters: dict[str, Callable],
                   vocabulary: list[str], path: str | Path, seed: int = 0,
-                  show_progress: bool = True) -> Path:
+                  show_progress_bar: bool = True) -> Path:
     """Write ``phrase, positive, negative, augmenter`` rows, atomically.
 
     Parameters
@@ -57,7 +57,7 @@ def make_triplets(rows: Iterable[tuple[str, str, str]], augmenters: dict[str, Ca
     rows = list(rows)
     with atomic_tsv(path, ["phrase", "positive", "negative", "augmenter"]) as w:
         for i, (phrase, positive, name) in enumerate(tqdm(rows, desc="triplets", unit="row",
-                                                           disable=not show_progress)):
+                                                           disable=not show_progress_bar)):
             rng = random.Random(f"{seed}:{i}")
             replaced = replace_one_word(phrase, vocabulary, rng)
             if replaced is None:

@@ -94,13 +94,13 @@ class AugmentationSampler:
 
 
 def precompute(phrases: Iterable[str], sampler: AugmentationSampler, path: str | Path,
-               views: int = 1, show_progress: bool = True) -> Path:
+               views: int = 1, show_progress_bar: bool = True) -> Path:
     """Write ``phrase<TAB>positive<TAB>augmenter`` rows (``views`` per phrase), atomically."""
     path = Path(path)
     phrases = list(phrases)
     with atomic_tsv(path, ["phrase", "positive", "augmenter"]) as w:
         for i, p in enumerate(tqdm(phrases, desc="augment", unit="phrase",
-                                   disable=not show_progress)):
+                                   disable=not show_progress_bar)):
             for v in range(views):
                 pos, name = sampler.augment(p, i * views + v)
                 w.writerow([p, pos, name])

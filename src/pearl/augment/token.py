@@ -96,12 +96,12 @@ class GloveSynonyms:
     (antonyms, co-hyponyms); the threshold trades coverage for precision.
     """
 
-    def __init__(self, threshold: float = 0.8, vocab_size: int = 50_000, k: int = 5,
+    def __init__(self, threshold: float = 0.8, vocab_size: int = 50_000, top_k: int = 5,
                  glove=None, keep_names: bool = False) -> None:
         from pearl.encoders.base import normalize_rows
         from pearl.encoders.glove import GloveEncoder
 
-        self.threshold, self.k = threshold, k
+        self.threshold, self.top_k = threshold, top_k
         self.keep_names = keep_names
         g = glove or GloveEncoder()
         words = sorted(g.index, key=g.index.get)[:vocab_size]
@@ -118,7 +118,7 @@ class GloveSynonyms:
                 self._cache[key] = []
             else:
                 sims = self.vectors @ self.vectors[i]
-                top = np.argsort(-sims)[1 : self.k + 1]
+                top = np.argsort(-sims)[1 : self.top_k + 1]
                 self._cache[key] = [self.words[j] for j in top if sims[j] >= self.threshold]
         return self._cache[key]
 

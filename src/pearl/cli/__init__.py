@@ -89,7 +89,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 NOT_PATHS = frozenset({
     "texts", "batch_size", "normalize", "quiet", "column", "keys", "scheduler", "workers",
     "partitions", "query", "candidates", "tasks", "quick", "seed", "probe_runs",
-    "retrieval_index", "no_cache", "index", "queries", "k", "matcher", "left_on", "right_on",
+    "retrieval_index", "no_cache", "index", "queries", "matcher", "left_on", "right_on",
     "threshold", "top_k", "how", "precision", "right_chunksize", "right_shards", "topics",
     "split", "min_df", "epochs", "min_freq", "typed_min_freq", "max_tokens", "no_lists",
     "list_types", "processes", "limit", "contexts", "levels", "weights", "views",

@@ -28,7 +28,7 @@ def cmd_eval(args) -> int:
         record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,
                           quick=args.quick, seed=args.seed, batch_size=args.batch_size,
                           retrieval_index=args.retrieval_index, cache=not args.no_cache,
-                          show_progress=not args.quiet, probe_runs=args.probe_runs)
+                          show_progress_bar=not args.quiet, probe_runs=args.probe_runs)
         path = save_record(record, out)
         print(f"\nwrote {path}", file=sys.stderr)
         failed |= any(v.get("status") == "error" for v in record["tasks"].values())

@@ -32,7 +32,7 @@ def cmd_join_distributed(args) -> int:
             args.left, args.right, args.output, left_on=args.left_on, right_on=args.right_on,
             model=args.model, threshold=args.threshold, top_k=args.top_k, how=args.how,
             batch_size=args.batch_size, right_shards=args.right_shards, index=args.index,
-            matcher=args.matcher, partitions=args.partitions, progress=True)
+            matcher=args.matcher, partitions=args.partitions, show_progress_bar=True)
     finally:
         close_client(client)
     print(f"wrote the joined table to {out}/part-*.parquet", file=sys.stderr)
@@ -100,7 +100,7 @@ def cmd_topics(args) -> int:
     else:
         vocab = document_vocabulary(docs, min_df=args.min_df)
     model = PhraseTopicModel(args.topics, model=args.model, epochs=args.epochs,
-                             seed=args.seed, show_progress=not args.quiet)
+                             seed=args.seed, show_progress_bar=not args.quiet)
     model.fit(docs, vocabulary=vocab)
     write_topics(model, docs, args.output)
     print(f"{len(docs):,} documents, {len(vocab):,} terms, {args.topics} topics in "

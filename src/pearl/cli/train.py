@@ -29,7 +29,7 @@ def cmd_train(args) -> int:
     if args.dry_run:
         print(json.dumps(config.to_dict(), indent=2))
         return 0
-    result = Trainer(config, show_progress=not args.quiet).train(resume=args.resume)
+    result = Trainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
     if result.interrupted:
         print(f"interrupted at step {result.steps}/{result.total_steps}; the checkpoint is in "
               f"{config.checkpoints}. Continue with the same command and --resume.",
@@ -48,7 +48,7 @@ def cmd_finetune(args) -> int:
                    encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size,
                    lr=args.lr, max_steps=args.max_steps, average_weight=args.average_weight,
                    validation=args.validation, patience=args.patience, seed=args.seed,
-                   save_dtype=args.save_dtype, show_progress=not args.quiet,
+                   save_dtype=args.save_dtype, show_progress_bar=not args.quiet,
                    record={"command": "pearl " + shlex.join(args.argv),
                            "data": str(args.pairs)})
     summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
@@ -134,7 +134,7 @@ def cmd_train_static(args) -> int:
         overrides["output"] = args.output
     config = load_config(args.config, overrides, config_class=StaticConfig)
     check_io(config.outputs(), [*config.inputs(), args.config])
-    out = StaticTrainer(config, show_progress=not args.quiet).train(resume=args.resume)
+    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
     print(f"saved pearl-static to {out}", file=sys.stderr)
     return 0
 

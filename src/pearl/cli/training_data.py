@@ -31,7 +31,7 @@ def cmd_build_corpus(args) -> int:
                          typed_min_freq=args.typed_min_freq, max_tokens=args.max_tokens,
                          include_lists=not args.no_lists, list_types=args.list_types,
                          n_process=args.processes, limit=args.limit,
-                         contexts=args.contexts, show_progress=not args.quiet)
+                         contexts=args.contexts, show_progress_bar=not args.quiet)
     print((Path(args.output) / "stats.md").read_text())
     print(json.dumps({"phrases": stats.phrases, "seconds": stats.seconds}), file=sys.stderr)
     return 0
@@ -58,7 +58,7 @@ def cmd_augment(args) -> int:
     weights = dict(kv.split("=") for kv in args.weights.split(",")) if args.weights else {}
     sampler = AugmentationSampler(augs, {k: float(v) for k, v in weights.items()},
                                   seed=args.seed)
-    precompute(phrases, sampler, args.output, views=args.views, show_progress=not args.quiet)
+    precompute(phrases, sampler, args.output, views=args.views, show_progress_bar=not args.quiet)
     print(f"wrote {len(phrases) * args.views:,} positives to {args.output}", file=sys.stderr)
     return 0
 
@@ -81,7 +81,7 @@ def cmd_triplets(args) -> int:
     if args.limit:
         rows = rows[: args.limit]
     make_triplets(rows, augs, vocabulary, args.output, seed=args.seed,
-                  show_progress=not args.quiet)
+                  show_progress_bar=not args.quiet)
     print(f"wrote triplets to {args.output} ({len(vocabulary):,} replacement words)",
           file=sys.stderr)
     return 0
@@ -116,8 +116,8 @@ def cmd_mine(args) -> int:
     if args.limit:
         phrases = phrases[: args.limit]
     res = mine_hard_negatives(phrases, load_encoder(args.model), args.output,
-                              min_ratio=args.min_ratio, max_cosine=args.max_cosine, k=args.k,
-                              show_progress=not args.quiet)
+                              min_ratio=args.min_ratio, max_cosine=args.max_cosine,
+                              top_k=args.top_k, show_progress_bar=not args.quiet)
     res.pop("negatives")
     print(json.dumps(res, indent=2))
     return 0
@@ -199,7 +199,7 @@ def cmd_teacher(args) -> int:
     check_output(args.output, [args.corpus], "--output")
     out = encode_teacher(args.corpus, args.output, model=args.model,
                          chunk_size=args.chunk_size, batch_size=args.batch_size,
-                         limit=args.limit, device=args.device, show_progress=not args.quiet)
+                         limit=args.limit, device=args.device, show_progress_bar=not args.quiet)
     print(f"teacher embeddings in {out}", file=sys.stderr)
     return 0
 
@@ -293,7 +293,8 @@ def add_mine(sub) -> None:
     p.add_argument("--max-cosine", type=float_between(-1.0, 2.0), default=0.6,
                    help="maximum cosine of a hard negative (default 0.6; above 1 keeps every "
                    "candidate)")
-    p.add_argument("-k", type=POSITIVE, default=5, help="negatives per phrase (default 5)")
+    p.add_argument("-k", "--top-k", type=POSITIVE, default=5,
+                   help="negatives per phrase (default 5)")
     p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_mine)

@@ -30,7 +30,7 @@ def cmd_encode_table(args) -> int:
         out = pdk.encode_to_parquet(
             args.input, args.column, args.output, model=args.model,
             keys=args.keys.split(",") if args.keys else None, batch_size=args.batch_size,
-            normalize=args.normalize, partitions=args.partitions, progress=not args.quiet)
+            normalize=args.normalize, partitions=args.partitions, show_progress_bar=not args.quiet)
     finally:
         close_client(client)
     print(f"wrote the embeddings of {args.column!r} to {out}/part-*.parquet", file=sys.stderr)
@@ -112,7 +112,7 @@ def cmd_index_search(args) -> int:
     if args.output:
         check_output(args.output, [args.input, args.index_dir], "--output")
     idx = EntityIndex.load(args.index_dir, model=args.model)
-    frame = idx.search(queries, k=args.k, matcher=args.matcher).to_frame()
+    frame = idx.search(queries, top_k=args.top_k, matcher=args.matcher).to_frame()
     if args.output:
         write_table(frame, args.output)
         print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
@@ -175,12 +175,13 @@ def add_index(sub) -> None:
     q.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     q.set_defaults(func=cmd_index_build)
     q = isub.add_parser("search", help="query a saved index",
-                        description="Print (or write as CSV) the k nearest names of each "
+                        description="Print (or write as CSV) the top-k nearest names of each "
                         "query: query, rank, name, id, score.")
     q.add_argument("index_dir", help="folder written by 'pearl index build'")
     q.add_argument("queries", nargs="*", help="query phrases")
     q.add_argument("-i", "--input", help="file of queries, one per line (batch mode)")
-    q.add_argument("-k", type=POSITIVE, default=5, help="matches per query (default 5)")
+    q.add_argument("-k", "--top-k", type=POSITIVE, default=5,
+                   help="matches per query (default 5)")
     q.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
                    help="rank by cosine (default), or re-rank the nearest 50 by the combined "
                    "match probability (embedding + character n-grams)")

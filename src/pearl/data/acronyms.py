@@ -71,7 +71,7 @@ def find_definitions(text: str) -> list[tuple[str, str]]:
 
 
 def mine_definitions(texts: Iterable[str] | str | Path,
-                     show_progress: bool = True) -> Counter:
+                     show_progress_bar: bool = True) -> Counter:
     """Count the acronym definitions in ``texts`` (strings, or a corpus folder read with
     :func:`pearl.data.sources.iter_text`)."""
     if isinstance(texts, str | Path):
@@ -79,7 +79,7 @@ def mine_definitions(texts: Iterable[str] | str | Path,
 
         texts = (unit.text for unit in iter_text(texts))
     found: Counter = Counter()
-    for text in tqdm(texts, desc="acronym definitions", unit="unit", disable=not show_progress):
+    for text in tqdm(texts, desc="acronym definitions", unit="unit", disable=not show_progress_bar):
         if "(" in text:
             found.update(find_definitions(text))
     return found

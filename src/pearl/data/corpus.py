@@ -94,7 +94,7 @@ def build_corpus(
     batch_size: int = 512,
     limit: int | None = None,
     contexts: int = 0,
-    show_progress: bool = True,
+    show_progress_bar: bool = True,
 ) -> CorpusStats:
     """Build ``corpus.tsv`` and its statistics.
 
@@ -133,7 +133,7 @@ def build_corpus(
         > 0: also write ``contexts.tsv``, each text phrase's first context, at most this
         many words either side within its sentence, the phrase masked
         (:mod:`pearl.data.contexts`; Phrase-BERT's context objective).
-    show_progress : bool, default=True
+    show_progress_bar : bool, default=True
     """
     if list_types not in {"tagger", "lists"}:
         raise ValueError(f"list_types must be 'tagger' or 'lists', not {list_types!r}")
@@ -149,14 +149,14 @@ def build_corpus(
     report = SkipReport()
     junk: Counter = Counter()
     freq, labels, sources, seen_in = _count_text_phrases(
-        corpus_root, report, junk, max_tokens, batch_size, n_process, limit, show_progress,
+        corpus_root, report, junk, max_tokens, batch_size, n_process, limit, show_progress_bar,
         contexts)
     records = _keep_frequent(freq, labels, sources, min_freq, typed_min_freq, junk)
     del labels, sources
     if include_lists:
         listed = _list_phrases(corpus_root, lexicon_root, list_types, report)
         records.update(_type_list_phrases(listed, records, freq, list_types, max_tokens,
-                                          batch_size, n_process, show_progress))
+                                          batch_size, n_process, show_progress_bar))
     with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
         for text in sorted(records):
             r = records[text]
@@ -170,7 +170,7 @@ def build_corpus(
 
 def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_tokens: int,
                         batch_size: int, n_process: int, limit: int | None,
-                        show_progress: bool, contexts: int = 0):
+                        show_progress_bar: bool, contexts: int = 0):
     """Parse the raw text and count each phrase, with its labels and sources in context
     (and, with ``contexts`` > 0, its first masked context)."""
     freq: Counter = Counter()
@@ -185,7 +185,7 @@ def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_toke
                 return
             yield unit.text, unit.source
 
-    bar = tqdm(desc="parse text", unit="line", disable=not show_progress)
+    bar = tqdm(desc="parse text", unit="line", disable=not show_progress_bar)
     for doc, source in nlp.pipe(units(), as_tuples=True, batch_size=batch_size,
                                 n_process=n_process):
         bar.update()
@@ -245,7 +245,7 @@ def _list_phrases(corpus_root, lexicon_root, list_types: str, report: SkipReport
 
 def _type_list_phrases(listed, records: dict[str, PhraseRecord], freq: Counter,
                        list_types: str, max_tokens: int, batch_size: int, n_process: int,
-                       show_progress: bool) -> dict[str, PhraseRecord]:
+                       show_progress_bar: bool) -> dict[str, PhraseRecord]:
     """Records for the list phrases not already kept from the text, typed by spaCy's NER on
     the isolated phrase (``"tagger"``) or by their lists (``"lists"``)."""
     first: dict[str, tuple[str, str]] = {}  # lexical class and source of first sight
@@ -263,7 +263,7 @@ def _type_list_phrases(listed, records: dict[str, PhraseRecord], freq: Counter,
         for doc, text in tqdm(ner.pipe(((t, t) for t in first), as_tuples=True,
                                        batch_size=batch_size, n_process=n_process),
                               total=len(first), desc="type list phrases", unit="phrase",
-                              disable=not show_progress):
+                              disable=not show_progress_bar):
             ents[text] = next((e.label_ for e in doc.ents
                                if e.start == 0 and e.end == len(doc)), None)
     else:

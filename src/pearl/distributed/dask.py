@@ -124,7 +124,7 @@ def _check_frame(ddf, name: str, column: str | None = None):
 
 
 # -- encoding -----------------------------------------------------------------------------------
-def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
+def encode(ddf, column: str, model: Any = DEFAULT_MODEL, *, batch_size: int = 64,
            normalize: bool = False, handle_missing: str = "empty"):
     """Embed a string column of a Dask DataFrame, partition by partition.
 
@@ -132,8 +132,7 @@ def encode(ddf, column: str, model: Any = None, *, batch_size: int = 64,
     ----------
     ddf : dask.dataframe.DataFrame
     column : str
-    model : str, path or encoder, optional
-        Defaults to ``pearl.DEFAULT_MODEL``.
+    model : str, path or encoder, default=DEFAULT_MODEL
     batch_size : int, default=64
     normalize : bool, default=False
         L2-normalise the embeddings.
@@ -210,7 +209,7 @@ def _join_parts(left, right, left_on, right_on, model, *, threshold, top_k, how,
     return outs, meta
 
 
-def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
+def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = DEFAULT_MODEL,
                threshold: float = 0.0, top_k: int = 1, how: str = "left",
                return_score: bool = True, suffix: str = "_right", batch_size: int = 64,
                right_shards: int = 1, index: str = "exact", matcher: Any = "combined"):
@@ -227,8 +226,8 @@ def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
     left, right : dask.dataframe.DataFrame
     left_on, right_on, threshold, top_k, how, return_score, suffix, batch_size
         As in :func:`pearl.fuzzy_join`.
-    model : str, path or encoder, optional
-        Defaults to the model of :func:`pearl.fuzzy_join`.
+    model : str, path or encoder, default=DEFAULT_MODEL
+        The model of :func:`pearl.fuzzy_join`.
     right_shards : int, default=1
         Shards of the reference side. 1 ships the whole reference index to every worker
         that matches a partition; more shards bound what one task holds when the
@@ -257,7 +256,7 @@ def fuzzy_join(left, right, left_on: str, right_on: str, *, model: Any = None,
 
 
 # -- entity index -------------------------------------------------------------------------------
-def build_index(ddf, column: str, model: Any = None, *, index: str = "flat",
+def build_index(ddf, column: str, model: Any = DEFAULT_MODEL, *, index: str = "flat",
                 batch_size: int = 64, **index_options) -> EntityIndex:
     """An :class:`~pearl.EntityIndex` of a name column, the names encoded on the cluster.
 
@@ -272,15 +271,15 @@ def build_index(ddf, column: str, model: Any = None, *, index: str = "flat",
     return idx.add_embeddings(names, vectors)
 
 
-def _search_partition(part: pd.DataFrame, column: str, index: EntityIndex, k: int,
+def _search_partition(part: pd.DataFrame, column: str, index: EntityIndex, top_k: int,
                       batch_size: int) -> pd.DataFrame:
     queries, _ = to_string_list(part[column], missing="error", non_string="str",
                                 name=column)
     emb = P.encode_texts(index.model, queries, batch_size, True)
-    return index.search_embeddings(emb, k, queries=queries).to_frame()
+    return index.search_embeddings(emb, top_k, queries=queries).to_frame()
 
 
-def search(index: EntityIndex, ddf, column: str, k: int = 5, *, batch_size: int = 64):
+def search(index: EntityIndex, ddf, column: str, top_k: int = 5, *, batch_size: int = 64):
     """Query a built :class:`~pearl.EntityIndex` with a column of a Dask DataFrame.
 
     The index is one graph key, sent once to each worker; each partition's queries are
@@ -289,10 +288,10 @@ def search(index: EntityIndex, ddf, column: str, k: int = 5, *, batch_size: int 
     if not isinstance(index, EntityIndex) or not len(index):
         raise ValueError("index must be a built, non-empty EntityIndex")
     _check_frame(ddf, "ddf", column)
-    k = check_int(k, "k", 1)
+    top_k = check_int(top_k, "top_k", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
     idx = dask.delayed(index, pure=True)
-    outs = [dask.delayed(_search_partition)(p, column, idx, k, batch_size)
+    outs = [dask.delayed(_search_partition)(p, column, idx, top_k, batch_size)
             for p in ddf.to_delayed()]
     meta = pd.DataFrame({"query": pd.Series(dtype=object), "rank": pd.Series(dtype="int64"),
                          "name": pd.Series(dtype=object), "id": pd.Series(dtype="int64"),
@@ -328,7 +327,7 @@ def _model_identity(model: Any) -> dict:
     return {"model": name, "fingerprint": expected_fingerprint(model)}
 
 
-def _run_parts(parts, folder: str | os.PathLike, job: dict, progress: bool) -> Path:
+def _run_parts(parts, folder: str | os.PathLike, job: dict, show_progress_bar: bool) -> Path:
     """Write each delayed frame as ``part-NNNNN.parquet`` in ``folder``, atomically, skipping
     the parts an earlier run of the same job finished; a folder holding another job, or
     anything else, is refused."""
@@ -359,7 +358,7 @@ def _run_parts(parts, folder: str | os.PathLike, job: dict, progress: bool) -> P
 
         futures = client.compute(todo)
         with tqdm(total=len(parts), initial=len(parts) - len(todo), unit="partition",
-                  desc="partitions", disable=not progress) as bar:
+                  desc="partitions", disable=not show_progress_bar) as bar:
             for future in as_completed(futures):
                 future.result()
                 bar.update(1)
@@ -370,9 +369,9 @@ def _run_parts(parts, folder: str | os.PathLike, job: dict, progress: bool) -> P
 
 
 def encode_to_parquet(input: str | os.PathLike, column: str, output: str | os.PathLike, *,
-                      model: Any = None, keys: list[str] | None = None, batch_size: int = 64,
-                      normalize: bool = False, partitions: int | None = None,
-                      progress: bool = True) -> Path:
+                      model: Any = DEFAULT_MODEL, keys: list[str] | None = None,
+                      batch_size: int = 64, normalize: bool = False, partitions: int | None = None,
+                      show_progress_bar: bool = True) -> Path:
     """Embed a column of a Parquet/CSV table into a Parquet folder (keys + ``embedding``).
 
     Each input partition becomes ``part-NNNNN.parquet``, written atomically; re-running the
@@ -390,14 +389,15 @@ def encode_to_parquet(input: str | os.PathLike, column: str, output: str | os.Pa
         for p in ddf.to_delayed()]
     job = {"job": "encode", "pearl": __version__, "input": _identity(input), "column": column,
            "keys": keys, **_model_identity(model), "normalize": normalize}
-    return _run_parts(parts, output, job, progress)
+    return _run_parts(parts, output, job, show_progress_bar)
 
 
 def join_to_parquet(left: str | os.PathLike, right: str | os.PathLike, output: str | os.PathLike,
-                    *, left_on: str, right_on: str, model: Any = None, threshold: float = 0.0,
+                    *, left_on: str, right_on: str, model: Any = DEFAULT_MODEL,
+                    threshold: float = 0.0,
                     top_k: int = 1, how: str = "left", batch_size: int = 64,
                     right_shards: int = 1, index: str = "exact", matcher: str = "combined",
-                    partitions: int | None = None, progress: bool = True) -> Path:
+                    partitions: int | None = None, show_progress_bar: bool = True) -> Path:
     """Fuzzy-join two Parquet/CSV tables on the cluster into a Parquet folder.
 
     One output part per left partition, written atomically; a re-run of the same command
@@ -411,4 +411,4 @@ def join_to_parquet(left: str | os.PathLike, right: str | os.PathLike, output: s
            "right": _identity(right), "left_on": left_on, "right_on": right_on,
            **_model_identity(model), "threshold": threshold, "top_k": top_k, "how": how,
            "right_shards": right_shards, "index": index, "matcher": str(matcher)}
-    return _run_parts(outs, output, job, progress)
+    return _run_parts(outs, output, job, show_progress_bar)

@@ -40,30 +40,30 @@ def longest_common_substring(a: str, b: str) -> int:
     return best
 
 
-def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], k: int = 10,
+def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], top_k: int = 10,
                       batch_size: int = 256) -> dict[str, float]:
-    """The three measures (module docstring) over the top-``k`` neighbours of each query
+    """The three measures (module docstring) over the ``top_k`` nearest neighbours of each query
     in ``vocabulary``.
 
     Returns
     -------
     dict
-        ``new_tokens``, ``lcs_precision``, ``levenshtein``, ``queries``, ``k``.
+        ``new_tokens``, ``lcs_precision``, ``levenshtein``, ``queries``, ``top_k``.
     """
     levenshtein = require("rapidfuzz.distance", "lexical diversity").Levenshtein.distance
     vocab = list(dict.fromkeys(vocabulary))
-    if len(vocab) <= k:
-        raise ValueError(f"the vocabulary needs more than k={k} distinct phrases")
+    if len(vocab) <= top_k:
+        raise ValueError(f"the vocabulary needs more than top_k={top_k} distinct phrases")
     v = normalize_rows(encoder.encode(vocab, batch_size=batch_size))
     q = normalize_rows(encoder.encode(list(queries), batch_size=batch_size))
     new, lcs, lev = [], [], []
     for s in range(0, len(q), 1024):
         sims = q[s : s + 1024] @ v.T
-        part = np.argpartition(-sims, k, axis=1)[:, : k + 1]
+        part = np.argpartition(-sims, top_k, axis=1)[:, : top_k + 1]
         order = np.argsort(-np.take_along_axis(sims, part, 1), axis=1)
         top = np.take_along_axis(part, order, 1)
         for row, query in zip(top, queries[s : s + 1024], strict=False):
-            neighbours = [vocab[j] for j in row if vocab[j] != query][:k]
+            neighbours = [vocab[j] for j in row if vocab[j] != query][:top_k]
             q_tokens = set(query.lower().split())
             for n in neighbours:
                 n_tokens = set(n.lower().split())
@@ -72,4 +72,4 @@ def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], k: int
                            / max(len(n), 1))
                 lev.append(levenshtein(query.lower(), n.lower()))
     return {"new_tokens": float(np.mean(new)), "lcs_precision": float(np.mean(lcs)),
-            "levenshtein": float(np.mean(lev)), "queries": len(queries), "k": k}
+            "levenshtein": float(np.mean(lev)), "queries": len(queries), "top_k": top_k}

@@ -18,6 +18,7 @@ from pearl._validation import check_bool, check_choice, check_int
 from pearl.encoders import load_encoder
 from pearl.encoders.base import is_embedding_model
 from pearl.encoders.cache import EmbeddingCache
+from pearl.encoders.resolve import DEFAULT_MODEL
 from pearl.evaluation.tasks import (
     PAPER_OWN_TASKS,
     PHRASE_TASKS,
@@ -69,7 +70,7 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
 
 
 def evaluate(
-    model: Any = None,
+    model: Any = DEFAULT_MODEL,
     tasks: str | list[str] | None = None,
     *,
     data: str | os.PathLike | None = None,
@@ -80,16 +81,16 @@ def evaluate(
     retrieval_index: str = "flat",
     cache: bool = True,
     cache_root: str | os.PathLike | None = None,
-    show_progress: bool = True,
+    show_progress_bar: bool = True,
     probe_runs: int = 5,
 ) -> dict[str, Any]:
     """Run benchmark tasks for one model.
 
     Parameters
     ----------
-    model : str or encoder, optional
+    model : str or encoder, default=DEFAULT_MODEL
         A model name or folder (see :class:`~pearl.PhraseEncoder`), ``"glove"``,
-        ``"string-distance"``, or an encoder object. Defaults to pearl's default model.
+        ``"string-distance"``, or an encoder object.
     tasks : str or list of str, optional
         Task names or groups (``all``, ``phrase``, ``short_text``); all by default.
     data : path-like, optional
@@ -109,7 +110,7 @@ def evaluate(
         Keep embeddings on disk, keyed by model fingerprint and text.
     cache_root : path-like, optional
         Where the embedding cache lives.
-    show_progress : bool, default=True
+    show_progress_bar : bool, default=True
         Progress bars.
     probe_runs : int, default=5
         Probe runs of PPDB and PPDB-filtered (seeds ``seed + run``; the score is their
@@ -122,8 +123,6 @@ def evaluate(
     dict
         The result record (also what ``pearl eval`` writes as JSON).
     """
-    from pearl.encoders import DEFAULT_MODEL
-
     keys = select_tasks(tasks)
     seed = check_int(seed, "seed", 0)
     batch_size = check_int(batch_size, "batch_size", 1)
@@ -137,7 +136,7 @@ def evaluate(
     if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
         raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
     encoder = load_encoder(model or DEFAULT_MODEL) if model is None or isinstance(model, str) \
-        else model
+        else model  # None: the default too
     has_embeddings = is_embedding_model(encoder)
     embed = (EmbeddingCache(encoder, root=cache_root, persist=cache, batch_size=batch_size)
              if has_embeddings else None)
@@ -161,7 +160,8 @@ def evaluate(
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "tasks": {},
     }
-    bar = tqdm(keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress)
+    bar = tqdm(keys, desc=f"pearl eval {record['model']}", unit="task",
+               disable=not show_progress_bar)
     for key in bar:
         bar.set_postfix_str(key)
         t0 = time.perf_counter()

@@ -26,7 +26,7 @@ def _blocks(keys: list[str], block_size: int) -> list[np.ndarray]:
 
 
 def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int = 2000,
-                    show_progress: bool = True) -> dict[tuple[int, int], float]:
+                    show_progress_bar: bool = True) -> dict[tuple[int, int], float]:
     """Pairs of phrases with a high normalised edit similarity (rapidfuzz ``ratio``).
 
     Phrases are blocked twice: sorted by their lower-cased text and by its reverse (so
@@ -46,7 +46,7 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
     low = [p.lower() for p in phrases]
     pairs: dict[tuple[int, int], float] = {}
     windows = _blocks(low, block_size) + _blocks([s[::-1] for s in low], block_size)
-    for win in tqdm(windows, desc="edit-distance blocks", disable=not show_progress):
+    for win in tqdm(windows, desc="edit-distance blocks", disable=not show_progress_bar):
         texts = [low[i] for i in win]
         m = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=min_ratio,
                           workers=-1, dtype=np.uint8)
@@ -59,9 +59,9 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
 
 
 def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None = None,
-                        min_ratio: float = 80.0, max_cosine: float = 0.6, k: int = 5,
+                        min_ratio: float = 80.0, max_cosine: float = 0.6, top_k: int = 5,
                         block_size: int = 2000, batch_size: int = 64,
-                        show_progress: bool = True, cache=None) -> dict:
+                        show_progress_bar: bool = True, cache=None) -> dict:
     """Hard negatives for each phrase.
 
     Parameters
@@ -75,7 +75,7 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
         Minimum rapidfuzz ratio (0-100) of a candidate: small edit distance.
     max_cosine : float, default=0.6
         Candidates with a cosine below this are kept as hard negatives.
-    k : int, default=5
+    top_k : int, default=5
         Negatives kept per phrase (most similar surface first).
     cache : EmbeddingCache, optional
         Reuse embeddings already computed for ``encoder`` (e.g. by paraphrase mining).
@@ -89,13 +89,13 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
 
     phrases = list(dict.fromkeys(phrases))
     t0 = time.perf_counter()
-    cands = edit_candidates(phrases, min_ratio, block_size, show_progress)
+    cands = edit_candidates(phrases, min_ratio, block_size, show_progress_bar)
     t_block = time.perf_counter() - t0
     idx = np.array(sorted(cands), dtype=np.int64).reshape(-1, 2)
     involved = np.unique(idx)
     t1 = time.perf_counter()
     cache = cache or EmbeddingCache(encoder, persist=False, batch_size=batch_size)
-    emb = normalize_rows(cache([phrases[i] for i in involved], show_progress_bar=show_progress))
+    emb = normalize_rows(cache([phrases[i] for i in involved], show_progress_bar=show_progress_bar))
     t_enc = time.perf_counter() - t1
     pos = {int(i): r for r, i in enumerate(involved)}
     if len(idx):
@@ -113,7 +113,7 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
     for p in negatives:
         # cosines are compared as written (4 decimals), so float noise from a different
         # batch composition of the encoder does not reorder the output
-        negatives[p] = sorted(negatives[p], key=lambda t: (-t[1], round(t[2], 4), t[0]))[:k]
+        negatives[p] = sorted(negatives[p], key=lambda t: (-t[1], round(t[2], 4), t[0]))[:top_k]
     if out_path is not None:
         with atomic_tsv(out_path, ["phrase", "negative", "edit_ratio", "cosine"]) as w:
             for p in sorted(negatives):

@@ -39,7 +39,7 @@ def vocabulary(phrases: Iterable[str], size: int) -> list[str]:
 
 def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size: int = 256,
                           lr: float = 2e-3, typo_rate: float = 0.5, seed: int = 0,
-                          show_progress: bool = True, device: str | torch.device = "cpu"
+                          show_progress_bar: bool = True, device: str | torch.device = "cpu"
                           ) -> list[float]:
     """Train ``model``'s :class:`~pearl.models.CharFusion` character encoder in place.
 
@@ -71,7 +71,8 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     targets = []
     with torch.no_grad():
         backbone.eval()
-        for i in tqdm(range(0, len(words), 512), desc="char targets", disable=not show_progress):
+        for i in tqdm(range(0, len(words), 512), desc="char targets",
+                      disable=not show_progress_bar):
             feats = batch_to_device(model.preprocess(words[i:i + 512]), device)
             targets.append(backbone(feats)["sentence_embedding"])
     target = torch.cat(targets)
@@ -83,7 +84,7 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     gen = np.random.default_rng(seed)
     losses = []
     encoder.train()
-    bar = tqdm(range(steps), desc="char pretrain", disable=not show_progress)
+    bar = tqdm(range(steps), desc="char pretrain", disable=not show_progress_bar)
     for _ in bar:
         idx = gen.choice(len(words), size=min(batch_size, len(words)), replace=False)
         batch = []

@@ -198,7 +198,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
              beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1,
              temperature: float = 0.05, margin: float = 1.0, max_steps: int = 0,
              average_weight: float = 0.0, save_dtype: str = "float32", seed: int = 0,
-             record: dict | None = None, show_progress: bool = True) -> FinetuneResult:
+             record: dict | None = None, show_progress_bar: bool = True) -> FinetuneResult:
     """Fine-tune ``model`` on labelled groups and save the best weights to ``output``.
 
     Parameters
@@ -298,7 +298,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
             batches = batches[:max_steps - steps]
         steps += len(batches)
         for idx in tqdm(batches, desc=f"finetune epoch {epoch}", unit="batch",
-                        disable=not show_progress):
+                        disable=not show_progress_bar):
             texts = [train_data.texts[i] for i in idx]
             groups = torch.as_tensor(train_data.groups[idx])
             emb = st(st.preprocess(texts))["sentence_embedding"]

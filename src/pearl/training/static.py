@@ -124,10 +124,10 @@ def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
 class StaticTrainer:
     """Train pearl-static from a :class:`StaticConfig` (see the module docstring)."""
 
-    def __init__(self, config: StaticConfig, show_progress: bool = True,
+    def __init__(self, config: StaticConfig, show_progress_bar: bool = True,
                  module: StaticPhraseEmbedding | None = None) -> None:
         self.config = config
-        self.show_progress = show_progress
+        self.show_progress_bar = show_progress_bar
         self._module = module  # a distilled module (tests pass a tiny one)
 
     def train(self, resume: bool = False) -> Path:
@@ -185,7 +185,7 @@ class StaticTrainer:
                                              opt.state_dict(), {}, torch.get_rng_state()))
 
         bar = tqdm(total=total, initial=step, desc="train pearl-static", unit="step",
-                   disable=not self.show_progress)
+                   disable=not self.show_progress_bar)
         while step < total:
             t0 = time.time()
             batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)

@@ -31,7 +31,7 @@ MANIFEST = "teacher.json"
 
 def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpnet-base-v2",
                    chunk_size: int = 4096, batch_size: int = 128, limit: int | None = None,
-                   device: str | None = None, show_progress: bool = True) -> Path:
+                   device: str | None = None, show_progress_bar: bool = True) -> Path:
     """Encode the phrases of ``corpus`` (a ``corpus.tsv``) with ``model`` into ``output``.
 
     Parameters
@@ -81,7 +81,7 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
     distinct = list(dict.fromkeys(phrases))
     todo = [p for p in distinct if p not in cache]
     bar = tqdm(total=len(distinct), initial=len(distinct) - len(todo),
-               desc=f"teacher {record['model']}", unit="phrase", disable=not show_progress)
+               desc=f"teacher {record['model']}", unit="phrase", disable=not show_progress_bar)
     for start in range(0, len(todo), chunk_size):
         part = todo[start : start + chunk_size]
         cache(part, show_progress_bar=False)

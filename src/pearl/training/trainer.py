@@ -83,15 +83,15 @@ class Trainer:
     Parameters
     ----------
     config : TrainConfig
-    show_progress : bool, default=True
+    show_progress_bar : bool, default=True
     on_step : callable(trainer, step, record), optional
         Called after every optimisation step (e.g. to log, or to :meth:`request_stop`).
     """
 
-    def __init__(self, config: TrainConfig, show_progress: bool = True,
+    def __init__(self, config: TrainConfig, show_progress_bar: bool = True,
                  on_step: Callable | None = None) -> None:
         self.config = config
-        self.show_progress = show_progress
+        self.show_progress_bar = show_progress_bar
         self.on_step = on_step
         self._stop = False
         self._class_weights: torch.Tensor | None = None
@@ -335,7 +335,7 @@ class Trainer:
                 pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
                                       batch_size=cfg.char_pretrain_batch,
                                       lr=cfg.char_pretrain_lr, seed=cfg.seed,
-                                      show_progress=self.show_progress, device=self.device)
+                                      show_progress_bar=self.show_progress_bar, device=self.device)
             initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
             with atomic_path(ckpt / INITIAL) as tmp:
                 save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
@@ -379,7 +379,7 @@ class Trainer:
         try:
             model.train()
             bar = tqdm(total=total, initial=step, desc="train", unit="step",
-                       disable=not self.show_progress)
+                       disable=not self.show_progress_bar)
             while step < total:
                 t_step = time.time()
                 batch = data.batch(step, cfg.batch_size, cfg.hard_negatives,
@@ -544,7 +544,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
     plt.close(fig)
 
 
-def train(config: TrainConfig, resume: bool = False, show_progress: bool = True
+def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True
           ) -> TrainResult:
     """Train (or resume) a PEARL model; see :class:`Trainer`."""
-    return Trainer(config, show_progress=show_progress).train(resume=resume)
+    return Trainer(config, show_progress_bar=show_progress_bar).train(resume=resume)
