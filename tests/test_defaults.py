@@ -8,11 +8,13 @@ from pearl.cli import build_parser
 
 
 def test_every_tool_defaults_to_the_one_default_model():
+    import pearl.dask as pdk
+
     for tool in (pearl.PhraseEncoder, pearl.fuzzy_join, pearl.EntityIndex, pearl.deduplicate,
-                 pearl.cluster, pearl.PhraseEmbedder):
+                 pearl.cluster, pearl.PhraseEmbedder, pearl.evaluate, pdk.encode, pdk.fuzzy_join,
+                 pdk.build_index, pdk.encode_to_parquet, pdk.join_to_parquet):
         default = inspect.signature(tool).parameters["model"].default
         assert default == pearl.DEFAULT_MODEL, tool
-    assert inspect.signature(pearl.evaluate).parameters["model"].default is None  # -> default
 
 
 def test_cli_commands_default_to_it():
