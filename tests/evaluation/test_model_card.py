@@ -90,3 +90,30 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     assert "`pearl train-static -c configs/pearl-static.toml`" in text
     assert "Then fine-tuned by `pearl finetune` on 3 groups of 5 strings" in text
     assert f"`{record['command']}`" in text
+
+
+def test_shipped_cards_come_from_the_templates():
+    """Each shipped card is the template rendered (no field left, no link that only works
+    inside the repository), and only the default model's card says it is the default."""
+    import pearl
+    from pearl.encoders.resolve import PRETRAINED, SHIPPED
+
+    for name in SHIPPED:
+        text = (PRETRAINED / name / "README.md").read_text(encoding="utf-8")
+        assert "${" not in text and "../../" not in text
+        assert f'pearl.PhraseEncoder("{name}")' in text
+        assert ("pearl's default model" in text) == (name == pearl.DEFAULT_MODEL), name
+
+
+def test_card_says_default_only_for_the_default(training_files, tiny_model_dir, tmp_path,
+                                                monkeypatch):
+    from pearl.evaluation import model_card
+
+    out = tmp_path / "pearl-tiny"
+    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
+                                 batch_size=4, max_steps=1, char_pretrain_steps=1,
+                                 char_out_dim=8))
+    Trainer(cfg, show_progress_bar=False).train()
+    assert "default model" not in write_model_card(out).read_text()
+    monkeypatch.setattr(model_card, "DEFAULT_MODEL", "pearl-tiny")
+    assert "pearl's default model" in write_model_card(out).read_text()

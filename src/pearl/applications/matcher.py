@@ -306,8 +306,10 @@ class MatchScorer:
 
     @classmethod
     def for_encoder(cls, encoder) -> MatchScorer:
-        """The weights learned for this encoder's model, or the default model's (with a
-        log message: its probabilities are then only roughly calibrated)."""
+        """The weights learned for this encoder's model, or, for a model without its own,
+        the fallback named in the weights file (all-MiniLM-L6-v2, a plain
+        sentence-transformers model; logged: its probabilities are then only roughly
+        calibrated)."""
         from pearl.encoders.resolve import written_as_path
 
         table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))

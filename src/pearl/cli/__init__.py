@@ -14,6 +14,7 @@ import sys
 
 from pearl._extras import MissingExtraError
 from pearl.cli import evaluate, tables, train, training_data, use
+from pearl.encoders.resolve import DEFAULT_MODEL
 
 __all__ = ["IO", "NOT_PATHS", "build_parser", "guard", "leaf_commands", "main"]
 
@@ -23,9 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pearl",
         description="Phrase embeddings that understand names, typos and types. "
-        "Models: a sentence-transformers folder, 'all-MiniLM-L6-v2' (default), "
-        "'pearl-minilm' and 'pearl-static' (shipped), 'all-mpnet-base-v2' (offline), "
-        "'glove', 'string-distance', or a Hugging Face name where the hub is reachable.",
+        f"Models (default: {DEFAULT_MODEL}): 'pearl-minilm' and 'pearl-static' (shipped), "
+        "'all-MiniLM-L6-v2' and 'all-mpnet-base-v2' (offline), 'glove', 'string-distance', "
+        "a sentence-transformers folder, or a Hugging Face name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     parser.add_argument("--version", action="version",

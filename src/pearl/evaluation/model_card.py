@@ -10,11 +10,15 @@ card says how the model was made and how it scores, from files rather than by ha
 from __future__ import annotations
 
 from pathlib import Path
+from string import Template
 
 from pearl._io import read_json_object, write_text_atomic
+from pearl.encoders.resolve import DEFAULT_MODEL
 from pearl.evaluation.report import load_records, render_markdown
 
 __all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def _training_config(folder: Path, command: str) -> dict:
@@ -23,6 +27,19 @@ def _training_config(folder: Path, command: str) -> dict:
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {folder} a folder from {command}?")
     return read_json_object(path, "training record")
+
+
+def _render(template: str, **values) -> str:
+    """A card from its template (``templates/<template>``, ``string.Template`` fields)."""
+    text = (_TEMPLATES / template).read_text(encoding="utf-8")
+    return Template(text).substitute(values).rstrip("\n")
+
+
+def _default_note(name: str) -> str:
+    if name != DEFAULT_MODEL:
+        return ""
+    return ("\nThis is pearl's default model (`pearl.DEFAULT_MODEL`), chosen by the rules "
+            "written in pearl's docs/models.md.\n")
 
 
 def _record(records: list[dict], name: str) -> dict | None:
@@ -59,39 +76,6 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
     switches = {k: cfg[k] for k in ("use_chars", "type_loss", "char_aug", "token_aug",
                                     "phrase_aug", "average")}
     lines = [
-        "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
-        f"base_model: sentence-transformers/{cfg['backbone']}", "tags: [pearl, phrase-embeddings]",
-        "---", "", f"# {name}", "",
-        f"A PEARL phrase encoder trained with [pearl](../../../../README.md) from "
-        f"`{cfg['backbone']}`: the backbone's mean-pooled embedding concatenated with a "
-        f"LOVE-style character encoder ({cfg['char_out_dim']}-d), fine-tuned with InfoNCE "
-        f"(temperature {cfg['temperature']}), {cfg['hard_negatives']} hard negatives per batch "
-        "and a phrase-type classifier over 95 labels, then averaged with the original weights "
-        f"(weight {cfg['average_weight']}).", "",
-        "## Use", "", "```python", "import pearl", "",
-        f'enc = pearl.PhraseEncoder("{name}")',
-        'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
-        "With sentence-transformers alone, for the copy installed with pearl "
-        "(sentence-transformers 6 asks for `trust_remote_code=True` for any module outside "
-        "its own namespace). Give that flag only to a folder you made or installed: open a "
-        "folder you received with `pearl.PhraseEncoder(path)`, which runs no code from it "
-        "(see pearl's docs/security.md).", "",
-        "```python", "from sentence_transformers import SentenceTransformer",
-        "from pearl.encoders import resolve_model_path", "",
-        'model = SentenceTransformer(resolve_model_path("' + name + '"), '
-        'trust_remote_code=True)', "```",
-        "", "Weights are stored in float16 and computed in float32." if
-        cfg.get("save_dtype") == "float16" else "", "",
-        "## Training data", "",
-        f"- Corpus: `{cfg['corpus']}` (typed phrases from `pearl build-corpus`, raw text of "
-        "../shared/data only; no benchmark data).",
-        f"- Positives: `{cfg['augmented']}` (`pearl augment`); levels on: "
-        f"char={cfg['char_aug']}, token={cfg['token_aug']}, phrase={cfg['phrase_aug']}; "
-        f"keep-probabilities of noisy augmenters: {cfg['augmenter_weights']}.",
-        f"- Hard negatives: `{cfg['negatives']}` (`pearl mine`).",
-        f"- Training pairs after filtering: {cfg.get('training_pairs', 'n/a'):,}." if
-        isinstance(cfg.get("training_pairs"), int) else "",
-        "", "## Recipe", "",
         f"- Character encoder pretrained for {cfg['char_pretrain_steps']} steps to mimic the "
         f"backbone's embeddings of the {cfg['char_pretrain_words']:,} most frequent corpus "
         "words (and typo'd variants).",
@@ -115,6 +99,20 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
                      + ", character-encoder pretraining included.")
     if command:
         lines += ["", "Command:", "", f"    {command}"]
+    pairs = cfg.get("training_pairs")
+    lines = [_render("model_card.md", name=name, backbone=cfg["backbone"],
+                     char_out_dim=cfg["char_out_dim"], temperature=cfg["temperature"],
+                     hard_negatives=cfg["hard_negatives"],
+                     average_weight=cfg["average_weight"], default_note=_default_note(name),
+                     dtype_note="Weights are stored in float16 and computed in float32."
+                     if cfg.get("save_dtype") == "float16" else "",
+                     corpus=cfg["corpus"], augmented=cfg["augmented"],
+                     char_aug=cfg["char_aug"], token_aug=cfg["token_aug"],
+                     phrase_aug=cfg["phrase_aug"],
+                     augmenter_weights=cfg["augmenter_weights"], negatives=cfg["negatives"],
+                     pairs_line=f"- Training pairs after filtering: {pairs:,}."
+                     if isinstance(pairs, int) else "",
+                     recipe="\n".join(lines))]
     if results:
         records = load_records(results)
         rows = [r for r in (_record(records, backbone_name), _record(records, name)) if r]
@@ -165,31 +163,11 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
     folder = Path(folder)
     cfg = _training_config(folder, "pearl train-static")
     name = folder.name
-    lines = [
-        "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
-        f"base_model: sentence-transformers/{cfg['backbone']}",
-        "tags: [pearl, phrase-embeddings, static-embeddings, model2vec]", "---", "",
-        f"# {name}", "",
-        f"A static phrase encoder made with pearl: `{cfg['backbone']}` distilled by model2vec "
-        f"into one {cfg['pca_dims']}-d vector per token (PCA, SIF weights), plus "
-        f"{cfg['n_buckets']:,} vectors of hashed character 3-5-grams, both trained with "
-        f"PEARL's objective (InfoNCE, temperature {cfg['temperature']}, "
-        f"{cfg['hard_negatives']} hard negatives per batch"
-        + (", phrase-type loss" if cfg.get("type_loss") else "")
-        + (f", and distillation of the in-batch similarities of `{Path(cfg['teacher']).name}`"
-           if cfg.get("teacher") else "") + "). A phrase's vector is "
-        "the mean of its token vectors plus the mean of its n-gram vectors, normalised: no "
-        "transformer runs at encoding time.", "",
-        "## Use", "", "```python", "import pearl", "",
-        f'enc = pearl.PhraseEncoder("{name}")',
-        'enc.encode(["The New York Times", "nytimes.com"])', "```", "",
-        "With sentence-transformers alone, for the copy installed with pearl: "
-        f'`SentenceTransformer(resolve_model_path("{name}"), trust_remote_code=True)` '
-        "(`from pearl.encoders import resolve_model_path`); its `embedding.weight` is a plain "
-        "`StaticEmbedding` token table. Give `trust_remote_code=True` only to a folder you "
-        "made or installed: open a folder you received with `pearl.PhraseEncoder(path)`, "
-        "which runs no code from it.", "",
-        "## Training", "",
+    extras = ((", phrase-type loss" if cfg.get("type_loss") else "")
+              + (f", and distillation of the in-batch similarities of "
+                 f"`{Path(cfg['teacher']).name}`" if cfg.get("teacher") else ""))
+    training = [
+
         f"- Corpus `{cfg['corpus']}`, positives `{cfg['augmented']}`, hard negatives "
         f"`{cfg['negatives']}` (no benchmark data).",
         f"- {cfg.get('total_steps')} steps of batch {cfg['batch_size']} over "
@@ -203,6 +181,11 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
         "- Command: `pearl train-static -c configs/pearl-static.toml`.",
         *_finetune_lines(folder),
     ]
+    lines = [_render("static_model_card.md", name=name, backbone=cfg["backbone"],
+                     pca_dims=cfg["pca_dims"], n_buckets=f"{cfg['n_buckets']:,}",
+                     temperature=cfg["temperature"], hard_negatives=cfg["hard_negatives"],
+                     extras=extras, default_note=_default_note(name),
+                     training="\n".join(training))]
     if results:
         records = load_records(results)
         rows = [r for r in [*(_record(records, c) for c in compare), _record(records, name)]
