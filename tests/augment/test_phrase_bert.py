@@ -33,19 +33,19 @@ def test_negative_goes_through_the_positive_augmenter(tmp_path):
 
 def test_phrase_bert_objective_trains_on_triplets(training_files, tiny_model_dir, tmp_path,
                                                   monkeypatch):
-    from pearl.training import Trainer, load_config, trainer
+    from pearl.training import Trainer, load_config, objective
 
     rows = read_augmented(training_files["augmented"])
     triplets = make_triplets(rows, {}, ["stone", "cloud", "lamp"], tmp_path / "t.tsv",
                              show_progress_bar=False)
     calls = []
-    real = trainer.triplet_loss
+    real = objective.triplet_loss
 
     def spy(a, p, n, margin):
         calls.append((a.shape, n.shape, margin))
         return real(a, p, n, margin)
 
-    monkeypatch.setattr(trainer, "triplet_loss", spy)
+    monkeypatch.setattr(objective, "triplet_loss", spy)
     cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir),
                                  output=str(tmp_path / "m"), batch_size=4, max_steps=2,
                                  char_pretrain_steps=1, char_out_dim=8,

@@ -8,6 +8,7 @@ from safetensors.torch import load_file
 
 from pearl import PhraseEncoder
 from pearl.training import Trainer, average_weights, load_config
+from pearl.training.objective import ContextLoss
 
 
 def _config(files, backbone, output, **extra):
@@ -127,17 +128,17 @@ def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
 
 def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir, tmp_path,
                                                   monkeypatch):
-    from pearl.training import trainer
+    from pearl.training import objective
 
     calls = []
-    real = trainer.batch_hard_triplet_loss
+    real = objective.batch_hard_triplet_loss
 
     def spy(*args, **kw):
         calls.append(args[3] if len(args) > 3 else kw.get("margin"))
         return real(*args, **kw)
 
-    monkeypatch.setattr(trainer, "batch_hard_triplet_loss", spy)
-    monkeypatch.setattr(trainer, "info_nce", None)  # must not be called
+    monkeypatch.setattr(objective, "batch_hard_triplet_loss", spy)
+    monkeypatch.setattr(objective, "info_nce", None)  # must not be called
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", objective="triplet",
                   margin=0.5, max_steps=2)
     result = Trainer(cfg, show_progress_bar=False).train()
@@ -239,10 +240,7 @@ def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_di
     anchors = [f"phrase {i}" for i in range(10)]
     with_ctx = {a: f"context of [MASK] {a}" for a in anchors[::2]}  # rows 0, 2, 4, 6, 8
     for cap, rows in ((0, [0, 2, 4, 6, 8]), (3, [0, 2, 4]), (1, [])):
-        cfg = _config(training_files, tiny_model_dir, tmp_path / "m", max_contexts=cap)
-        trainer = Trainer(cfg, show_progress_bar=False)
-        trainer._contexts = with_ctx
-        got, texts = trainer._batch_contexts(anchors)
+        got, texts = ContextLoss(with_ctx, weight=1.0, max_contexts=cap).rows(anchors)
         assert got == rows  # a single context is no triplet: none
         assert texts == [with_ctx[anchors[i]] for i in rows]
 

@@ -29,14 +29,6 @@ from tqdm.auto import tqdm
 from pearl._io import atomic_dir, atomic_path, check_io, check_replaceable_dir
 from pearl.data.contexts import read_contexts
 from pearl.data.labels import LABELS
-from pearl.losses import (
-    batch_hard_triplet_loss,
-    info_nce,
-    similarity_distillation,
-    supervised_contrastive_loss,
-    triplet_loss,
-    type_loss,
-)
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
 from pearl.training.checkpoint import (
@@ -48,6 +40,7 @@ from pearl.training.checkpoint import (
 )
 from pearl.training.config import TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
+from pearl.training.objective import Objective, StepEmbeddings, build_objective
 from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["Trainer", "TrainResult", "train"]
@@ -94,9 +87,7 @@ class Trainer:
         self.show_progress_bar = show_progress_bar
         self.on_step = on_step
         self._stop = False
-        self._class_weights: torch.Tensor | None = None
-        self._teacher: TeacherEmbeddings | None = None
-        self._contexts: dict[str, str] = {}
+        self.objective: Objective | None = None  # built from the config by train()
 
     def request_stop(self) -> None:
         """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
@@ -155,67 +146,21 @@ class Trainer:
 
     # -- one step -----------------------------------------------------------------------
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
-        cfg = self.config
+        """The objective's loss on one batch, and each term's value for the log."""
         b = len(batch.anchors)
         own = batch.anchor_negatives or []
         texts = batch.anchors + batch.positives + batch.negatives + own
         n_end = len(texts) - len(own)
-        feats = batch_to_device(model.preprocess(texts), self.device)
-        emb = model(feats)["sentence_embedding"]
-        a, p = emb[:b], emb[b:2 * b]
-        n = emb[2 * b : n_end]
-        if cfg.objective == "phrase-bert":
-            contrastive = triplet_loss(a, p, emb[n_end:len(texts)], cfg.margin)
-        elif cfg.objective == "triplet":
-            contrastive = batch_hard_triplet_loss(a, p, n if len(n) else None, cfg.margin)
-        else:
-            contrastive = info_nce(a, p, n if len(n) else None, cfg.temperature)
-        record = {"contrastive": contrastive.item()}
-        loss = contrastive
-        with_context, contexts = self._batch_contexts(batch.anchors)
-        if with_context:
-            # a forward pass of their own: padded with the phrases, the long contexts would
-            # make every phrase as long as they are (4x the step time)
-            feats = batch_to_device(model.preprocess(contexts), self.device)
-            c = model(feats)["sentence_embedding"]
-            # each anchor against its own context and the next anchor's (a random other one:
-            # the batch is a random draw)
-            ctx = triplet_loss(a[with_context], c, c.roll(1, dims=0), cfg.margin)
-            loss = loss + cfg.context_weight * ctx
-            record["context"] = ctx.item()
-        if self._teacher is not None:
-            target = torch.from_numpy(self._teacher(batch.anchors)).to(self.device)
-            distill = similarity_distillation(a, target, cfg.distill_temperature)
-            loss = loss + cfg.distill_weight * distill
-            record["distill"] = distill.item()
-        if cfg.type_loss:
-            y = torch.as_tensor(batch.labels, device=self.device)
-            typed = type_loss(fusion.type_logits(torch.cat([a, p])), torch.cat([y, y]),
-                              self._class_weights)
-            if typed is not None:
-                loss = loss + cfg.type_weight * typed
-            record["type"] = typed.item() if typed is not None else float("nan")
-        if cfg.type_contrastive_weight > 0 and batch.types is not None:
-            supcon = supervised_contrastive_loss(a, batch.types,
-                                                 cfg.type_contrastive_temperature)
-            if supcon is not None:
-                loss = loss + cfg.type_contrastive_weight * supcon
-            record["type_contrastive"] = (supcon.item() if supcon is not None
-                                          else float("nan"))
-        record["loss"] = loss.item()
-        return loss, record
 
-    def _batch_contexts(self, anchors: list[str]) -> tuple[list[int], list[str]]:
-        """The anchors that have a context (none unless the batch has two), and those
-        contexts in the same order."""
-        if not self._contexts:
-            return [], []
-        rows = [i for i, a in enumerate(anchors) if a in self._contexts]
-        if self.config.max_contexts > 0:
-            rows = rows[: self.config.max_contexts]  # the batch is a random draw already
-        if len(rows) < 2:
-            return [], []
-        return rows, [self._contexts[anchors[i]] for i in rows]
+        def encode(more: list[str]) -> torch.Tensor:
+            feats = batch_to_device(model.preprocess(more), self.device)
+            return model(feats)["sentence_embedding"]
+
+        emb = encode(texts)
+        step = StepEmbeddings(batch, anchors=emb[:b], positives=emb[b:2 * b],
+                              negatives=emb[2 * b : n_end], own_negatives=emb[n_end:],
+                              encode=encode, fusion=fusion)
+        return self.objective(step)
 
     # -- the run ------------------------------------------------------------------------
     def train(self, resume: bool = False) -> TrainResult:
@@ -266,21 +211,25 @@ class Trainer:
             data = TrainingData.from_files(
                 cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
                 **options)
+        class_weights = teacher = None
+        contexts: dict[str, str] = {}
         if cfg.type_loss and cfg.type_balance:
-            self._class_weights = data.type_class_weights(
-                len(LABELS), cfg.type_balance).to(self.device)
+            class_weights = data.type_class_weights(len(LABELS), cfg.type_balance
+                                                    ).to(self.device)
         if self.typed_rows and not data.eligible_types(cfg.type_group_size):
             raise ValueError(f"type_batch_share needs an entity type with at least "
                              f"type_group_size = {cfg.type_group_size} training phrases")
         if cfg.contexts:
-            self._contexts = read_contexts(cfg.contexts)
-            covered = sum(a in self._contexts for a in data.anchors)
+            contexts = read_contexts(cfg.contexts)
+            covered = sum(a in contexts for a in data.anchors)
             if not covered:
                 raise ValueError(f"no training phrase has a context in {cfg.contexts}")
             logger.info("%d of %d training phrases have a context", covered, len(data))
         if cfg.teacher:
-            self._teacher = TeacherEmbeddings(cfg.teacher)
-            self._teacher.require(data.anchors)  # fail now, not mid-run
+            teacher = TeacherEmbeddings(cfg.teacher)
+            teacher.require(data.anchors)  # fail now, not mid-run
+        self.objective = build_objective(cfg, contexts=contexts, teacher=teacher,
+                                         class_weights=class_weights)
         total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size,
                                                                   self.typed_rows)))
         if cfg.max_steps:

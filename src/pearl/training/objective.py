@@ -1,0 +1,223 @@
+"""The training objective as loss modules that the trainer composes from its configuration.
+
+As in sentence-transformers, each objective is an ``nn.Module``; here each one reads what
+it needs from one :class:`StepEmbeddings` (the batch and its embeddings, computed once per
+step) and returns a scalar, or None when the batch holds nothing for it (no typed phrase,
+fewer than two contexts). :func:`build_objective` picks the terms from a
+:class:`~pearl.training.config.TrainConfig`; :class:`Objective` sums them with their
+weights and reports each one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import nn
+
+from pearl.losses import (
+    batch_hard_triplet_loss,
+    info_nce,
+    similarity_distillation,
+    supervised_contrastive_loss,
+    triplet_loss,
+    type_loss,
+)
+
+__all__ = ["StepEmbeddings", "LossTerm", "ContrastiveLoss", "ContextLoss",
+           "DistillationLoss", "TypeLoss", "TypeContrastiveLoss", "Objective",
+           "build_objective"]
+
+
+@dataclass
+class StepEmbeddings:
+    """One training step: the batch and the embeddings every loss term reads.
+
+    Attributes
+    ----------
+    batch : TrainingBatch
+        Anchors, positives, negatives, labels and entity types of the step.
+    anchors, positives : Tensor of shape (batch, dim)
+    negatives : Tensor of shape (k, dim)
+        The batch's shared hard negatives (possibly empty).
+    own_negatives : Tensor of shape (batch, dim) or (0, dim)
+        Each anchor's own negative (Phrase-BERT's triplets).
+    encode : callable
+        Texts -> embeddings with the model being trained (a forward pass of their own).
+    fusion : CharFusion or None
+        The fused module (its type head), when the model has one.
+    """
+
+    batch: Any
+    anchors: torch.Tensor
+    positives: torch.Tensor
+    negatives: torch.Tensor
+    own_negatives: torch.Tensor
+    encode: Callable[[list[str]], torch.Tensor]
+    fusion: Any = None
+
+
+class LossTerm(nn.Module):
+    """A weighted term of the objective, reported under ``name``.
+
+    ``forward(step)`` returns a scalar tensor, or None when the step has nothing for the
+    term; a term that is ``reported_when_absent`` is then logged as NaN, others not at all.
+    """
+
+    name = "loss"
+    reported_when_absent = False
+
+    def __init__(self, weight: float = 1.0) -> None:
+        super().__init__()
+        self.weight = float(weight)
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor | None:  # pragma: no cover
+        raise NotImplementedError
+
+
+class ContrastiveLoss(LossTerm):
+    """The main objective: PEARL's InfoNCE (``"infonce"``), a batch-hard triplet loss
+    (``"triplet"``) or Phrase-BERT's triplet loss over each anchor's own negative
+    (``"phrase-bert"``)."""
+
+    name = "contrastive"
+
+    def __init__(self, objective: str = "infonce", temperature: float = 0.07,
+                 margin: float = 1.0) -> None:
+        super().__init__(1.0)
+        if objective not in ("infonce", "triplet", "phrase-bert"):
+            raise ValueError(f"unknown objective {objective!r}")
+        self.objective, self.temperature, self.margin = objective, temperature, margin
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor:
+        a, p, n = step.anchors, step.positives, step.negatives
+        if self.objective == "phrase-bert":
+            return triplet_loss(a, p, step.own_negatives, self.margin)
+        if self.objective == "triplet":
+            return batch_hard_triplet_loss(a, p, n if len(n) else None, self.margin)
+        return info_nce(a, p, n if len(n) else None, self.temperature)
+
+
+class ContextLoss(LossTerm):
+    """Phrase-BERT's context triplets: an anchor near its own context sentence, far from
+    another anchor's."""
+
+    name = "context"
+
+    def __init__(self, contexts: dict[str, str], weight: float, margin: float = 1.0,
+                 max_contexts: int = 0) -> None:
+        super().__init__(weight)
+        self.contexts, self.margin, self.max_contexts = contexts, margin, max_contexts
+
+    def rows(self, anchors: list[str]) -> tuple[list[int], list[str]]:
+        """The anchors that have a context (none unless the batch has two), and those
+        contexts in the same order."""
+        rows = [i for i, a in enumerate(anchors) if a in self.contexts]
+        if self.max_contexts > 0:
+            rows = rows[: self.max_contexts]  # the batch is a random draw already
+        if len(rows) < 2:
+            return [], []
+        return rows, [self.contexts[anchors[i]] for i in rows]
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor | None:
+        rows, contexts = self.rows(step.batch.anchors)
+        if not rows:
+            return None
+        # a forward pass of their own: padded with the phrases, the long contexts would
+        # make every phrase as long as they are (4x the step time)
+        c = step.encode(contexts)
+        # each anchor against its own context and the next anchor's (a random other one:
+        # the batch is a random draw)
+        return triplet_loss(step.anchors[rows], c, c.roll(1, dims=0), self.margin)
+
+
+class DistillationLoss(LossTerm):
+    """KL between the in-batch similarity distributions of the model and of a teacher."""
+
+    name = "distill"
+
+    def __init__(self, teacher: Callable[[list[str]], Any], weight: float,
+                 temperature: float) -> None:
+        super().__init__(weight)
+        self.teacher, self.temperature = teacher, temperature
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor:
+        target = torch.from_numpy(self.teacher(step.batch.anchors)).to(step.anchors.device)
+        return similarity_distillation(step.anchors, target, self.temperature)
+
+
+class TypeLoss(LossTerm):
+    """PEARL's auxiliary phrase-type classification (95 labels) of anchors and positives."""
+
+    name = "type"
+    reported_when_absent = True
+
+    def __init__(self, weight: float, class_weights: torch.Tensor | None = None) -> None:
+        super().__init__(weight)
+        self.class_weights = class_weights
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor | None:
+        y = torch.as_tensor(step.batch.labels, device=step.anchors.device)
+        logits = step.fusion.type_logits(torch.cat([step.anchors, step.positives]))
+        return type_loss(logits, torch.cat([y, y]), self.class_weights)
+
+
+class TypeContrastiveLoss(LossTerm):
+    """Supervised contrastive loss over the entity types of the batch's typed groups."""
+
+    name = "type_contrastive"
+    reported_when_absent = True
+
+    def __init__(self, weight: float, temperature: float) -> None:
+        super().__init__(weight)
+        self.temperature = temperature
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor | None:
+        if step.batch.types is None:
+            return None
+        return supervised_contrastive_loss(step.anchors, step.batch.types, self.temperature)
+
+
+class Objective(nn.Module):
+    """The weighted sum of loss terms, with each term's value for the training log."""
+
+    def __init__(self, terms: list[LossTerm]) -> None:
+        super().__init__()
+        if not terms:
+            raise ValueError("an objective needs at least one loss term")
+        self.terms = nn.ModuleList(terms)
+
+    def forward(self, step: StepEmbeddings) -> tuple[torch.Tensor, dict[str, float]]:
+        loss, record = None, {}
+        for term in self.terms:
+            value = term(step)
+            if value is None:
+                if term.reported_when_absent:
+                    record[term.name] = float("nan")
+                continue
+            weighted = value if term.weight == 1.0 else term.weight * value
+            loss = weighted if loss is None else loss + weighted
+            record[term.name] = value.item()
+        if loss is None:  # pragma: no cover - the contrastive term always has a value
+            raise ValueError("no loss term had a value for this batch")
+        record["loss"] = loss.item()
+        return loss, record
+
+
+def build_objective(cfg, *, contexts: dict[str, str] | None = None, teacher=None,
+                    class_weights: torch.Tensor | None = None) -> Objective:
+    """The terms of ``cfg`` (a :class:`~pearl.training.config.TrainConfig`), in the order
+    they are summed: contrastive, context, distillation, type, type-contrastive."""
+    terms: list[LossTerm] = [ContrastiveLoss(cfg.objective, cfg.temperature, cfg.margin)]
+    if contexts:
+        terms.append(ContextLoss(contexts, cfg.context_weight, cfg.margin, cfg.max_contexts))
+    if teacher is not None:
+        terms.append(DistillationLoss(teacher, cfg.distill_weight, cfg.distill_temperature))
+    if cfg.type_loss:
+        terms.append(TypeLoss(cfg.type_weight, class_weights))
+    if cfg.type_contrastive_weight > 0:
+        terms.append(TypeContrastiveLoss(cfg.type_contrastive_weight,
+                                         cfg.type_contrastive_temperature))
+    return Objective(terms)

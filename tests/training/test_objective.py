@@ -1,0 +1,97 @@
+"""The objective is a sum of loss modules composed from the configuration (issue 34)."""
+
+import math
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from pearl.losses import IGNORE_LABEL, info_nce, supervised_contrastive_loss, type_loss
+from pearl.training import load_config
+from pearl.training.objective import (
+    ContextLoss,
+    ContrastiveLoss,
+    Objective,
+    StepEmbeddings,
+    TypeLoss,
+    build_objective,
+)
+
+
+class Head(torch.nn.Module):
+    def __init__(self, dim=8, labels=5):
+        super().__init__()
+        self.linear = torch.nn.Linear(dim, labels)
+
+    def type_logits(self, x):
+        return self.linear(x)
+
+
+def _step(labels, types=None, b=4, dim=8, k=2, contexts_encode=None):
+    g = torch.Generator().manual_seed(0)
+    emb = torch.randn(2 * b + k, dim, generator=g)
+    batch = SimpleNamespace(anchors=[f"a{i}" for i in range(b)], labels=labels, types=types)
+    return StepEmbeddings(batch, anchors=emb[:b], positives=emb[b:2 * b],
+                          negatives=emb[2 * b:], own_negatives=emb[:0],
+                          encode=contexts_encode or (lambda texts: None), fusion=Head(dim))
+
+
+def test_terms_follow_the_config():
+    names = lambda cfg, **kw: [t.name for t in build_objective(cfg, **kw).terms]  # noqa: E731
+    base = load_config(None, {})
+    assert names(base) == ["contrastive", "type"]  # the PEARL recipe
+    off = load_config(None, {"type_loss": False, "type_contrastive_weight": 0.2})
+    assert names(off) == ["contrastive", "type_contrastive"]
+    assert names(base, contexts={"a": "b"}, teacher=lambda x: x) == [
+        "contrastive", "context", "distill", "type"]
+    assert build_objective(load_config(None, {"objective": "triplet"})).terms[0].objective \
+        == "triplet"
+
+
+def test_the_sum_is_the_weighted_formula():
+    cfg = load_config(None, {"type_weight": 0.3, "type_contrastive_weight": 0.2})
+    objective = build_objective(cfg)
+    step = _step(labels=[0, 1, IGNORE_LABEL, 2], types=[1, 1, 2, 2])
+    loss, record = objective(step)
+    y = torch.tensor([0, 1, IGNORE_LABEL, 2])
+    expected = (info_nce(step.anchors, step.positives, step.negatives, cfg.temperature)
+                + 0.3 * type_loss(step.fusion.type_logits(torch.cat([step.anchors,
+                                                                     step.positives])),
+                                  torch.cat([y, y]))
+                + 0.2 * supervised_contrastive_loss(step.anchors, [1, 1, 2, 2],
+                                                    cfg.type_contrastive_temperature))
+    torch.testing.assert_close(loss, expected)
+    assert set(record) == {"contrastive", "type", "type_contrastive", "loss"}
+    assert record["loss"] == pytest.approx(expected.item())
+
+
+def test_a_term_without_data_is_left_out_and_reported_as_nan():
+    objective = Objective([ContrastiveLoss(), TypeLoss(weight=1.0)])
+    step = _step(labels=[IGNORE_LABEL] * 4)
+    loss, record = objective(step)
+    torch.testing.assert_close(loss, info_nce(step.anchors, step.positives, step.negatives))
+    assert math.isnan(record["type"])
+
+
+def test_context_loss_needs_two_contexts():
+    calls = []
+
+    def encode(texts):
+        calls.append(texts)
+        return torch.randn(len(texts), 8)
+
+    term = ContextLoss({"a1": "x [MASK]"}, weight=0.5)
+    assert term(_step(labels=[0] * 4, contexts_encode=encode)) is None and calls == []
+    term = ContextLoss({"a1": "x [MASK]", "a3": "y [MASK]"}, weight=0.5)
+    assert term(_step(labels=[0] * 4, contexts_encode=encode)).dim() == 0
+    assert calls == [["x [MASK]", "y [MASK]"]]
+    _, record = Objective([ContrastiveLoss(), ContextLoss({}, weight=1.0)])(
+        _step(labels=[0] * 4))
+    assert "context" not in record  # absent, not NaN
+
+
+def test_unknown_objective_and_empty_objective_are_refused():
+    with pytest.raises(ValueError, match="objective"):
+        ContrastiveLoss("cosine")
+    with pytest.raises(ValueError, match="at least one"):
+        Objective([])
