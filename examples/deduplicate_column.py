@@ -17,13 +17,13 @@ employers = pd.Series(
 )
 
 # Every value is mapped to the most frequent spelling of its cluster.
-canonical = deduplicate(employers, threshold=0.6)
+canonical = deduplicate(employers)
 print(pd.DataFrame({"employer": employers, "deduplicated": canonical}).to_string())
 print(f"\n{employers.nunique()} distinct spellings -> {canonical.nunique()} after deduplication")
 
-# The clusters themselves (missing values get -1). Typos the backbone does not see
-# through ("Microsfot") and acronyms ("IBM", "GE") stay apart at this threshold: that
-# is what PEARL's character encoder and augmentations are trained for.
-labels = cluster(employers, threshold=0.6)
+# The clusters themselves (missing values get -1). With the defaults (pearl-minilm, the
+# combined match probability cut at 0.5) a transposition inside a short name
+# ("Microsfot") and acronyms ("IBM", "GE") still stay apart.
+labels = cluster(employers)
 for lab in sorted(set(labels) - {-1}):
     print(lab, sorted(set(employers[labels == lab])))

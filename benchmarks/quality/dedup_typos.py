@@ -86,18 +86,17 @@ def methods():
     def skrub_dedup(values):
         return list(skrub.deduplicate(values))
 
-    def pearl_dedup(model, matcher):
+    def pearl_dedup(model, **options):
         def run(values):
-            return list(pearl.deduplicate(values, model=model, matcher=matcher))
+            return list(pearl.deduplicate(values, model=model, **options))
         return run
 
     return {"skrub deduplicate (defaults)": skrub_dedup,
-            "pearl deduplicate (defaults: MiniLM, cosine 0.8)": pearl_dedup(
-                pearl.DEFAULT_MODEL, "cosine"),
-            "pearl deduplicate, combined matcher": pearl_dedup(pearl.DEFAULT_MODEL,
-                                                               "combined"),
-            "pearl deduplicate, pearl-static, combined": pearl_dedup("pearl-static",
-                                                                     "combined")}
+            f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.5)": pearl_dedup(
+                pearl.DEFAULT_MODEL),
+            "pearl deduplicate, pearl-static (combined, 0.5)": pearl_dedup("pearl-static"),
+            "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
+                "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8)}
 
 
 def main() -> None:

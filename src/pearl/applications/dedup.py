@@ -18,6 +18,10 @@ from pearl.encoders.base import normalize_rows
 __all__ = ["cluster", "deduplicate"]
 
 MAX_UNIQUE = 20_000
+#: The cut when no ``threshold`` is given: a match probability of one half with a
+#: calibrated matcher, a cosine of 0.6 with ``matcher="cosine"``. Both chosen on typo
+#: tasks made from training-corpus names (benchmarks/experiments/dedup_threshold.py).
+DEFAULT_THRESHOLD = {"probability": 0.5, "cosine": 0.6}
 
 
 def _unique_embeddings(values, model, batch_size):
@@ -62,29 +66,31 @@ def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
     return model.fit_predict(emb if dist is None else dist).astype(np.int64)
 
 
-def cluster(values, *, n_clusters: int | None = None, threshold: float = 0.8,
-            model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"
+def cluster(values, *, n_clusters: int | None = None, threshold: float | None = None,
+            model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "combined"
             ) -> np.ndarray:
-    """Cluster string values by the cosine similarity of their embeddings.
+    """Cluster string values by how likely they name the same thing.
 
-    Average-linkage agglomerative clustering of the distinct values.
+    Average-linkage agglomerative clustering of the distinct values, by default on the
+    match probability of the combined matcher (embedding and character n-grams).
 
     Parameters
     ----------
     values : iterable
         Strings (pandas/polars Series, array or list). Numbers go through ``str()``.
     n_clusters : int, optional
-        Number of clusters; when None, clusters are cut where the average cosine
-        similarity between them falls below ``threshold``.
-    threshold : float, default=0.8
+        Number of clusters; when None, clusters are cut where the average similarity
+        between them falls below ``threshold``.
+    threshold : float, optional
         Used when ``n_clusters`` is None: the minimum average similarity inside a
-        cluster, a cosine in [-1, 1] (``matcher="cosine"``) or a match probability.
+        cluster, a match probability in [0, 1] (default 0.5) or, with
+        ``matcher="cosine"``, a cosine in [-1, 1] (default 0.6).
     model : str or encoder
     batch_size : int
-    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
-        The similarity of two values: the cosine of their embeddings, or the match
-        probability given that cosine and their character n-gram cosine (see
-        :class:`~pearl.applications.matcher.MatchScorer`).
+    matcher : {"combined", "cosine"} or MatchScorer, default="combined"
+        The similarity of two values: the match probability given their embedding cosine
+        and their character n-gram cosine (see
+        :class:`~pearl.applications.matcher.MatchScorer`), or the embedding cosine.
 
     Returns
     -------
@@ -92,11 +98,14 @@ def cluster(values, *, n_clusters: int | None = None, threshold: float = 0.8,
         Cluster label of each value; equal strings share a label; missing values
         get -1.
     """
-    threshold = check_float(threshold, "threshold", -1.0, 1.0)
+    matcher = check_matcher(matcher)
+    cosine = isinstance(matcher, str) and matcher == "cosine"
+    if threshold is None:
+        threshold = DEFAULT_THRESHOLD["cosine" if cosine else "probability"]
+    threshold = check_float(threshold, "threshold", -1.0 if cosine else 0.0, 1.0)
     if n_clusters is not None:
         n_clusters = check_int(n_clusters, "n_clusters", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
-    matcher = check_matcher(matcher)
     texts, nulls, uniq, emb, encoder = _unique_embeddings(values, model, batch_size)
     out = np.full(len(texts), -1, dtype=np.int64)
     if not uniq:
@@ -111,8 +120,8 @@ def cluster(values, *, n_clusters: int | None = None, threshold: float = 0.8,
     return out
 
 
-def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None,
-                model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "cosine"):
+def deduplicate(values, *, threshold: float | None = None, n_clusters: int | None = None,
+                model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "combined"):
     """Map each value to a canonical representative of its cluster.
 
     Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and
@@ -123,13 +132,14 @@ def deduplicate(values, *, threshold: float = 0.8, n_clusters: int | None = None
     ----------
     values : column
         A pandas/polars Series, a pyarrow array, a one-column table, a list or an array.
-    threshold : float, default=0.8
-        Minimum average cosine similarity inside a cluster, in [-1, 1].
+    threshold : float, optional
+        Minimum average similarity inside a cluster: a match probability (default 0.5),
+        or a cosine with ``matcher="cosine"`` (default 0.6). See :func:`cluster`.
     n_clusters : int, optional
         Fixed number of clusters instead of a threshold.
     model : str or encoder
     batch_size : int
-    matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+    matcher : {"combined", "cosine"} or MatchScorer, default="combined"
         See :func:`cluster`.
 
     Returns

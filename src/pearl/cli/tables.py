@@ -169,11 +169,12 @@ def add_dedup(sub) -> None:
     p.add_argument("--column", required=True, help="column to deduplicate")
     p.add_argument("-o", "--output", required=True, help="table to write (.csv, .tsv, "
                    ".parquet; '-': CSV on standard output)")
-    p.add_argument("--threshold", type=COSINE, default=0.8,
-                   help="minimum average similarity within a cluster (default 0.8)")
-    p.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
-                   help="similarity: embedding cosine (default) or the combined match "
-                   "probability (embedding + character n-grams)")
+    p.add_argument("--threshold", type=COSINE, default=None,
+                   help="minimum average similarity within a cluster: a match probability "
+                   "in [0, 1] (default 0.5), or a cosine with --matcher cosine (default 0.6)")
+    p.add_argument("--matcher", choices=["combined", "cosine"], default="combined",
+                   help="similarity: the combined match probability (embedding + character "
+                   "n-grams, the default) or the embedding cosine")
     model_arg(p)
     p.set_defaults(func=cmd_dedup)
 
