@@ -283,7 +283,7 @@ def test_table_formats_follow_the_file_names(tmp_path, hash_encoder, monkeypatch
     right = pd.DataFrame({"title": ["NY Times", "The Boston Globe"], "m": [3, 4]})
     left.to_parquet(tmp_path / "l.parquet")
     right.to_csv(tmp_path / "r.tsv", sep="\t", index=False)
-    monkeypatch.setattr("pearl.applications._common._ENCODERS",
+    monkeypatch.setattr("pearl.applications.encoding._ENCODERS",
                         {("glove", None): hash_encoder})
     assert main(["join", str(tmp_path / "l.parquet"), str(tmp_path / "r.tsv"), "--left-on",
                  "name", "--right-on", "title", "-m", "glove", "--matcher",

@@ -32,8 +32,8 @@ def test_paper_figure1_ranking_is_sane(minilm):
 
 @needs_data
 def test_loaders_match_the_provenance_counts():
+    from pearl.evaluation.tasks.autofj import dataset_names
     from pearl.evaluation.tasks.clustering import LABELS, load_mentions
-    from pearl.evaluation.tasks.fuzzy_join import dataset_names
     from pearl.evaluation.tasks.paraphrase import load_ppdb
     from pearl.evaluation.tasks.retrieval import load_names, load_queries
     from pearl.evaluation.tasks.similarity import load_bird, load_turney

@@ -39,7 +39,7 @@ import numpy as np
 from pearl.applications.matcher import MatchScorer, NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
-from pearl.evaluation.tasks.fuzzy_join import dataset_names, load_autofj
+from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
 
 GRID = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]

@@ -13,7 +13,7 @@ from autofj_ceilings import first_candidates
 from pearl.applications.matcher import NgramVectorizer, _nonnegative_logistic
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
-from pearl.evaluation.tasks.fuzzy_join import dataset_names, load_autofj
+from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
 
 model = sys.argv[1]

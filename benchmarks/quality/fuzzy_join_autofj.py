@@ -33,7 +33,7 @@ import pandas as pd
 
 from pearl import StringDistance, fuzzy_join
 from pearl.applications.matcher import threshold_for_precision
-from pearl.evaluation.tasks.fuzzy_join import dataset_names, load_autofj
+from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"

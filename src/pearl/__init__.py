@@ -40,7 +40,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "PhraseEmbedder": "pearl.applications.embedder",
     "cluster": "pearl.applications.dedup",
     "deduplicate": "pearl.applications.dedup",
-    "fuzzy_join": "pearl.applications.fuzzy_join",
+    "fuzzy_join": "pearl.applications.join",
     "GloveEncoder": "pearl.encoders.glove",
     "PhraseEncoder": "pearl.encoders.phrase",
     "StringDistance": "pearl.encoders.string_distance",
@@ -55,8 +55,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from pearl._version import __version__
     from pearl.applications.dedup import cluster, deduplicate
     from pearl.applications.embedder import PhraseEmbedder
-    from pearl.applications.fuzzy_join import fuzzy_join
     from pearl.applications.index import EntityIndex
+    from pearl.applications.join import fuzzy_join
     from pearl.encoders import load_encoder
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder

@@ -81,7 +81,7 @@ def test_repeated_fit_and_transform_do_not_reencode():
 def test_the_model_is_held_by_the_estimator_and_pickles(tiny_model_dir):
     import pickle
 
-    from pearl.applications import _common
+    from pearl.applications import encoding as _common
 
     _common.clear_caches()
     est = PhraseEmbedder(model=str(tiny_model_dir), n_components=2)

@@ -61,7 +61,7 @@ def test_write_topics_refuses_a_foreign_folder(hash_encoder, tmp_path):
 def test_the_topic_model_holds_its_model_and_pickles(tiny_model_dir):
     import pickle
 
-    from pearl.applications import _common
+    from pearl.applications import encoding as _common
 
     _common.clear_caches()
     tm = PhraseTopicModel(2, model=str(tiny_model_dir), epochs=2).fit(DOCS, vocabulary=["bread"])

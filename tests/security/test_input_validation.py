@@ -101,7 +101,8 @@ def test_deduplicate_any_input(hash_encoder, values, threshold):
     except CLEAR:
         return
     assert len(out) == len(values)
-    assert isinstance(threshold, int | float) and -1 <= threshold <= 1
+    # None is the default cut; otherwise a probability (the default matcher is combined)
+    assert threshold is None or (isinstance(threshold, int | float) and 0 <= threshold <= 1)
 
 
 @SETTINGS

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
 from pearl._validation import check_float, check_int
-from pearl.applications._common import get_cache, get_encoder, to_string_list
+from pearl.applications.encoding import get_cache, get_encoder, to_string_list
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.applications.tables import column_like
 from pearl.encoders import DEFAULT_MODEL

@@ -8,7 +8,7 @@ from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.applications._common import HeldModel, to_string_list
+from pearl.applications.encoding import HeldModel, to_string_list
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from pearl._io import atomic_dir, read_json_object
 from pearl._validation import check_choice, check_int, check_texts
-from pearl.applications._common import expected_fingerprint, get_encoder
+from pearl.applications.encoding import expected_fingerprint, get_encoder
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS
 from pearl.encoders.base import normalize_rows
@@ -236,7 +236,7 @@ class EntityIndex:
         :meth:`search_embeddings` with a larger ``top_k``) by the combined match probability of
         ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``top_k``.
         """
-        from pearl.applications.fuzzy_join import merge_top_k
+        from pearl.applications.candidates import merge_top_k
         from pearl.applications.matcher import NgramVectorizer
 
         if self._ngrams is None or self._ngrams_size != len(self.names_):

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from pearl._validation import check_float, check_int
-from pearl.applications._common import HeldModel
+from pearl.applications.encoding import HeldModel
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 

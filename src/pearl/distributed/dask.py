@@ -30,14 +30,14 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra ins
 from pearl import __version__
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import InputTypeError, MissingKeyError, check_bool, check_choice, check_int
-from pearl.applications._common import expected_fingerprint, get_encoder, to_string_list
-from pearl.applications.fuzzy_join import (
+from pearl.applications.encoding import expected_fingerprint, get_encoder, to_string_list
+from pearl.applications.index import EntityIndex
+from pearl.applications.join import (
     check_join_options,
     check_threshold,
     match_names,
     output_columns,
 )
-from pearl.applications.index import EntityIndex
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL

@@ -9,7 +9,7 @@ broken exactly as the single-process :func:`pearl.fuzzy_join` breaks them (the e
 reference row wins) and the result is the same row for row.
 
 The model is given by name or folder and loaded once per process (worker) through
-:func:`pearl.applications._common.get_encoder`, not once per partition.
+:func:`pearl.applications.encoding.get_encoder`, not once per partition.
 """
 
 from __future__ import annotations
@@ -24,14 +24,9 @@ import pandas as pd
 import scipy.sparse as sp
 
 from pearl._io import atomic_path, read_json_object
-from pearl.applications._common import get_encoder, to_string_list
-from pearl.applications.fuzzy_join import (
-    assemble_join,
-    combined_top_k,
-    keep_top,
-    merge_top_k,
-    top_k_of,
-)
+from pearl.applications.candidates import combined_top_k, keep_top, merge_top_k, top_k_of
+from pearl.applications.encoding import get_encoder, to_string_list
+from pearl.applications.join import assemble_join
 from pearl.applications.matcher import NgramVectorizer
 from pearl.encoders.base import normalize_rows
 

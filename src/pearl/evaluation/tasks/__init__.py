@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from pearl.evaluation.tasks.autofj import run_autofj
 from pearl.evaluation.tasks.base import NotApplicable, TaskContext, TaskResult
 from pearl.evaluation.tasks.clustering import run_clustering
-from pearl.evaluation.tasks.fuzzy_join import run_autofj
 from pearl.evaluation.tasks.paraphrase import run_paraphrase
 from pearl.evaluation.tasks.retrieval import run_retrieval
 from pearl.evaluation.tasks.short_text import run_short_text

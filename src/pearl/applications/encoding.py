@@ -1,4 +1,6 @@
-"""Helpers shared by the applications: one loaded encoder and one in-memory cache per model."""
+"""How the table tools get their encoder and their strings: one loaded encoder and one
+in-memory embedding cache per model, and columns turned into lists of strings with their
+missing values marked."""
 
 from __future__ import annotations
 
