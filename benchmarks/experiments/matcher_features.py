@@ -27,7 +27,7 @@ from matcher_weights import (
     top_candidates,
 )
 
-from pearl.applications.matcher import NgramVectorizer, _nonnegative_logistic
+from pearl.applications.matcher import NgramVectorizer, nonnegative_logistic
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.paths import data_root
@@ -155,7 +155,7 @@ sets = {
 sw = np.full(tr.sum(), 1.0 / tr.sum())
 for name, f in sets.items():
     x = np.stack(f, 1)
-    th = _nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
+    th = nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
     s = x @ np.array(th[:-1]) + th[-1]
     print(
         f"{name:16s} held-out top1 all/views/aliases %.1f %.1f %.1f" % top1(s, te), np.round(th, 2)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 from autofj_ceilings import first_candidates
 
-from pearl.applications.matcher import NgramVectorizer, _nonnegative_logistic
+from pearl.applications.matcher import NgramVectorizer, nonnegative_logistic
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
@@ -27,7 +27,7 @@ sw = np.full(tr.sum(), 1.0 / tr.sum())
 def fit(f):
     x = np.stack(f, 1)
     return np.array(
-        _nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
+        nonnegative_logistic(x[tr], y[tr], sw, start=np.r_[np.ones(x.shape[1]), 0.0], l2=1e-3)
     )
 
 

@@ -194,3 +194,19 @@ def test_join_and_search_score_a_match_by_its_lead_over_the_runner_up(hash_encod
         np.testing.assert_allclose(hit.scores[0, 0], scores[name, 1][0], rtol=1e-5)
     assert scores["rival", 1][0] < scores["alone", 1][0]  # a near-duplicate: less certain
     assert scores["rival", 2][0] == pytest.approx(scores["rival", 1][0])  # k changes nothing
+
+
+def test_nonnegative_logistic_keeps_weights_nonnegative():
+    from pearl.applications.matcher import nonnegative_logistic
+
+    rng = np.random.default_rng(0)
+    x = rng.random((400, 2))
+    y = (2.0 * x[:, 0] - 1.0 + 0.1 * rng.standard_normal(400) > 0).astype(float)
+    sw = np.full(400, 1 / 400)
+    w = nonnegative_logistic(x, y, sw, start=np.r_[np.ones(2), 0.0])
+    assert len(w) == 3 and min(w[:2]) >= 0
+    assert w[0] > 1.0 > w[1]  # the informative column carries the weight
+    # a column that lowers the odds gets weight 0, not a negative weight
+    y2 = (2.0 * x[:, 0] - 2.0 * x[:, 1] > 0).astype(float)
+    w = nonnegative_logistic(x, y2, sw, start=np.r_[np.ones(2), 0.0])
+    assert w[0] > 1.0 and w[1] == pytest.approx(0.0, abs=1e-6)

@@ -26,6 +26,7 @@ import numpy as np
 from pearl._validation import check_choice, check_float
 
 __all__ = ["NgramVectorizer", "MatchScorer", "threshold_for_precision", "WEIGHTS_FILE",
+           "nonnegative_logistic",
            "check_matcher", "scorer_for"]
 
 logger = logging.getLogger(__name__)
@@ -215,7 +216,7 @@ class MatchScorer:
         finite = np.isfinite(z1 - z2)
         cap = float(np.percentile((z1 - z2)[finite], 99)) if finite.any() else 1.0
         x = np.stack([z1, np.minimum(np.where(finite, z1 - z2, cap), cap)], axis=1)
-        a, b, c = _nonnegative_logistic(x, y, np.full_like(y, 1.0 / len(y)),
+        a, b, c = nonnegative_logistic(x, y, np.full_like(y, 1.0 / len(y)),
                                         start=np.array([1.0, 0.0, 0.0]))
         return MatchScorer(self.weights, self.bias, self.source, self.calibration,
                            (a, b, c, cap))
@@ -263,7 +264,7 @@ class MatchScorer:
         sw = np.ones_like(y)
         if balanced:
             sw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
-        w = _nonnegative_logistic(_features(emb_cos, ngram_cos), y, sw / sw.sum(),
+        w = nonnegative_logistic(_features(emb_cos, ngram_cos), y, sw / sw.sum(),
                                   start=np.array([1.0, 1.0, 0.0, 0.0]), l2=l2)
         return cls(tuple(w[:3]), w[3], source)
 
@@ -332,8 +333,8 @@ def _check_labels(labels: np.ndarray) -> np.ndarray:
     return y
 
 
-def _nonnegative_logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np.ndarray,
-                          l2: float = 0.0) -> list[float]:
+def nonnegative_logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np.ndarray,
+                         l2: float = 0.0) -> list[float]:
     """Weights (all >= 0) and a free bias of the logistic regression of ``y`` on the columns
     of ``x``, minimising the ``sw``-weighted log loss plus ``l2`` x the squared weights."""
     from scipy.optimize import minimize
