@@ -27,8 +27,11 @@ def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, ti
                                                               tmp_path):
     module = _module(tiny_model_dir)
     before = module.embedding.weight.detach().clone()
-    out = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress_bar=False,
-                        module=module).train()
+    result = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress_bar=False,
+                           module=module).train()
+    out = result.output  # a TrainResult, as Trainer.train returns
+    assert result.steps == result.total_steps and not result.interrupted
+    assert {"contrastive", "type", "loss", "step"} <= set(result.history[-1])
     assert module.ngrams.weight.abs().sum() > 0  # trained from zero
     enc = PhraseEncoder(out)
     emb = enc.encode(["The New York Times", "The New York Timse"])

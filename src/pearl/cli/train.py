@@ -134,7 +134,8 @@ def cmd_train_static(args) -> int:
         overrides["output"] = args.output
     config = load_config(args.config, overrides, config_class=StaticConfig)
     check_io(config.outputs(), [*config.inputs(), args.config])
-    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
+    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume
+                                                                     ).output
     print(f"saved pearl-static to {out}", file=sys.stderr)
     return 0
 

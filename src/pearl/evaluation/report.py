@@ -100,6 +100,14 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
     if quick:
         lines += ["**QUICK RUN: every task subsampled (`--quick`); these figures are a smoke "
                   "test, not comparable with full runs or with the paper.**", ""]
+    lines += _phrase_section(records, published)
+    lines += _short_text_section(records, published)
+    lines += _wall_time_section(records)
+    return "\n".join(lines) + "\n"
+
+
+def _phrase_section(records: list[dict[str, Any]], published: bool) -> list[str]:
+    lines: list[str] = []
     cols = [TASKS[k].column for k in PHRASE_TASKS]
     lines += ["### Phrase tasks", "",
               "| Model | Size | Source | " + " | ".join(cols) + " | Avg-7 | Avg-9 |",
@@ -140,6 +148,11 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
     if missing:
         lines += ["– in a measured row: not run for that model ("
                   + "; ".join(f"{m}: {', '.join(c)}" for m, c in missing) + ").", ""]
+    return lines
+
+
+def _short_text_section(records: list[dict[str, Any]], published: bool) -> list[str]:
+    lines: list[str] = []
     scols = [TASKS[k].column for k in SHORT_TEXT_TASKS]
     lines += ["### Short-text classification", "",
               "| Model | Source | " + " | ".join(scols) + " | Avg |",
@@ -165,6 +178,12 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
         "the median; the paper's Twitter corpus is a different one, so measured and published "
         "rows are not directly comparable.",
         "",
+    ]
+    return lines
+
+
+def _wall_time_section(records: list[dict[str, Any]]) -> list[str]:
+    lines = [
         "### Wall time per task (seconds, including encoding not yet cached)",
         "",
         "| Model | " + " | ".join(TASKS[k].column for k in TASKS) + " |",
@@ -179,7 +198,7 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
               if v.get("status") == "error"]
     if errors:
         lines += ["", "### Errors", ""] + [f"- {m} / {k}: {e}" for m, k, e in errors]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_report(out_dir: str | Path, name: str = "results.md") -> Path:

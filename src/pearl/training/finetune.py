@@ -251,8 +251,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     copied beside it (its own ``finetune.json`` excepted), so the record of a model trained,
     then fine-tuned, tells both stages.
     """
-    from pearl.encoders.resolve import model_folder, resolve_model_path
-    from pearl.models.pearl_model import load_pearl_model
+    from pearl.encoders.resolve import model_folder
     from pearl.training.trainer import average_weights, save_model
 
     loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
@@ -275,16 +274,7 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    start = resolve_model_path(str(model)) if encoder == "transformer" else None
-    if start is not None:
-        st = load_pearl_model(start)
-    else:
-        from sentence_transformers import SentenceTransformer
-
-        from pearl.models.glove_sequence import GloveSequenceEncoder
-
-        st = SentenceTransformer(
-            modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu")
+    start, st = _start_model(model, encoder, data)
     initial = {k: v.detach().clone() for k, v in st.state_dict().items()} \
         if average_weight else None
     opt = torch.optim.AdamW(st.parameters(), lr=lr)
@@ -338,6 +328,22 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
               "seconds": round(seconds, 1), **(record or {})}
     _write_record(output, start, params)
     return FinetuneResult(output, epoch, best_epoch, history, seconds)
+
+
+def _start_model(model: Any, encoder: str, data: LabelledGroups):
+    """The folder fine-tuning starts from (None for a GloVe encoder) and the model."""
+    from pearl.encoders.resolve import resolve_model_path
+    from pearl.models.pearl_model import load_pearl_model
+
+    if encoder == "transformer":
+        start = resolve_model_path(str(model))
+        return start, load_pearl_model(start)
+    from sentence_transformers import SentenceTransformer
+
+    from pearl.models.glove_sequence import GloveSequenceEncoder
+
+    return None, SentenceTransformer(
+        modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu")
 
 
 def _write_record(output: Path, start: str | None, params: dict) -> None:

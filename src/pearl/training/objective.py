@@ -154,13 +154,16 @@ class TypeLoss(LossTerm):
     name = "type"
     reported_when_absent = True
 
-    def __init__(self, weight: float, class_weights: torch.Tensor | None = None) -> None:
+    def __init__(self, weight: float, class_weights: torch.Tensor | None = None,
+                 head: nn.Module | None = None) -> None:
         super().__init__(weight)
         self.class_weights = class_weights
+        self.head = head  # a classifier of its own; default: the fused module's type head
 
     def forward(self, step: StepEmbeddings) -> torch.Tensor | None:
         y = torch.as_tensor(step.batch.labels, device=step.anchors.device)
-        logits = step.fusion.type_logits(torch.cat([step.anchors, step.positives]))
+        classify = self.head if self.head is not None else step.fusion.type_logits
+        logits = classify(torch.cat([step.anchors, step.positives]))
         return type_loss(logits, torch.cat([y, y]), self.class_weights)
 
 

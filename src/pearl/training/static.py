@@ -31,6 +31,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -39,12 +40,21 @@ from tqdm.auto import tqdm
 from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice
 from pearl.data.labels import LABELS
-from pearl.losses import info_nce, similarity_distillation, type_loss
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
 from pearl.training.config import ConfigPaths, check_fields
 from pearl.training.dataset import TrainingData
+from pearl.training.objective import (
+    ContrastiveLoss,
+    DistillationLoss,
+    Objective,
+    StepEmbeddings,
+    TypeLoss,
+)
 from pearl.training.teacher import TeacherEmbeddings
+
+if TYPE_CHECKING:
+    from pearl.training.trainer import TrainResult
 
 __all__ = ["StaticConfig", "StaticTrainer", "distill_static"]
 
@@ -121,6 +131,18 @@ def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
                                  n_buckets=n_buckets)
 
 
+@dataclass
+class _Run:
+    """The state of a run: what a checkpoint holds."""
+
+    module: StaticPhraseEmbedding
+    head: torch.nn.Module | None
+    opt: torch.optim.Optimizer
+    initial: torch.Tensor
+    step: int = 0
+    history: list[dict] = dataclasses.field(default_factory=list)
+
+
 class StaticTrainer:
     """Train pearl-static from a :class:`StaticConfig` (see the module docstring)."""
 
@@ -130,12 +152,68 @@ class StaticTrainer:
         self.show_progress_bar = show_progress_bar
         self._module = module  # a distilled module (tests pass a tiny one)
 
-    def train(self, resume: bool = False) -> Path:
+    def train(self, resume: bool = False) -> TrainResult:
+        """Train (or, with ``resume=True``, continue from the last checkpoint) and save the
+        model folder; returns a :class:`~pearl.training.trainer.TrainResult`."""
         cfg = self.config
         check_io(cfg.outputs(), cfg.inputs())
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         check_replaceable_dir(cfg.output, "modules.json")
+        data, teacher, total = self._prepare()
+        module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
+        head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
+        terms: list = [ContrastiveLoss("infonce", cfg.temperature)]
+        if head is not None:
+            terms.append(TypeLoss(cfg.type_weight, head=head))
+        if teacher is not None:
+            terms.append(DistillationLoss(teacher, cfg.distill_weight, cfg.distill_temperature))
+        objective = Objective(terms)
+        params = list(module.parameters()) + (list(head.parameters()) if head else [])
+        torch.manual_seed(cfg.seed)
+        opt = torch.optim.Adam(params, lr=cfg.lr)
+        run = _Run(module, head, opt, module.embedding.weight.detach().clone())
+        if resume and (cfg.checkpoints / STATE).is_file():
+            self._restore(run)
+        cfg.checkpoints.mkdir(parents=True, exist_ok=True)
+        t_start = time.time()
+        bar = tqdm(total=total, initial=run.step, desc="train pearl-static", unit="step",
+                   disable=not self.show_progress_bar)
+        while run.step < total:
+            t0 = time.time()
+            batch = data.batch(run.step, cfg.batch_size, cfg.hard_negatives)
+            b = len(batch.anchors)
+            emb = module(module.preprocess(batch.anchors + batch.positives + batch.negatives)
+                         )["sentence_embedding"]
+            loss, record = objective(StepEmbeddings(
+                batch, anchors=emb[:b], positives=emb[b:2 * b], negatives=emb[2 * b:],
+                own_negatives=emb[:0], encode=self._encoder(module)))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            run.step += 1
+            record.update(step=run.step, pairs_per_s=b / max(time.time() - t0, 1e-9))
+            run.history.append(record)
+            bar.update(1)
+            bar.set_postfix(loss=f"{record['loss']:.3f}", pairs_s=f"{record['pairs_per_s']:.0f}")
+            if run.step % cfg.checkpoint_every == 0 or run.step == total:
+                self._checkpoint(run)
+        bar.close()
+        with torch.no_grad():
+            w = cfg.average_weight
+            module.embedding.weight.copy_(w * run.initial + (1 - w) * module.embedding.weight)
+        from pearl.training.trainer import TrainResult
+
+        out = self._save(module, run.history, len(data), total)
+        return TrainResult(out, run.step, total, False, time.time() - t_start, run.history)
+
+    @staticmethod
+    def _encoder(module: StaticPhraseEmbedding):
+        return lambda texts: module(module.preprocess(texts))["sentence_embedding"]
+
+    def _prepare(self) -> tuple[TrainingData, TeacherEmbeddings | None, int]:
+        """The training data, the teacher (checked to cover the anchors) and the steps."""
+        cfg = self.config
         data = TrainingData.from_files(cfg.corpus, cfg.augmented,
                                        cfg.negatives if cfg.hard_negatives else None,
                                        augmenter_weights=cfg.augmenter_weights,
@@ -147,81 +225,37 @@ class StaticTrainer:
         total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size)))
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
-        module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
-        initial = module.embedding.weight.detach().clone()
-        head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
-        params = list(module.parameters()) + (list(head.parameters()) if head else [])
-        torch.manual_seed(cfg.seed)
-        opt = torch.optim.Adam(params, lr=cfg.lr)
+        return data, teacher, total
+
+    def _restore(self, run: _Run) -> None:
+        """Continue ``run`` from the checkpoint (same configuration but its length)."""
+        cfg = self.config
         ckpt = cfg.checkpoints / STATE
-        step, history = 0, []
-        if resume and ckpt.is_file():
-            state = load_checkpoint(ckpt)
-            if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} \
-                    != {k: v for k, v in cfg.to_dict().items()
-                        if k not in ("max_steps", "epochs")}:
-                raise ValueError("the checkpoint was written with another configuration")
-            try:
-                module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
+        state = load_checkpoint(ckpt)
+        if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} \
+                != {k: v for k, v in cfg.to_dict().items() if k not in ("max_steps", "epochs")}:
+            raise ValueError("the checkpoint was written with another configuration")
+        try:
+            run.module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
                                         if k.startswith("module.")})
-                if head is not None:
-                    head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
+            if run.head is not None:
+                run.head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
                                           if k.startswith("head.")})
-                initial = state.model["initial"]
-                opt.load_state_dict(state.optimizer)
-                torch.set_rng_state(state.torch_rng)
-            except (RuntimeError, KeyError, ValueError) as exc:
-                raise OSError(f"the checkpoint {ckpt} does not fit this model: {exc}"
-                              ) from exc
-            step, history = state.step, state.history
-        cfg.checkpoints.mkdir(parents=True, exist_ok=True)
+            run.initial = state.model["initial"]
+            run.opt.load_state_dict(state.optimizer)
+            torch.set_rng_state(state.torch_rng)
+        except (RuntimeError, KeyError, ValueError) as exc:
+            raise OSError(f"the checkpoint {ckpt} does not fit this model: {exc}") from exc
+        run.step, run.history = state.step, state.history
 
-        def save_state() -> None:
-            model_state = {f"module.{k}": v for k, v in module.state_dict().items()}
-            if head is not None:
-                model_state.update({f"head.{k}": v for k, v in head.state_dict().items()})
-            model_state["initial"] = initial
-            save_checkpoint(ckpt, Checkpoint(cfg.to_dict(), step, history, model_state,
-                                             opt.state_dict(), {}, torch.get_rng_state()))
-
-        bar = tqdm(total=total, initial=step, desc="train pearl-static", unit="step",
-                   disable=not self.show_progress_bar)
-        while step < total:
-            t0 = time.time()
-            batch = data.batch(step, cfg.batch_size, cfg.hard_negatives)
-            b = len(batch.anchors)
-            feats = module.preprocess(batch.anchors + batch.positives + batch.negatives)
-            emb = module(feats)["sentence_embedding"]
-            a, p, n = emb[:b], emb[b:2 * b], emb[2 * b:]
-            loss = info_nce(a, p, n if len(n) else None, cfg.temperature)
-            record = {"contrastive": loss.item()}
-            if head is not None:
-                y = torch.as_tensor(batch.labels)
-                typed = type_loss(head(torch.cat([a, p])), torch.cat([y, y]))
-                if typed is not None:
-                    loss = loss + cfg.type_weight * typed
-                record["type"] = typed.item() if typed is not None else float("nan")
-            if teacher is not None:
-                target = torch.from_numpy(teacher(batch.anchors))
-                distill = similarity_distillation(a, target, cfg.distill_temperature)
-                loss = loss + cfg.distill_weight * distill
-                record["distill"] = distill.item()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            step += 1
-            record.update(step=step, loss=loss.item(),
-                          pairs_per_s=b / max(time.time() - t0, 1e-9))
-            history.append(record)
-            bar.update(1)
-            bar.set_postfix(loss=f"{record['loss']:.3f}", pairs_s=f"{record['pairs_per_s']:.0f}")
-            if step % cfg.checkpoint_every == 0 or step == total:
-                save_state()
-        bar.close()
-        with torch.no_grad():
-            w = cfg.average_weight
-            module.embedding.weight.copy_(w * initial + (1 - w) * module.embedding.weight)
-        return self._save(module, history, len(data), total)
+    def _checkpoint(self, run: _Run) -> None:
+        model_state = {f"module.{k}": v for k, v in run.module.state_dict().items()}
+        if run.head is not None:
+            model_state.update({f"head.{k}": v for k, v in run.head.state_dict().items()})
+        model_state["initial"] = run.initial
+        save_checkpoint(self.config.checkpoints / STATE,
+                        Checkpoint(self.config.to_dict(), run.step, run.history, model_state,
+                                   run.opt.state_dict(), {}, torch.get_rng_state()))
 
     def _save(self, module: StaticPhraseEmbedding, history: list[dict], pairs: int,
               total: int) -> Path:
