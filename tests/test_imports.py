@@ -55,3 +55,20 @@ def test_no_public_name_is_shadowed_by_a_submodule():
         pkg = importlib.import_module(name)
         for public in getattr(pkg, "__all__", []):
             assert not isinstance(getattr(pkg, public), types.ModuleType), f"{name}.{public}"
+
+
+def test_models_never_import_encoders():
+    """Data flows one way: ``pearl.models`` (architectures, loading) is below
+    ``pearl.encoders`` (what users call); no module of models imports encoders."""
+    import ast
+    from pathlib import Path
+
+    import pearl
+
+    offenders = []
+    for path in (Path(pearl.__file__).parent / "models").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "pearl.encoders"):
+                offenders.append(f"{path.name}: {node.module}")
+    assert offenders == []

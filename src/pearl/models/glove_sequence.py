@@ -25,6 +25,8 @@ from safetensors.torch import load_file, save_file
 from sentence_transformers.base.modules import Module
 from torch import nn
 
+from pearl.models.glove_vectors import GloveVectors, glove_tokenize
+
 __all__ = ["GloveSequenceEncoder"]
 
 CONFIG = "glove_sequence_config.json"
@@ -92,9 +94,7 @@ class GloveSequenceEncoder(Module):
                    vocab_size: int = 50_000, **kwargs) -> GloveSequenceEncoder:
         """A fresh encoder on the packaged GloVe 6B 50-d vectors: its ``vocab_size`` most
         frequent words plus every GloVe word of ``texts`` (the training strings)."""
-        from pearl.encoders.glove import GloveEncoder, glove_tokenize
-
-        glove = GloveEncoder()
+        glove = GloveVectors()
         order = sorted(glove.index.items(), key=lambda kv: kv[1])
         keep = {i for _, i in order[:vocab_size]}
         for text in texts:
@@ -110,8 +110,6 @@ class GloveSequenceEncoder(Module):
     get_embedding_dimension = get_sentence_embedding_dimension
 
     def preprocess(self, texts: list[str], **kwargs) -> dict[str, torch.Tensor]:
-        from pearl.encoders.glove import glove_tokenize  # encoders import models: not at the top
-
         ids = [[self.index.get(w, 1) for w in glove_tokenize(str(t))][: self.max_words]
                for t in texts]
         width = max([1, *map(len, ids)])
