@@ -1,6 +1,6 @@
 """Deduplicate a column with typos and abbreviations.
 
-    python examples/deduplicate_column.py
+python examples/deduplicate_column.py
 """
 
 import pandas as pd
@@ -8,11 +8,26 @@ import pandas as pd
 from pearl import cluster, deduplicate
 
 employers = pd.Series(
-    ["International Business Machines", "IBM", "I.B.M.", "International Busines Machines",
-     "Microsoft", "Microsoft Corp.", "Microsfot", "Microsoft Corporation", "Microsoft",
-     "Alphabet Inc.", "Alphabet", "Alphabet Inc", "Alphabet Inc.",
-     "General Electric", "General Electric Company", "General Electirc", "GE",
-     None],
+    [
+        "International Business Machines",
+        "IBM",
+        "I.B.M.",
+        "International Busines Machines",
+        "Microsoft",
+        "Microsoft Corp.",
+        "Microsfot",
+        "Microsoft Corporation",
+        "Microsoft",
+        "Alphabet Inc.",
+        "Alphabet",
+        "Alphabet Inc",
+        "Alphabet Inc.",
+        "General Electric",
+        "General Electric Company",
+        "General Electirc",
+        "GE",
+        None,
+    ],
     name="employer",
 )
 

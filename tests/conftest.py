@@ -13,8 +13,9 @@ import pytest
 
 from pearl.encoders.base import Encoder
 
-SHARED_DATA = Path(os.environ.get("PEARL_DATA", Path(__file__).parents[1].parent / "shared"
-                                  / "data"))
+SHARED_DATA = Path(
+    os.environ.get("PEARL_DATA", Path(__file__).parents[1].parent / "shared" / "data")
+)
 
 
 @pytest.fixture(autouse=True)
@@ -36,12 +37,16 @@ def tiny_model_dir(tmp_path_factory) -> Path:
     torch.manual_seed(0)
     src = Path(resolve_model_path("all-MiniLM-L6-v2"))
     hf_dir = tmp_path_factory.mktemp("tiny-hf")
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64,
-                        max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     BertModel(config).save_pretrained(hf_dir)
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt",
-                 "special_tokens_map.json"):
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         (hf_dir / name).write_bytes((src / name).read_bytes())
     word = Transformer(str(hf_dir), max_seq_length=64)
     pool = Pooling(word.get_embedding_dimension(), pooling_mode="mean")
@@ -98,8 +103,24 @@ def mini_benchmark(tmp_path) -> Path:
     rng = np.random.default_rng(0)
     root = tmp_path / "data"
     b = root / "benchmark"
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
-             "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+    ]
     # PPDB: positive and negative pairs come from different vocabularies, so a probe on
     # concatenated embeddings can separate them.
     rows = []
@@ -110,8 +131,9 @@ def mini_benchmark(tmp_path) -> Path:
     _write(b / "ppdb" / "ppdb.json", json.dumps(rows))
     _write(b / "ppdb_filtered" / "ppdb_filtered.json", json.dumps([r[:3] for r in rows]))
     # Turney: the gold unigram shares the bigram's letters.
-    lines = [f"{w}{w[:2]} x | {w}{w[:2]} | a | b | qqq | zzz{j} | vvv | kkk"
-             for j, w in enumerate(words)]
+    lines = [
+        f"{w}{w[:2]} x | {w}{w[:2]} | a | b | qqq | zzz{j} | vvv | kkk" for j, w in enumerate(words)
+    ]
     _write(b / "turney" / "turney.txt", "\n".join(lines) + "\n")
     # BIRD: relatedness rises with string overlap.
     bird = ["pair\tterm1\tterm2\ttype\tsource\trelation\tscore\tpos"]
@@ -126,26 +148,36 @@ def mini_benchmark(tmp_path) -> Path:
         _write(b / name / f"{name}_kb_standin.txt", "\n".join(names) + "\n")
         _write(b / name / f"{name}_test_samples.txt", "\n".join(queries) + "\n")
     # Clustering: two very different surface families.
-    for name, types in (("conll2003", ("PER", "LOC", "ORG")), ("bc5cdr", ("Chemical",
-                                                                         "Disease"))):
+    for name, types in (("conll2003", ("PER", "LOC", "ORG")), ("bc5cdr", ("Chemical", "Disease"))):
         out = []
         for i in range(60):
             k = i % len(types)
             tok = ["aaaa", "mmmm", "zzzz"][k] + str(i % 5)
-            out.append(json.dumps({"sentences": [[tok, "said"]], "ner": [[[0, 0, types[k]],
-                                                                          [1, 1, "MISC"]]]}))
+            out.append(
+                json.dumps(
+                    {"sentences": [[tok, "said"]], "ner": [[[0, 0, types[k]], [1, 1, "MISC"]]]}
+                )
+            )
         _write(b / name / "test.json", "\n".join(out) + "\n")
     # AutoFJ: two datasets, right titles are lightly edited left titles.
     for ds in ("DsOne", "DsTwo"):
         left = [f"{w} {v} club" for w in words for v in words[:3]]
         right = [t.replace("club", "clubs") for t in left[:15]]
         folder = b / "autofj" / "benchmark" / ds
-        _write(folder / "left.csv", "id,title\n" + "\n".join(f"{i},{t}" for i, t in
-                                                             enumerate(left)) + "\n")
-        _write(folder / "right.csv", "id,title\n" + "\n".join(f"{i},{t}" for i, t in
-                                                              enumerate(right)) + "\n")
-        _write(folder / "gt.csv", "id_l,title_l,id_r,title_r\n" + "\n".join(
-            f"{i},{left[i]},{i},{right[i]}" for i in range(15)) + "\n")
+        _write(
+            folder / "left.csv",
+            "id,title\n" + "\n".join(f"{i},{t}" for i, t in enumerate(left)) + "\n",
+        )
+        _write(
+            folder / "right.csv",
+            "id,title\n" + "\n".join(f"{i},{t}" for i, t in enumerate(right)) + "\n",
+        )
+        _write(
+            folder / "gt.csv",
+            "id_l,title_l,id_r,title_r\n"
+            + "\n".join(f"{i},{left[i]},{i},{right[i]}" for i in range(15))
+            + "\n",
+        )
     # Short text: class is given by a keyword.
     st = root / "short_text"
     texts, labels = [], []
@@ -161,8 +193,7 @@ def mini_benchmark(tmp_path) -> Path:
     for part in ("train", "dev", "test"):
         q = [f"{intents[i % 3].split('_')[1]} please " + "x " * (i % 7) for i in range(40)]
         _write(st / "atis" / part / "seq.in", "\n".join(q) + "\n")
-        _write(st / "atis" / part / "label", "\n".join(intents[i % 3] for i in range(40))
-               + "\n")
+        _write(st / "atis" / part / "label", "\n".join(intents[i % 3] for i in range(40)) + "\n")
     return root
 
 
@@ -174,8 +205,9 @@ def tiny_pearl_dir(tiny_model_dir, tmp_path_factory) -> Path:
     from pearl.models import build_pearl_model
 
     torch.manual_seed(0)
-    model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16},
-                              labels=["NP-ORG", "NP-GPE", "NP-OTHER"])
+    model = build_pearl_model(
+        str(tiny_model_dir), {"out_dim": 8, "dim": 16}, labels=["NP-ORG", "NP-GPE", "NP-OTHER"]
+    )
     out = tmp_path_factory.mktemp("tiny-pearl") / "model"
     model.save(str(out))
     return out
@@ -195,20 +227,34 @@ PHRASES = [
     ("very happy", "ADJP-OTHER", "very glad", "glove_synonym", "very sad"),
     ("Paris", "NP-GPE", "Pairs", "keyboard_typo", "Parish"),
     ("black pant men", "NP-OTHER", "black pants for men", "mined_paraphrase", "black men"),
-    ("2024 Summer Olympics", "NP-EVENT", "2024 Sumer Olympics", "char_drop",
-     "2024 Winter Olympics"),
+    (
+        "2024 Summer Olympics",
+        "NP-EVENT",
+        "2024 Sumer Olympics",
+        "char_drop",
+        "2024 Winter Olympics",
+    ),
 ]
 
 
 def write_training_files(folder: Path) -> dict[str, str]:
     folder.mkdir(parents=True, exist_ok=True)
     corpus, aug, neg = folder / "corpus.tsv", folder / "augmented.tsv", folder / "neg.tsv"
-    corpus.write_text("phrase\tlabel\tfrequency\tsource\n" + "".join(
-        f"{p}\t{lab}\t1\ttest\n" for p, lab, *_ in PHRASES), encoding="utf-8")
-    aug.write_text("phrase\tpositive\taugmenter\n" + "".join(
-        f"{p}\t{pos}\t{a}\n" for p, _, pos, a, _ in PHRASES), encoding="utf-8")
-    neg.write_text("phrase\tnegative\tedit_ratio\tcosine\n" + "".join(
-        f"{p}\t{n}\t80\t0.3\n" for p, *_, n in PHRASES), encoding="utf-8")
+    corpus.write_text(
+        "phrase\tlabel\tfrequency\tsource\n"
+        + "".join(f"{p}\t{lab}\t1\ttest\n" for p, lab, *_ in PHRASES),
+        encoding="utf-8",
+    )
+    aug.write_text(
+        "phrase\tpositive\taugmenter\n"
+        + "".join(f"{p}\t{pos}\t{a}\n" for p, _, pos, a, _ in PHRASES),
+        encoding="utf-8",
+    )
+    neg.write_text(
+        "phrase\tnegative\tedit_ratio\tcosine\n"
+        + "".join(f"{p}\t{n}\t80\t0.3\n" for p, *_, n in PHRASES),
+        encoding="utf-8",
+    )
     return {"corpus": str(corpus), "augmented": str(aug), "negatives": str(neg)}
 
 

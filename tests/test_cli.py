@@ -9,8 +9,20 @@ from pearl.cli import build_parser, main
 from pearl.data.corpus import read_corpus
 
 
-@pytest.mark.parametrize("cmd", [[], ["encode"], ["similarity"], ["eval"], ["index"],
-                                 ["index", "build"], ["index", "search"], ["join"], ["dedup"]])
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [],
+        ["encode"],
+        ["similarity"],
+        ["eval"],
+        ["index"],
+        ["index", "build"],
+        ["index", "search"],
+        ["join"],
+        ["dedup"],
+    ],
+)
 def test_help_is_complete(cmd, capsys):
     with pytest.raises(SystemExit) as exc:
         main(cmd + ["--help"])
@@ -18,8 +30,16 @@ def test_help_is_complete(cmd, capsys):
     out = capsys.readouterr().out
     assert "usage: pearl" in out
     if cmd == ["eval"]:
-        for opt in ("--tasks", "--data", "--quick", "--output", "--retrieval-index",
-                    "--short-text", "--seed", "--no-cache"):
+        for opt in (
+            "--tasks",
+            "--data",
+            "--quick",
+            "--output",
+            "--retrieval-index",
+            "--short-text",
+            "--seed",
+            "--no-cache",
+        ):
             assert opt in out
 
 
@@ -62,16 +82,39 @@ def test_bad_model_is_an_error_exit(tmp_path, capsys):
 
 
 def test_similarity_ranks_candidates(capsys):
-    assert main(["similarity", "-m", "string-distance", "new york times",
-                 "boston globe", "new york time"]) == 0
+    assert (
+        main(
+            [
+                "similarity",
+                "-m",
+                "string-distance",
+                "new york times",
+                "boston globe",
+                "new york time",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[1:4] == ["new", "york", "time"]
 
 
 def test_eval_writes_json_and_table(mini_benchmark, tmp_path, capsys):
     out = tmp_path / "res"
-    rc = main(["eval", "-m", "string-distance", "--tasks", "turney,autofj", "-q",
-               "--data", str(mini_benchmark / "benchmark"), "-o", str(out)])
+    rc = main(
+        [
+            "eval",
+            "-m",
+            "string-distance",
+            "--tasks",
+            "turney,autofj",
+            "-q",
+            "--data",
+            str(mini_benchmark / "benchmark"),
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 0
     rec = json.loads((out / "String_Distance.json").read_text())
     assert rec["tasks"]["turney"]["status"] == "ok"
@@ -80,17 +123,33 @@ def test_eval_writes_json_and_table(mini_benchmark, tmp_path, capsys):
     assert "String Distance | - | measured" in capsys.readouterr().out
 
 
-def test_eval_refuses_a_folder_with_other_json_before_running(mini_benchmark, tmp_path,
-                                                              monkeypatch, capsys):
+def test_eval_refuses_a_folder_with_other_json_before_running(
+    mini_benchmark, tmp_path, monkeypatch, capsys
+):
     import pearl.evaluation
 
     out = tmp_path / "res"
     out.mkdir()
     (out / "dev_proxy.json").write_text('{"rows": []}')
-    monkeypatch.setattr(pearl.evaluation, "evaluate",
-                        lambda *a, **k: pytest.fail("evaluated before the folder was checked"))
-    rc = main(["eval", "-m", "string-distance", "--tasks", "turney", "-q",
-               "--data", str(mini_benchmark / "benchmark"), "-o", str(out)])
+    monkeypatch.setattr(
+        pearl.evaluation,
+        "evaluate",
+        lambda *a, **k: pytest.fail("evaluated before the folder was checked"),
+    )
+    rc = main(
+        [
+            "eval",
+            "-m",
+            "string-distance",
+            "--tasks",
+            "turney",
+            "-q",
+            "--data",
+            str(mini_benchmark / "benchmark"),
+            "-o",
+            str(out),
+        ]
+    )
     assert rc == 2
     assert "dev_proxy.json is not a pearl result record" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["dev_proxy.json"]
@@ -98,20 +157,52 @@ def test_eval_refuses_a_folder_with_other_json_before_running(mini_benchmark, tm
 
 def test_eval_probe_runs(mini_benchmark, tiny_model_dir, tmp_path):
     out = tmp_path / "res"
-    assert main(["eval", "-m", str(tiny_model_dir), "--tasks", "ppdb", "--probe-runs", "2",
-                 "-q", "--no-cache", "--data", str(mini_benchmark / "benchmark"),
-                 "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "-m",
+                str(tiny_model_dir),
+                "--tasks",
+                "ppdb",
+                "--probe-runs",
+                "2",
+                "-q",
+                "--no-cache",
+                "--data",
+                str(mini_benchmark / "benchmark"),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     (path,) = out.glob("*.json")
     res = json.loads(path.read_text())["tasks"]["ppdb"]
     assert len(res["details"]["runs"]) == 2 and res["std"] is not None
 
 
-def test_eval_writes_outside_the_repository_records(mini_benchmark, tiny_model_dir, tmp_path,
-                                                    monkeypatch):
+def test_eval_writes_outside_the_repository_records(
+    mini_benchmark, tiny_model_dir, tmp_path, monkeypatch
+):
     monkeypatch.delenv("PEARL_RESULTS", raising=False)
     monkeypatch.chdir(tmp_path)
-    assert main(["eval", "-m", str(tiny_model_dir), "--tasks", "turney", "-q", "--no-cache",
-                 "--data", str(mini_benchmark / "benchmark")]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "-m",
+                str(tiny_model_dir),
+                "--tasks",
+                "turney",
+                "-q",
+                "--no-cache",
+                "--data",
+                str(mini_benchmark / "benchmark"),
+            ]
+        )
+        == 0
+    )
     assert list((tmp_path / "pearl-results").glob("*.json"))
     assert not (tmp_path / "results").exists()
 
@@ -124,15 +215,33 @@ def test_index_build_and_search(tiny_model_dir, tmp_path, capsys):
     # an index never loads the folder it names: the model is given again
     assert main(["index", "search", str(idx), "Boston Globe", "-k", "2"]) == 2
     assert "-m" in capsys.readouterr().err
-    assert main(["index", "search", str(idx), "Boston Globe", "-k", "2", "-m",
-                 str(tiny_model_dir)]) == 0
+    assert (
+        main(["index", "search", str(idx), "Boston Globe", "-k", "2", "-m", str(tiny_model_dir)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Boston Globe" in out and "rank" in out
     queries = tmp_path / "q.txt"
     queries.write_text("New York Post\n\nBoston Globe\n", encoding="utf-8")
     res = tmp_path / "res.csv"
-    assert main(["index", "search", str(idx), "-i", str(queries), "-k", "1",
-                 "-o", str(res), "-m", str(tiny_model_dir)]) == 0
+    assert (
+        main(
+            [
+                "index",
+                "search",
+                str(idx),
+                "-i",
+                str(queries),
+                "-k",
+                "1",
+                "-o",
+                str(res),
+                "-m",
+                str(tiny_model_dir),
+            ]
+        )
+        == 0
+    )
     import pandas as pd
 
     frame = pd.read_csv(res)
@@ -146,8 +255,23 @@ def test_dedup_command(tiny_model_dir, tmp_path):
     src = tmp_path / "t.csv"
     src.write_text("city\nParis\nParis\nParis\nLondon\n\n", encoding="utf-8")
     out = tmp_path / "o.csv"
-    assert main(["dedup", str(src), "--column", "city", "-o", str(out),
-                 "-m", str(tiny_model_dir), "--threshold", "0.99"]) == 0
+    assert (
+        main(
+            [
+                "dedup",
+                str(src),
+                "--column",
+                "city",
+                "-o",
+                str(out),
+                "-m",
+                str(tiny_model_dir),
+                "--threshold",
+                "0.99",
+            ]
+        )
+        == 0
+    )
     frame = pd.read_csv(out)
     assert frame["city_deduplicated"].tolist()[:4] == ["Paris", "Paris", "Paris", "London"]
 
@@ -155,13 +279,17 @@ def test_dedup_command(tiny_model_dir, tmp_path):
 def test_build_corpus_typed_min_freq(tmp_path, capsys):
     raw = tmp_path / "raw"
     raw.mkdir()
-    (raw / "a.txt").write_text("Apple bought a startup in London.\n" * 2
-                               + "The New York Times reported it.\n", encoding="utf-8")
+    (raw / "a.txt").write_text(
+        "Apple bought a startup in London.\n" * 2 + "The New York Times reported it.\n",
+        encoding="utf-8",
+    )
     phrases = {}
     for name, extra in (("default", []), ("typed", ["--typed-min-freq", "1"])):
         out = tmp_path / name
-        assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out),
-                     "-q", *extra]) == 0
+        assert (
+            main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out), "-q", *extra])
+            == 0
+        )
         phrases[name] = {r.phrase for r in read_corpus(out / "corpus.tsv")}
     capsys.readouterr()
     assert "The New York Times" in phrases["typed"] - phrases["default"]
@@ -171,12 +299,12 @@ def test_build_corpus_typed_min_freq(tmp_path, capsys):
 def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
     raw = tmp_path / "raw"
     raw.mkdir()
-    (raw / "a.txt").write_text("Apple bought a startup in London.\n" * 2
-                               + "Apple bought a small startup in Paris.\n" * 2,
-                               encoding="utf-8")
+    (raw / "a.txt").write_text(
+        "Apple bought a startup in London.\n" * 2 + "Apple bought a small startup in Paris.\n" * 2,
+        encoding="utf-8",
+    )
     out = tmp_path / "corpus"
-    assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out),
-                 "-q"]) == 0
+    assert main(["build-corpus", "--corpus", str(raw), "--no-lists", "-o", str(out), "-q"]) == 0
     assert "Phrase corpus" in capsys.readouterr().out
     corpus = out / "corpus.tsv"
     aug = tmp_path / "aug.tsv"
@@ -184,22 +312,60 @@ def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
     rows = aug.read_text(encoding="utf-8").splitlines()
     assert rows[0] == "phrase\tpositive\taugmenter" and len(rows) > 3
     neg = tmp_path / "neg.tsv"
-    assert main(["mine", str(corpus), "-o", str(neg), "-m", str(tiny_model_dir),
-                 "--min-ratio", "60", "--max-cosine", "1.01", "-q"]) == 0
+    assert (
+        main(
+            [
+                "mine",
+                str(corpus),
+                "-o",
+                str(neg),
+                "-m",
+                str(tiny_model_dir),
+                "--min-ratio",
+                "60",
+                "--max-cosine",
+                "1.01",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert neg.read_text().startswith("phrase\tnegative")
     assert '"candidate_pairs"' in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "lexicon" / "wordnet").is_dir(),
-                    reason="shared WordNet not present")
+@pytest.mark.skipif(
+    not (SHARED_DATA / "lexicon" / "wordnet").is_dir(), reason="shared WordNet not present"
+)
 def test_augment_glove_keep_names(tmp_path):
     corpus = tmp_path / "corpus.tsv"
-    corpus.write_text("phrase\tlabel\tfrequency\tsource\nVictoria Falls\tNP-GPE\t1\tt\n"
-                      "big house\tNP-OTHER\t1\tt\n", encoding="utf-8")
+    corpus.write_text(
+        "phrase\tlabel\tfrequency\tsource\nVictoria Falls\tNP-GPE\t1\tt\n"
+        "big house\tNP-OTHER\t1\tt\n",
+        encoding="utf-8",
+    )
     aug = tmp_path / "aug.tsv"
-    assert main(["augment", str(corpus), "-o", str(aug), "--levels", "token", "--views", "8",
-                 "--weights", "wordnet_synonym=0,token_swap=0", "--glove-keep-names",
-                 "--data", str(SHARED_DATA), "-q"]) == 0
+    assert (
+        main(
+            [
+                "augment",
+                str(corpus),
+                "-o",
+                str(aug),
+                "--levels",
+                "token",
+                "--views",
+                "8",
+                "--weights",
+                "wordnet_synonym=0,token_swap=0",
+                "--glove-keep-names",
+                "--data",
+                str(SHARED_DATA),
+                "-q",
+            ]
+        )
+        == 0
+    )
     rows = [r.split("\t") for r in aug.read_text(encoding="utf-8").splitlines()[1:]]
     assert {p for p, _, _ in rows} == {"Victoria Falls", "big house"}
     assert all(pos == "Victoria Falls" for p, pos, _ in rows if p == "Victoria Falls")
@@ -218,9 +384,20 @@ def test_train_dry_run_resolves_config_and_overrides(tmp_path, capsys):
 
 def test_train_tiny_model(tiny_model_dir, training_files, tmp_path, capsys):
     files = training_files
-    args = ["train", "-q", "--backbone", str(tiny_model_dir), "-o", str(tmp_path / "m"),
-            "--corpus", files["corpus"], "--augmented", files["augmented"],
-            "--negatives", files["negatives"]]
+    args = [
+        "train",
+        "-q",
+        "--backbone",
+        str(tiny_model_dir),
+        "-o",
+        str(tmp_path / "m"),
+        "--corpus",
+        files["corpus"],
+        "--augmented",
+        files["augmented"],
+        "--negatives",
+        files["negatives"],
+    ]
     for kv in ("batch_size=4", "max_steps=2", "char_pretrain_steps=2", "char_out_dim=8"):
         args += ["--set", kv]
     assert main(args) == 0
@@ -228,19 +405,35 @@ def test_train_tiny_model(tiny_model_dir, training_files, tmp_path, capsys):
     assert "trained 2 steps" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "lexicon" / "wordnet").is_dir(),
-                    reason="shared WordNet not present")
+@pytest.mark.skipif(
+    not (SHARED_DATA / "lexicon" / "wordnet").is_dir(), reason="shared WordNet not present"
+)
 def test_aliases_command(training_files, tmp_path, capsys):
     text = tmp_path / "text"
     text.mkdir()
-    (text / "news.txt").write_text("The National Football League ( NFL ) said so.\n",
-                                   encoding="utf-8")
+    (text / "news.txt").write_text(
+        "The National Football League ( NFL ) said so.\n", encoding="utf-8"
+    )
     exclude = tmp_path / "exclude.txt"
     exclude.write_text("Den Haag\n", encoding="utf-8")
     out = tmp_path / "aliases.csv"
-    args = ["aliases", training_files["corpus"], "-o", str(out), "--text", str(text),
-            "--wordnet", str(SHARED_DATA / "lexicon" / "wordnet"), "--replay",
-            training_files["augmented"], "--n-replay", "3", "--exclude", str(exclude), "-q"]
+    args = [
+        "aliases",
+        training_files["corpus"],
+        "-o",
+        str(out),
+        "--text",
+        str(text),
+        "--wordnet",
+        str(SHARED_DATA / "lexicon" / "wordnet"),
+        "--replay",
+        training_files["augmented"],
+        "--n-replay",
+        "3",
+        "--exclude",
+        str(exclude),
+        "-q",
+    ]
     assert main(args) == 0
     summary = json.loads(capsys.readouterr().out)
     frame = __import__("pandas").read_csv(out, keep_default_na=False)
@@ -263,8 +456,26 @@ def test_version_and_stdout_outputs(tmp_path, capsys):
     left, right = tmp_path / "l.csv", tmp_path / "r.csv"
     left.write_text("name\nNew York Times\nBoston Globe\n")
     right.write_text("title\nNY Times\nThe Boston Globe\n")
-    assert main(["join", str(left), str(right), "--left-on", "name", "--right-on", "title",
-                 "-m", "glove", "--matcher", "cosine", "-o", "-"]) == 0
+    assert (
+        main(
+            [
+                "join",
+                str(left),
+                str(right),
+                "--left-on",
+                "name",
+                "--right-on",
+                "title",
+                "-m",
+                "glove",
+                "--matcher",
+                "cosine",
+                "-o",
+                "-",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("name,title,match_score") and not (Path("-")).exists()
     assert main(["dedup", str(left), "--column", "name", "-m", "glove", "-o", "-"]) == 0
@@ -283,14 +494,31 @@ def test_table_formats_follow_the_file_names(tmp_path, hash_encoder, monkeypatch
     right = pd.DataFrame({"title": ["NY Times", "The Boston Globe"], "m": [3, 4]})
     left.to_parquet(tmp_path / "l.parquet")
     right.to_csv(tmp_path / "r.tsv", sep="\t", index=False)
-    monkeypatch.setattr("pearl.applications.encoding._ENCODERS",
-                        {("glove", None): hash_encoder})
-    assert main(["join", str(tmp_path / "l.parquet"), str(tmp_path / "r.tsv"), "--left-on",
-                 "name", "--right-on", "title", "-m", "glove", "--matcher",
-                 "cosine", "-o", str(tmp_path / "o.parquet")]) == 0
+    monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {("glove", None): hash_encoder})
+    assert (
+        main(
+            [
+                "join",
+                str(tmp_path / "l.parquet"),
+                str(tmp_path / "r.tsv"),
+                "--left-on",
+                "name",
+                "--right-on",
+                "title",
+                "-m",
+                "glove",
+                "--matcher",
+                "cosine",
+                "-o",
+                str(tmp_path / "o.parquet"),
+            ]
+        )
+        == 0
+    )
     got = pd.read_parquet(tmp_path / "o.parquet")
-    want = fuzzy_join(left, right.astype(str), "name", "title", model=hash_encoder,
-                      matcher="cosine")
+    want = fuzzy_join(
+        left, right.astype(str), "name", "title", model=hash_encoder, matcher="cosine"
+    )
     assert got["title"].tolist() == want["title"].tolist()
     assert got["n"].dtype == left["n"].dtype  # Parquet keeps its column types
 

@@ -10,18 +10,33 @@ from pearl.cli import build_parser
 def test_every_tool_defaults_to_the_one_default_model():
     import pearl.dask as pdk
 
-    for tool in (pearl.PhraseEncoder, pearl.fuzzy_join, pearl.EntityIndex, pearl.deduplicate,
-                 pearl.cluster, pearl.PhraseEmbedder, pearl.evaluate, pdk.encode, pdk.fuzzy_join,
-                 pdk.build_index, pdk.encode_to_parquet, pdk.join_to_parquet):
+    for tool in (
+        pearl.PhraseEncoder,
+        pearl.fuzzy_join,
+        pearl.EntityIndex,
+        pearl.deduplicate,
+        pearl.cluster,
+        pearl.PhraseEmbedder,
+        pearl.evaluate,
+        pdk.encode,
+        pdk.fuzzy_join,
+        pdk.build_index,
+        pdk.encode_to_parquet,
+        pdk.join_to_parquet,
+    ):
         default = inspect.signature(tool).parameters["model"].default
         assert default == pearl.DEFAULT_MODEL, tool
 
 
 def test_cli_commands_default_to_it():
     parser = build_parser()
-    for argv in (["encode", "x"], ["similarity", "a", "b"], ["join", "l", "r", "--left-on", "a",
-                 "--right-on", "b", "-o", "o"], ["dedup", "t", "--column", "c", "-o", "o"],
-                 ["index", "build", "n", "-o", "o"]):
+    for argv in (
+        ["encode", "x"],
+        ["similarity", "a", "b"],
+        ["join", "l", "r", "--left-on", "a", "--right-on", "b", "-o", "o"],
+        ["dedup", "t", "--column", "c", "-o", "o"],
+        ["index", "build", "n", "-o", "o"],
+    ):
         assert parser.parse_args(argv).model == pearl.DEFAULT_MODEL, argv
 
 

@@ -6,9 +6,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
-        ROOT / "results" / "README.md", ROOT / "results" / "experiments" / "README.md",
-        *sorted((ROOT / "benchmarks").rglob("README.md"))]
+DOCS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "results" / "README.md",
+    ROOT / "results" / "experiments" / "README.md",
+    *sorted((ROOT / "benchmarks").rglob("README.md")),
+]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 

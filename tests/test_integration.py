@@ -8,8 +8,9 @@ from pearl import PhraseEncoder
 from pearl.encoders.resolve import resolve_model_path
 
 pytestmark = pytest.mark.integration
-needs_data = pytest.mark.skipif(not (SHARED_DATA / "benchmark").is_dir(),
-                                reason="../shared/data not present")
+needs_data = pytest.mark.skipif(
+    not (SHARED_DATA / "benchmark").is_dir(), reason="../shared/data not present"
+)
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,9 @@ def test_whitespace_only_strings_become_empty():
     assert check_texts(["", " ", "\t\n", "a b"]) == ["", "", "", "a b"]
 
 
-@pytest.mark.parametrize("bad, what", [(None, "None"), (math.nan, "NaN"),
-                                       (np.float64("nan"), "NaN")])
+@pytest.mark.parametrize(
+    "bad, what", [(None, "None"), (math.nan, "NaN"), (np.float64("nan"), "NaN")]
+)
 def test_missing_values_name_the_index(bad, what):
     with pytest.raises(ValueError, match=rf"texts\[2\] is {what}"):
         check_texts(["a", "b", bad])

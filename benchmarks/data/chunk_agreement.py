@@ -23,21 +23,35 @@ def main() -> None:
     res = measure_agreement(args.data / "corpus" / "nltk")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "chunk_agreement.json").write_text(json.dumps(res, indent=2) + "\n")
-    md = ["# Lexical tags vs gold chunks and constituents", "",
-          "`python benchmarks/data/chunk_agreement.py`: exact-span precision / recall / F1 of the "
-          "phrases `pearl.data.phrases.extract_spans` derives from spaCy's dependency parse "
-          "(gold tokenisation).", ""]
-    notes = {"conll2000": "CoNLL-2000 test part, gold chunks; a gold PP is the PP chunk plus "
-                          "the NP chunk after it (pearl's PP includes its object).",
-             "treebank": "Penn Treebank sample (NLTK), every NP/VP/PP/ADVP/ADJP constituent; "
-                         "pearl emits base chunks, so long and nested constituents (full VPs "
-                         "above all) are not matched: recall is low by construction."}
+    md = [
+        "# Lexical tags vs gold chunks and constituents",
+        "",
+        "`python benchmarks/data/chunk_agreement.py`: exact-span precision / recall / F1 of the "
+        "phrases `pearl.data.phrases.extract_spans` derives from spaCy's dependency parse "
+        "(gold tokenisation).",
+        "",
+    ]
+    notes = {
+        "conll2000": "CoNLL-2000 test part, gold chunks; a gold PP is the PP chunk plus "
+        "the NP chunk after it (pearl's PP includes its object).",
+        "treebank": "Penn Treebank sample (NLTK), every NP/VP/PP/ADVP/ADJP constituent; "
+        "pearl emits base chunks, so long and nested constituents (full VPs "
+        "above all) are not matched: recall is low by construction.",
+    }
     for name, r in res.items():
-        md += [f"## {name} ({r['sentences']:,} sentences)", "", notes[name], "",
-               "| class | precision | recall | F1 | predicted | gold |",
-               "|---|---:|---:|---:|---:|---:|"]
-        md += [f"| {c} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
-               f"{m['predicted']:,} | {m['gold']:,} |" for c, m in r["classes"].items()]
+        md += [
+            f"## {name} ({r['sentences']:,} sentences)",
+            "",
+            notes[name],
+            "",
+            "| class | precision | recall | F1 | predicted | gold |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        md += [
+            f"| {c} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
+            f"{m['predicted']:,} | {m['gold']:,} |"
+            for c, m in r["classes"].items()
+        ]
         md.append("")
     (OUT / "chunk_agreement.md").write_text("\n".join(md))
     print("\n".join(md))

@@ -56,8 +56,11 @@ def score_labels(path: Path) -> dict:
         lab = [r["is_paraphrase"].strip() for r in rows if r["paraphraser"] == name]
         lab = [x for x in lab if x in {"0", "1"}]
         if lab:
-            out[name] = {"labelled": len(lab), "paraphrases": lab.count("1"),
-                         "share": lab.count("1") / len(lab)}
+            out[name] = {
+                "labelled": len(lab),
+                "paraphrases": lab.count("1"),
+                "share": lab.count("1") / len(lab),
+            }
     return out
 
 
@@ -68,8 +71,11 @@ def main() -> None:
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--score-only", action="store_true",
-                    help="only re-score the labelled paraphrase sample into the report")
+    ap.add_argument(
+        "--score-only",
+        action="store_true",
+        help="only re-score the labelled paraphrase sample into the report",
+    )
     args = ap.parse_args()
     if args.score_only:
         write_report(json.loads((OUT / "training_data.json").read_text()))
@@ -108,8 +114,11 @@ def main() -> None:
 
     res["augmentation_examples"] = aug_examples
     res["hard_negative_examples"] = neg_examples
-    paras = {"wordnet_paraphrase": WordNetParaphraser(wordnet), "acronym": AcronymParaphraser(),
-             "mined_paraphrase": mined}
+    paras = {
+        "wordnet_paraphrase": WordNetParaphraser(wordnet),
+        "acronym": AcronymParaphraser(),
+        "mined_paraphrase": mined,
+    }
     sample = paraphrase_sample(paras, phrases, 67, args.seed)
     sample_path = HERE / "paraphrase_sample.tsv"
     sample_path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,35 +138,50 @@ def write_report(res: dict) -> None:
     phrases = range(res["phrases"])
     aug_examples, neg_examples = res["augmentation_examples"], res["hard_negative_examples"]
     m = res["mining"]
-    md = [f"# Training data: augmentation and hard negatives ({len(phrases):,} phrases)", "",
-          f"`{res['command']}` with {res['model']}, on this machine ({len(phrases):,} corpus "
-          "phrases).", "",
-          "| step | wall time (s) | output |", "|---|---:|---|",
-          f"| mine near-paraphrases (encode + HNSW) | {res['paraphrase_mining_s']:.0f} | "
-          f"{res['phrases_with_mined_paraphrase']:,} phrases with one |",
-          f"| precompute one positive per phrase | {res['augment_s']:.0f} | "
-          f"`data_out/augmented.tsv` |",
-          f"| hard negatives (blocking + encoding + filtering) | {res['mining_wall_s']:.0f} | "
-          f"{m['phrases_with_negatives']:,} phrases with negatives |", "",
-          f"Hard-negative mining: blocking {m['blocking_seconds']:.0f} s for "
-          f"{m['candidate_pairs']:,} candidate pairs (rapidfuzz ratio >= 80), encoding "
-          f"{m['encoded_phrases']:,} phrases {m['encoding_seconds']:.0f} s (0 when the "
-          "paraphrase mining had cached them), kept cosine < 0.6, at most 5 per phrase.", "",
-          "Augmenter chosen per phrase (equal weights, falling back when an augmenter cannot "
-          "change the phrase):", "", "| augmenter | level | phrases |", "|---|---|---:|"]
+    md = [
+        f"# Training data: augmentation and hard negatives ({len(phrases):,} phrases)",
+        "",
+        f"`{res['command']}` with {res['model']}, on this machine ({len(phrases):,} corpus "
+        "phrases).",
+        "",
+        "| step | wall time (s) | output |",
+        "|---|---:|---|",
+        f"| mine near-paraphrases (encode + HNSW) | {res['paraphrase_mining_s']:.0f} | "
+        f"{res['phrases_with_mined_paraphrase']:,} phrases with one |",
+        f"| precompute one positive per phrase | {res['augment_s']:.0f} | "
+        f"`data_out/augmented.tsv` |",
+        f"| hard negatives (blocking + encoding + filtering) | {res['mining_wall_s']:.0f} | "
+        f"{m['phrases_with_negatives']:,} phrases with negatives |",
+        "",
+        f"Hard-negative mining: blocking {m['blocking_seconds']:.0f} s for "
+        f"{m['candidate_pairs']:,} candidate pairs (rapidfuzz ratio >= 80), encoding "
+        f"{m['encoded_phrases']:,} phrases {m['encoding_seconds']:.0f} s (0 when the "
+        "paraphrase mining had cached them), kept cosine < 0.6, at most 5 per phrase.",
+        "",
+        "Augmenter chosen per phrase (equal weights, falling back when an augmenter cannot "
+        "change the phrase):",
+        "",
+        "| augmenter | level | phrases |",
+        "|---|---|---:|",
+    ]
     md += [f"| {k} | {LEVELS.get(k, '-')} | {v:,} |" for k, v in res["augmenter_counts"].items()]
-    md += ["", "## Augmentation examples", "", "| augmenter | phrase | positive |",
-           "|---|---|---|"]
+    md += ["", "## Augmentation examples", "", "| augmenter | phrase | positive |", "|---|---|---|"]
     md += [f"| {name} | {r[0]} | {r[1]} |" for name, rows in aug_examples.items() for r in rows]
     md += ["", "## 20 random hard negatives", "", "| phrase | hard negative |", "|---|---|"]
     md += [f"| {p} | {n} |" for p, n in neg_examples]
     md += ["", "## Are the paraphrasers' outputs paraphrases?", ""]
     if res["paraphrase_precision"]:
-        md += ["Labelled by hand (`benchmarks/data/paraphrase_labels.tsv`; 1 = same meaning "
-               "or same referent):", "", "| paraphraser | labelled | paraphrases | share |",
-               "|---|---:|---:|---:|"]
-        md += [f"| {k} | {v['labelled']} | {v['paraphrases']} | {100 * v['share']:.0f}% |"
-               for k, v in res["paraphrase_precision"].items()]
+        md += [
+            "Labelled by hand (`benchmarks/data/paraphrase_labels.tsv`; 1 = same meaning "
+            "or same referent):",
+            "",
+            "| paraphraser | labelled | paraphrases | share |",
+            "|---|---:|---:|---:|",
+        ]
+        md += [
+            f"| {k} | {v['labelled']} | {v['paraphrases']} | {100 * v['share']:.0f}% |"
+            for k, v in res["paraphrase_precision"].items()
+        ]
     else:
         md.append("Not labelled yet: `benchmarks/data/paraphrase_sample.tsv` holds the sample.")
     (OUT / "training_data.md").write_text("\n".join(md) + "\n")

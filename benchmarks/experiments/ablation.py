@@ -53,8 +53,11 @@ def main() -> None:
     ap.add_argument("--workdir", default="models/ablation")
     ap.add_argument("--only", help="comma-separated variant slugs to run")
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--table-only", action="store_true",
-                    help="re-render ablation.md from ablation.json without running")
+    ap.add_argument(
+        "--table-only",
+        action="store_true",
+        help="re-render ablation.md from ablation.json without running",
+    )
     args = ap.parse_args()
     if args.table_only:
         saved = json.loads((OUT / "ablation.json").read_text())
@@ -81,9 +84,14 @@ def main() -> None:
         if only and key not in only:
             continue
         out = work / key
-        overrides = {**scale, **switches, "output": str(out),
-                     "checkpoint_dir": str(full_ckpt if key in ("full", "weight_averaging")
-                                           else work / f"{key}.checkpoints")}
+        overrides = {
+            **scale,
+            **switches,
+            "output": str(out),
+            "checkpoint_dir": str(
+                full_ckpt if key in ("full", "weight_averaging") else work / f"{key}.checkpoints"
+            ),
+        }
         cfg = load_config(args.config, overrides)
         t0 = time.time()
         if not (out / "modules.json").is_file():
@@ -94,12 +102,18 @@ def main() -> None:
         record = evaluate(str(out), tasks=args.tasks, show_progress_bar=not args.quiet)
         scores = {k: v.get("score") for k, v in record["tasks"].items()}
         done = [v for v in scores.values() if v is not None]
-        rows[name] = {"switches": switches, "scores": scores,
-                      "avg": sum(done) / len(done) if done else None,
-                      "train_s": round(train_s, 1)}
+        rows[name] = {
+            "switches": switches,
+            "scores": scores,
+            "avg": sum(done) / len(done) if done else None,
+            "train_s": round(train_s, 1),
+        }
         OUT.mkdir(exist_ok=True)
-        results_path.write_text(json.dumps({"scale": scale, "tasks": args.tasks,
-                                            "config": args.config, "rows": rows}, indent=2))
+        results_path.write_text(
+            json.dumps(
+                {"scale": scale, "tasks": args.tasks, "config": args.config, "rows": rows}, indent=2
+            )
+        )
         print(name, {k: round(v, 1) for k, v in scores.items() if v is not None})
     write_table(rows, scale, args)
 
@@ -115,25 +129,35 @@ def write_table(rows: dict, scale: dict, args) -> None:
         vals = [r["scores"].get(t) for t in rest]
         return sum(vals) / len(vals) if vals and None not in vals else None
 
-    full_rest = avg_rest(rows["PEARL (full recipe)"]) if "PEARL (full recipe)" in rows \
-        else None
-    lines = ["# Ablation (paper Table 3), measured", "",
-             f"`python benchmarks/experiments/ablation.py {' '.join(_argv(args))}`", "",
-             f"Config {args.config} with {json.dumps(scale)} for every variant; "
-             "scores in percent (NMI x 100 for CoNLL-03/BC5CDR, Pearson r x 100 for BIRD).",
-             "", "| Variant | " + " | ".join(tasks) + " | Avg | vs full | Avg w/o bc5cdr | "
-             "vs full |", "|---|" + "---:|" * (len(tasks) + 4)]
+    full_rest = avg_rest(rows["PEARL (full recipe)"]) if "PEARL (full recipe)" in rows else None
+    lines = [
+        "# Ablation (paper Table 3), measured",
+        "",
+        f"`python benchmarks/experiments/ablation.py {' '.join(_argv(args))}`",
+        "",
+        f"Config {args.config} with {json.dumps(scale)} for every variant; "
+        "scores in percent (NMI x 100 for CoNLL-03/BC5CDR, Pearson r x 100 for BIRD).",
+        "",
+        "| Variant | " + " | ".join(tasks) + " | Avg | vs full | Avg w/o bc5cdr | vs full |",
+        "|---|" + "---:|" * (len(tasks) + 4),
+    ]
     for name in VARIANTS:
         if name not in rows:
             continue
         r = rows[name]
-        cells = [f"{r['scores'].get(t):.1f}" if r["scores"].get(t) is not None else "–"
-                 for t in tasks]
+        cells = [
+            f"{r['scores'].get(t):.1f}" if r["scores"].get(t) is not None else "–" for t in tasks
+        ]
         delta = f"{r['avg'] - full:+.1f}" if full is not None and r["avg"] is not None else "–"
         ar = avg_rest(r)
         d2 = f"{ar - full_rest:+.1f}" if ar is not None and full_rest is not None else "–"
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {r['avg']:.1f} | {delta} | "
-                     + (f"{ar:.1f}" if ar is not None else "–") + f" | {d2} |")
+        lines.append(
+            f"| {name} | "
+            + " | ".join(cells)
+            + f" | {r['avg']:.1f} | {delta} | "
+            + (f"{ar:.1f}" if ar is not None else "–")
+            + f" | {d2} |"
+        )
     (OUT / "ablation.md").write_text("\n".join(lines) + "\n")
 
 

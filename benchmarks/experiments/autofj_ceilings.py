@@ -80,8 +80,9 @@ def top1(feats, hit, w):
 
 def analyse(model: str, root: Path, weights: dict[str, list[float]]) -> dict:
     enc = PhraseEncoder(model)
-    w_shipped = np.asarray(weights.get(model) or MatchScorer.for_encoder(enc).weights,
-                           dtype=np.float64)
+    w_shipped = np.asarray(
+        weights.get(model) or MatchScorer.for_encoder(enc).weights, dtype=np.float64
+    )
     grid = [np.array(w) for w in itertools.product(GRID, repeat=3) if any(w)]
     rows = {}
     t0 = time.perf_counter()
@@ -100,31 +101,51 @@ def analyse(model: str, root: Path, weights: dict[str, list[float]]) -> dict:
     g = np.array([rows[k]["grid"] for k in rows])
     global_means = g.mean(0)
     best_global = int(global_means.argmax())
-    mean = {k: 100 * float(np.mean([v[k] for v in rows.values()]))
-            for k in ("shipped", "embedding", "ngram", "either", "candidates")}
+    mean = {
+        k: 100 * float(np.mean([v[k] for v in rows.values()]))
+        for k in ("shipped", "embedding", "ngram", "either", "candidates")
+    }
     mean["best global weights"] = 100 * float(global_means[best_global])
     mean["best weights per dataset"] = 100 * float(g.max(1).mean())
-    return {"model": model, "mean": mean, "best_global_weights": grid[best_global].tolist(),
-            "shipped_weights": w_shipped.tolist(), "seconds": time.perf_counter() - t0,
-            "per_dataset": {k: {m: v for m, v in r.items() if m != "grid"}
-                            for k, r in rows.items()}}
+    return {
+        "model": model,
+        "mean": mean,
+        "best_global_weights": grid[best_global].tolist(),
+        "shipped_weights": w_shipped.tolist(),
+        "seconds": time.perf_counter() - t0,
+        "per_dataset": {k: {m: v for m, v in r.items() if m != "grid"} for k, r in rows.items()},
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", action="append", required=True)
     ap.add_argument("--out", default="results/experiments/autofj_ceilings")
-    ap.add_argument("--weights", type=Path, help="a matcher_weights.py JSON: its weights "
-                    "for a model not shipped (default: the shipped weights)")
+    ap.add_argument(
+        "--weights",
+        type=Path,
+        help="a matcher_weights.py JSON: its weights "
+        "for a model not shipped (default: the shipped weights)",
+    )
     args = ap.parse_args()
     root = data_root() / "benchmark" / "autofj"
-    weights = {r["model"]: r["weights"] for r in json.loads(args.weights.read_text())["rows"]} \
-        if args.weights else {}
+    weights = (
+        {r["model"]: r["weights"] for r in json.loads(args.weights.read_text())["rows"]}
+        if args.weights
+        else {}
+    )
     res = [analyse(m, root, weights) for m in args.model]
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(res, indent=1))
-    cols = ["shipped", "embedding", "ngram", "either", "candidates", "best global weights",
-            "best weights per dataset"]
+    cols = [
+        "shipped",
+        "embedding",
+        "ngram",
+        "either",
+        "candidates",
+        "best global weights",
+        "best weights per dataset",
+    ]
     lines = [
         "# AutoFJ ceilings of the combined matcher's features",
         "",
@@ -136,16 +157,24 @@ def main() -> None:
         "|---|" + "---:|" * len(cols),
     ]
     for r in res:
-        lines.append(f"| {r['model']} | " + " | ".join(f"{r['mean'][c]:.1f}" for c in cols)
-                     + " |")
-    lines += ["", "Best global weights (w_e, w_n, w_e·n) on the grid "
-              f"{GRID}: " + "; ".join(f"{r['model']} {r['best_global_weights']} "
-                                      f"(shipped {np.round(r['shipped_weights'], 2).tolist()})"
-                                      for r in res),
-              "", "Command: `python benchmarks/experiments/autofj_ceilings.py "
-              + " ".join(f"-m {m}" for m in args.model)
-              + (f" --weights {args.weights}" if args.weights else "")
-              + (f" --out {args.out}" if args.out != ap.get_default("out") else "") + "`", ""]
+        lines.append(f"| {r['model']} | " + " | ".join(f"{r['mean'][c]:.1f}" for c in cols) + " |")
+    lines += [
+        "",
+        "Best global weights (w_e, w_n, w_e·n) on the grid "
+        f"{GRID}: "
+        + "; ".join(
+            f"{r['model']} {r['best_global_weights']} "
+            f"(shipped {np.round(r['shipped_weights'], 2).tolist()})"
+            for r in res
+        ),
+        "",
+        "Command: `python benchmarks/experiments/autofj_ceilings.py "
+        + " ".join(f"-m {m}" for m in args.model)
+        + (f" --weights {args.weights}" if args.weights else "")
+        + (f" --out {args.out}" if args.out != ap.get_default("out") else "")
+        + "`",
+        "",
+    ]
     out.with_suffix(".md").write_text("\n".join(lines))
     print("\n".join(lines))
 

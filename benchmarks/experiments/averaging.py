@@ -29,8 +29,10 @@ def main() -> None:
     rows = {}
     for w in [float(x) for x in args.weights.split(",")]:
         out = Path(args.workdir) / f"w{w:g}"
-        cfg = load_config(args.config, {"average": w > 0, "average_weight": w,
-                                        "output": str(out), "save_dtype": "float32"})
+        cfg = load_config(
+            args.config,
+            {"average": w > 0, "average_weight": w, "output": str(out), "save_dtype": "float32"},
+        )
         if not (cfg.checkpoints / "state.safetensors").is_file():
             raise SystemExit(f"no finished run in {cfg.checkpoints}: train first")
         if not (out / "modules.json").is_file():
@@ -40,16 +42,22 @@ def main() -> None:
         rows[f"{w:g}"] = {"scores": scores, "avg7": rec["averages"]["avg7"]}
         print(w, round(rec["averages"]["avg7"], 2), flush=True)
     OUT.mkdir(exist_ok=True)
-    (OUT / "averaging.json").write_text(json.dumps({"config": args.config, "rows": rows},
-                                                   indent=2))
-    lines = ["# Weight averaging: mixing weight of the original model", "",
-             f"`python benchmarks/experiments/averaging.py --config {args.config} --weights "
-             f"{args.weights}` (the same finished run, re-finished; float32)", "",
-             "| weight of original | " + " | ".join(PAPER_OWN_TASKS) + " | Avg-7 |",
-             "|---:|" + "---:|" * (len(PAPER_OWN_TASKS) + 1)]
+    (OUT / "averaging.json").write_text(json.dumps({"config": args.config, "rows": rows}, indent=2))
+    lines = [
+        "# Weight averaging: mixing weight of the original model",
+        "",
+        f"`python benchmarks/experiments/averaging.py --config {args.config} --weights "
+        f"{args.weights}` (the same finished run, re-finished; float32)",
+        "",
+        "| weight of original | " + " | ".join(PAPER_OWN_TASKS) + " | Avg-7 |",
+        "|---:|" + "---:|" * (len(PAPER_OWN_TASKS) + 1),
+    ]
     for w, r in rows.items():
-        lines.append(f"| {w} | " + " | ".join(f"{r['scores'][k]:.1f}" for k in PAPER_OWN_TASKS)
-                     + f" | {r['avg7']:.1f} |")
+        lines.append(
+            f"| {w} | "
+            + " | ".join(f"{r['scores'][k]:.1f}" for k in PAPER_OWN_TASKS)
+            + f" | {r['avg7']:.1f} |"
+        )
     (OUT / "averaging.md").write_text("\n".join(lines) + "\n")
 
 

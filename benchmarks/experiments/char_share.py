@@ -25,8 +25,16 @@ from pearl.evaluation.tasks import PAPER_OWN_TASKS
 from pearl.models import fusion_module
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-PROBE_PHRASES = ["The New York Times", "nytimes.com", "New York Post", "heavy rain",
-                 "acute kidney injury", "Barack Obama", "run away", "in the house"]
+PROBE_PHRASES = [
+    "The New York Times",
+    "nytimes.com",
+    "New York Post",
+    "heavy rain",
+    "acute kidney injury",
+    "Barack Obama",
+    "run away",
+    "in the house",
+]
 
 
 def scaled_copy(model: str, alpha: float, out: Path) -> Path:
@@ -55,8 +63,10 @@ def part_norms(model: str | Path) -> tuple[float, float]:
                 break
         x = feats["sentence_embedding"].float().numpy()
     d = fusion.phrase_dim
-    return (float(np.linalg.norm(x[:, :d], axis=1).mean()),
-            float(np.linalg.norm(x[:, d:], axis=1).mean()))
+    return (
+        float(np.linalg.norm(x[:, :d], axis=1).mean()),
+        float(np.linalg.norm(x[:, d:], axis=1).mean()),
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,23 +82,31 @@ def main(argv: list[str] | None = None) -> None:
             scaled_copy(a.model, alpha, out)
         norms = part_norms(out)
         rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress_bar=False)
-        rows[f"{alpha:g}"] = {"scores": {k: v["score"] for k, v in rec["tasks"].items()},
-                              "avg7": rec["averages"]["avg7"], "norms": norms}
+        rows[f"{alpha:g}"] = {
+            "scores": {k: v["score"] for k, v in rec["tasks"].items()},
+            "avg7": rec["averages"]["avg7"],
+            "norms": norms,
+        }
         print(alpha, norms, round(rec["averages"]["avg7"], 2), flush=True)
     OUT.mkdir(exist_ok=True)
-    (OUT / "char_share.json").write_text(json.dumps({"model": a.model, "rows": rows},
-                                                    indent=2))
-    lines = ["# Character part of the fused vector, scaled after training", "",
-             f"`python benchmarks/experiments/char_share.py {a.model} --alphas {a.alphas}` "
-             "(float32; "
-             "norms: mean over 8 example phrases, before Normalize). A diagnostic, not a "
-             "tuned setting.", "",
-             "| alpha | phrase norm | char norm | " + " | ".join(PAPER_OWN_TASKS)
-             + " | Avg-7 |", "|---:|---:|---:|" + "---:|" * (len(PAPER_OWN_TASKS) + 1)]
+    (OUT / "char_share.json").write_text(json.dumps({"model": a.model, "rows": rows}, indent=2))
+    lines = [
+        "# Character part of the fused vector, scaled after training",
+        "",
+        f"`python benchmarks/experiments/char_share.py {a.model} --alphas {a.alphas}` "
+        "(float32; "
+        "norms: mean over 8 example phrases, before Normalize). A diagnostic, not a "
+        "tuned setting.",
+        "",
+        "| alpha | phrase norm | char norm | " + " | ".join(PAPER_OWN_TASKS) + " | Avg-7 |",
+        "|---:|---:|---:|" + "---:|" * (len(PAPER_OWN_TASKS) + 1),
+    ]
     for alpha, r in rows.items():
-        lines.append(f"| {alpha} | {r['norms'][0]:.2f} | {r['norms'][1]:.2f} | "
-                     + " | ".join(f"{r['scores'][k]:.1f}" for k in PAPER_OWN_TASKS)
-                     + f" | {r['avg7']:.1f} |")
+        lines.append(
+            f"| {alpha} | {r['norms'][0]:.2f} | {r['norms'][1]:.2f} | "
+            + " | ".join(f"{r['scores'][k]:.1f}" for k in PAPER_OWN_TASKS)
+            + f" | {r['avg7']:.1f} |"
+        )
     (OUT / "char_share.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -63,30 +63,56 @@ def main() -> None:
     ap.add_argument("--weights", default="0,0.3,0.5")
     ap.add_argument("--names", type=int, default=40)
     args = ap.parse_args()
-    pool = sorted({r.phrase for r in read_corpus(args.corpus) if r.label.endswith("ORG")
-                   and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)})
+    pool = sorted(
+        {
+            r.phrase
+            for r in read_corpus(args.corpus)
+            if r.label.endswith("ORG")
+            and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)
+        }
+    )
     names = random.Random(0).sample(pool, args.names)  # the names of dedup_typos.py
     encoder = pearl.PhraseEncoder("pearl-static")
     tasks = [*GENERATORS, "mixed"]
     rows = []
     for w in (float(x) for x in args.weights.split(",")):
         t = time.perf_counter()
-        f1 = {kind: pairwise(auto_cut(make_task(names, kind, 6, 3, 0)[0], encoder, w),
-                             make_task(names, kind, 6, 3, 0)[1])["f1"] for kind in tasks}
-        rows.append({"embedding_weight": w, **f1, "mean": round(float(np.mean(
-            list(f1.values()))), 4), "seconds_all_tasks": round(time.perf_counter() - t, 2)})
+        f1 = {
+            kind: pairwise(
+                auto_cut(make_task(names, kind, 6, 3, 0)[0], encoder, w),
+                make_task(names, kind, 6, 3, 0)[1],
+            )["f1"]
+            for kind in tasks
+        }
+        rows.append(
+            {
+                "embedding_weight": w,
+                **f1,
+                "mean": round(float(np.mean(list(f1.values()))), 4),
+                "seconds_all_tasks": round(time.perf_counter() - t, 2),
+            }
+        )
         print(rows[-1], flush=True)
     command = f"python benchmarks/experiments/dedup_auto_cut.py --weights {args.weights}"
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "dedup_auto_cut.json").write_text(json.dumps({"command": command, "rows": rows},
-                                                        indent=2) + "\n")
-    lines = ["# Deduplication with the cut chosen by silhouette (prototype)", "",
-             f"`{command}`: pairwise F1 on the tasks of `benchmarks/quality/dedup_typos.py` "
-             "(skrub's deduplicate: mean 0.997 there)", "",
-             "| embedding weight | " + " | ".join(tasks) + " | mean | seconds |",
-             "|---:|" + "---:|" * (len(tasks) + 2)]
-    lines += [f"| {r['embedding_weight']} | " + " | ".join(f"{r[k]:.3f}" for k in tasks)
-              + f" | {r['mean']:.3f} | {r['seconds_all_tasks']:.2f} |" for r in rows]
+    (OUT / "dedup_auto_cut.json").write_text(
+        json.dumps({"command": command, "rows": rows}, indent=2) + "\n"
+    )
+    lines = [
+        "# Deduplication with the cut chosen by silhouette (prototype)",
+        "",
+        f"`{command}`: pairwise F1 on the tasks of `benchmarks/quality/dedup_typos.py` "
+        "(skrub's deduplicate: mean 0.997 there)",
+        "",
+        "| embedding weight | " + " | ".join(tasks) + " | mean | seconds |",
+        "|---:|" + "---:|" * (len(tasks) + 2),
+    ]
+    lines += [
+        f"| {r['embedding_weight']} | "
+        + " | ".join(f"{r[k]:.3f}" for k in tasks)
+        + f" | {r['mean']:.3f} | {r['seconds_all_tasks']:.2f} |"
+        for r in rows
+    ]
     (OUT / "dedup_auto_cut.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -35,8 +35,14 @@ THRESHOLDS = [round(t, 2) for t in np.arange(0.3, 0.91, 0.05)]
 
 
 def dev_names(corpus: str, n: int) -> list[str]:
-    pool = sorted({r.phrase for r in read_corpus(corpus) if r.label.endswith("ORG")
-                   and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)})
+    pool = sorted(
+        {
+            r.phrase
+            for r in read_corpus(corpus)
+            if r.label.endswith("ORG")
+            and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)
+        }
+    )
     reported = set(random.Random(0).sample(pool, n))  # the names dedup_typos.py reports on
     return random.Random(1).sample([p for p in pool if p not in reported], n)
 
@@ -53,41 +59,74 @@ def main() -> None:
         enc = pearl.PhraseEncoder(model)
         for matcher in ("cosine", "combined"):
             for t in THRESHOLDS:
-                f1 = {k: pairwise(list(pearl.cluster(v, threshold=t, model=enc,
-                                                     matcher=matcher)), y)["f1"]
-                      for k, (v, y) in tasks.items()}
-                rows.append({"model": model, "matcher": matcher, "threshold": t, **f1,
-                             "mean": round(float(np.mean(list(f1.values()))), 4)})
-        best = max((r for r in rows if r["model"] == model),
-                   key=lambda r: (r["mean"], r["threshold"]))
+                f1 = {
+                    k: pairwise(list(pearl.cluster(v, threshold=t, model=enc, matcher=matcher)), y)[
+                        "f1"
+                    ]
+                    for k, (v, y) in tasks.items()
+                }
+                rows.append(
+                    {
+                        "model": model,
+                        "matcher": matcher,
+                        "threshold": t,
+                        **f1,
+                        "mean": round(float(np.mean(list(f1.values()))), 4),
+                    }
+                )
+        best = max(
+            (r for r in rows if r["model"] == model), key=lambda r: (r["mean"], r["threshold"])
+        )
         chosen[model] = best
         print(model, best, flush=True)
     command = "python benchmarks/experiments/dedup_threshold.py"
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "dedup_threshold.json").write_text(json.dumps(
-        {"command": command, "dev_names": names, "rows": rows, "chosen": chosen},
-        indent=2) + "\n")
+    (OUT / "dedup_threshold.json").write_text(
+        json.dumps(
+            {"command": command, "dev_names": names, "rows": rows, "chosen": chosen}, indent=2
+        )
+        + "\n"
+    )
     kinds = list(tasks)
-    lines = ["# The cut of deduplicate, chosen on development names", "",
-             f"`{command}`: mean pairwise F1 over the five typo tasks of dedup_typos.py, on "
-             "40 development names (seed 1, disjoint from the reported seed-0 names)", "",
-             "| model | matcher | best threshold | " + " | ".join(kinds) + " | mean |",
-             "|---|---|---:|" + "---:|" * (len(kinds) + 1)]
+    lines = [
+        "# The cut of deduplicate, chosen on development names",
+        "",
+        f"`{command}`: mean pairwise F1 over the five typo tasks of dedup_typos.py, on "
+        "40 development names (seed 1, disjoint from the reported seed-0 names)",
+        "",
+        "| model | matcher | best threshold | " + " | ".join(kinds) + " | mean |",
+        "|---|---|---:|" + "---:|" * (len(kinds) + 1),
+    ]
     for model in chosen:
         for matcher in ("cosine", "combined"):
-            r = max((r for r in rows if r["model"] == model and r["matcher"] == matcher),
-                    key=lambda r: (r["mean"], r["threshold"]))
-            lines.append(f"| {model} | {matcher} | {r['threshold']} | "
-                         + " | ".join(f"{r[k]:.3f}" for k in kinds) + f" | {r['mean']:.3f} |")
-    lines += ["", "Mean F1 by threshold:", "", "| model | matcher | "
-              + " | ".join(str(t) for t in THRESHOLDS) + " |",
-              "|---|---|" + "---:|" * len(THRESHOLDS)]
+            r = max(
+                (r for r in rows if r["model"] == model and r["matcher"] == matcher),
+                key=lambda r: (r["mean"], r["threshold"]),
+            )
+            lines.append(
+                f"| {model} | {matcher} | {r['threshold']} | "
+                + " | ".join(f"{r[k]:.3f}" for k in kinds)
+                + f" | {r['mean']:.3f} |"
+            )
+    lines += [
+        "",
+        "Mean F1 by threshold:",
+        "",
+        "| model | matcher | " + " | ".join(str(t) for t in THRESHOLDS) + " |",
+        "|---|---|" + "---:|" * len(THRESHOLDS),
+    ]
     for model in chosen:
         for matcher in ("cosine", "combined"):
-            means = {r["threshold"]: r["mean"] for r in rows
-                     if r["model"] == model and r["matcher"] == matcher}
-            lines.append(f"| {model} | {matcher} | "
-                         + " | ".join(f"{means[t]:.3f}" for t in THRESHOLDS) + " |")
+            means = {
+                r["threshold"]: r["mean"]
+                for r in rows
+                if r["model"] == model and r["matcher"] == matcher
+            }
+            lines.append(
+                f"| {model} | {matcher} | "
+                + " | ".join(f"{means[t]:.3f}" for t in THRESHOLDS)
+                + " |"
+            )
     (OUT / "dedup_threshold.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

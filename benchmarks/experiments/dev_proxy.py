@@ -38,13 +38,13 @@ def one_edit(word: str, rng: random.Random) -> str:
     i = rng.randrange(len(word))
     kind = rng.choice("disx") if len(word) > 1 else "is"
     if kind == "d":
-        return word[:i] + word[i + 1:]
+        return word[:i] + word[i + 1 :]
     if kind == "i":
         return word[:i] + rng.choice(LETTERS) + word[i:]
     if kind == "s":
-        return word[:i] + rng.choice(LETTERS.replace(word[i].lower(), "")) + word[i + 1:]
+        return word[:i] + rng.choice(LETTERS.replace(word[i].lower(), "")) + word[i + 1 :]
     i = min(i, len(word) - 2)
-    return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
 def tasks(n_typos: int = 2000, seed: int = 0) -> dict[str, tuple[list[str], list[str], list[int]]]:
@@ -70,8 +70,7 @@ def tasks(n_typos: int = 2000, seed: int = 0) -> dict[str, tuple[list[str], list
     return out
 
 
-def top1(model: PhraseEncoder, queries: list[str], gallery: list[str],
-         answers: list[int]) -> float:
+def top1(model: PhraseEncoder, queries: list[str], gallery: list[str], answers: list[int]) -> float:
     """Share of queries whose nearest candidate (cosine) is their answer."""
     q = model.encode(queries)
     g = model.encode(gallery)
@@ -84,9 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", help="model names or folders")
     parser.add_argument("-o", "--output", type=Path, default=OUT / "dev_proxy")
-    parser.add_argument("--names", type=Path, help="write every string of the two tasks "
-                        "(queries and candidates, one per line) to this file, for "
-                        "`pearl aliases --exclude`, and stop")
+    parser.add_argument(
+        "--names",
+        type=Path,
+        help="write every string of the two tasks "
+        "(queries and candidates, one per line) to this file, for "
+        "`pearl aliases --exclude`, and stop",
+    )
     args = parser.parse_args(argv)
     data = tasks()
     if args.names:
@@ -106,12 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(rows, indent=2) + "\n")
     sizes = {task: len(q) for task, (q, _, _) in data.items()}
-    lines = ["# Development score (ISO 3166 names; not a benchmark file)", "",
-             f"Queries: official {sizes['official']}, typo {sizes['typo']}. "
-             "Command: `python benchmarks/experiments/dev_proxy.py MODEL...`", "",
-             "| model | official | typo | dev |", "|---|---:|---:|---:|"]
-    lines += [f"| {m} | {r['official']:.1f} | {r['typo']:.1f} | {r['dev']:.1f} |"
-              for m, r in rows.items()]
+    lines = [
+        "# Development score (ISO 3166 names; not a benchmark file)",
+        "",
+        f"Queries: official {sizes['official']}, typo {sizes['typo']}. "
+        "Command: `python benchmarks/experiments/dev_proxy.py MODEL...`",
+        "",
+        "| model | official | typo | dev |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {m} | {r['official']:.1f} | {r['typo']:.1f} | {r['dev']:.1f} |" for m, r in rows.items()
+    ]
     args.output.with_suffix(".md").write_text("\n".join(lines) + "\n")
     return 0
 

@@ -51,9 +51,13 @@ def views(emb: np.ndarray, split: int | None) -> dict[str, np.ndarray]:
 
 def variant_task(corpus: str, n_names: int, n_distractors: int, seed: int):
     rng = random.Random(seed)
-    records = [r for r in read_corpus(corpus) if r.label.split("-", 1)[-1] in
-               {"ORG", "GPE", "PERSON", "FAC", "WORK_OF_ART", "PRODUCT", "EVENT", "NORP"}
-               and len(r.phrase.split()) >= 2]
+    records = [
+        r
+        for r in read_corpus(corpus)
+        if r.label.split("-", 1)[-1]
+        in {"ORG", "GPE", "PERSON", "FAC", "WORK_OF_ART", "PRODUCT", "EVENT", "NORP"}
+        and len(r.phrase.split()) >= 2
+    ]
     namer = NameVariants()
     by_word = defaultdict(set)
     for r in records:
@@ -88,9 +92,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     items = variant_task(args.corpus, args.names, args.distractors, args.seed)
-    record = {"command": "python benchmarks/experiments/figure1.py --names "
-              f"{args.names} --distractors {args.distractors}", "pairs": len(items),
-              "examples": [list(i[:2]) for i in items[:10]], "models": {}}
+    record = {
+        "command": "python benchmarks/experiments/figure1.py --names "
+        f"{args.names} --distractors {args.distractors}",
+        "pairs": len(items),
+        "examples": [list(i[:2]) for i in items[:10]],
+        "models": {},
+    }
     for name in args.models.split(","):
         enc = PhraseEncoder(name)
         split = 384 if enc.embedding_dim == 512 else None
@@ -98,8 +106,10 @@ def main() -> None:
         fig = {}
         for view, e in views(q, split).items():
             sims = e[1:] @ e[0]
-            fig[view] = {c: round(float(s), 3) for c, s in
-                         sorted(zip(CANDIDATES, sims, strict=True), key=lambda t: -t[1])}
+            fig[view] = {
+                c: round(float(s), 3)
+                for c, s in sorted(zip(CANDIDATES, sims, strict=True), key=lambda t: -t[1])
+            }
         top1 = {}
         share = None
         texts = sorted({t for qv, gold, near in items for t in (qv, gold, *near)})
@@ -115,24 +125,34 @@ def main() -> None:
                 sims = e[[index[c] for c in cands]] @ e[index[qv]]
                 hits += int(np.argmax(sims) == 0)
             top1[view] = round(100 * hits / max(len(items), 1), 1)
-        record["models"][name] = {"figure1": fig, "variant_top1": top1,
-                                  "char_energy_share": share}
+        record["models"][name] = {"figure1": fig, "variant_top1": top1, "char_energy_share": share}
         print(name, json.dumps(record["models"][name]), flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "figure1.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    lines = ["# Figure 1 and name variants, by part of the fused vector", "",
-             f"`{record['command']}`: {len(items)} name-variant queries, each against its "
-             f"name and {args.distractors} corpus names sharing words with it (top-1 %).", "",
-             "| model | view | Figure 1 ranking of \"The New York Times\" | variant top-1 |",
-             "|---|---|---|---:|"]
+    lines = [
+        "# Figure 1 and name variants, by part of the fused vector",
+        "",
+        f"`{record['command']}`: {len(items)} name-variant queries, each against its "
+        f"name and {args.distractors} corpus names sharing words with it (top-1 %).",
+        "",
+        '| model | view | Figure 1 ranking of "The New York Times" | variant top-1 |',
+        "|---|---|---|---:|",
+    ]
     for name, m in record["models"].items():
         for view, ranking in m["figure1"].items():
             order = ", ".join(f"{c} {s:.3f}" for c, s in ranking.items())
             lines.append(f"| {name} | {view} | {order} | {m['variant_top1'][view]:.1f} |")
-    lines += ["", "Character part's share of the squared norm of the fused vector: " + ", ".join(
-        f"{n} {m['char_energy_share']:.3f}" for n, m in record["models"].items()
-        if m["char_energy_share"] is not None), "",
-        "Examples (query, name): " + "; ".join(f"{a} -> {b}" for a, b in record["examples"])]
+    lines += [
+        "",
+        "Character part's share of the squared norm of the fused vector: "
+        + ", ".join(
+            f"{n} {m['char_energy_share']:.3f}"
+            for n, m in record["models"].items()
+            if m["char_energy_share"] is not None
+        ),
+        "",
+        "Examples (query, name): " + "; ".join(f"{a} -> {b}" for a, b in record["examples"]),
+    ]
     (OUT / "figure1.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

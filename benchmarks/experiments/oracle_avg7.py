@@ -27,8 +27,11 @@ NAMES = ["PPDB", "PPDB-f", "Turney", "BIRD", "CoNLL-03", "BC5CDR", "AutoFJ"]
 def scores(path: Path) -> dict[str, float]:
     """Task -> score of one record (tasks that did not run are left out)."""
     tasks = json.loads(path.read_text())["tasks"]
-    return {t: tasks[t]["score"] for t in TASKS
-            if isinstance(tasks.get(t), dict) and tasks[t].get("status") == "ok"}
+    return {
+        t: tasks[t]["score"]
+        for t in TASKS
+        if isinstance(tasks.get(t), dict) and tasks[t].get("status") == "ok"
+    }
 
 
 def five_probe(model: str) -> dict[str, float]:
@@ -39,8 +42,10 @@ def five_probe(model: str) -> dict[str, float]:
 
 
 def main() -> None:
-    rows = {"all-MiniLM-L6-v2 (backbone)": five_probe("all-MiniLM-L6-v2"),
-            "pearl-minilm v1": five_probe("pearl-minilm")}
+    rows = {
+        "all-MiniLM-L6-v2 (backbone)": five_probe("all-MiniLM-L6-v2"),
+        "pearl-minilm v1": five_probe("pearl-minilm"),
+    }
     for folder in ("v2", "phrase-bert"):
         for path in sorted((ROOT / "experiments" / folder).glob("*.json")):
             rows[path.stem] = scores(path)
@@ -52,23 +57,35 @@ def main() -> None:
     def avg(r: dict[str, float]) -> float:
         return sum(r[t] for t in TASKS) / len(TASKS)
 
-    lines = ["# The per-task best of the recorded pearl-minilm variants (issue 15)", "",
-             "`python benchmarks/experiments/oracle_avg7.py`: five-probe records of every "
-             "full run, each task's best over all of them.", "",
-             "| model | " + " | ".join(NAMES) + " | Avg-7 |",
-             "|---|" + "---:|" * (len(TASKS) + 1)]
+    lines = [
+        "# The per-task best of the recorded pearl-minilm variants (issue 15)",
+        "",
+        "`python benchmarks/experiments/oracle_avg7.py`: five-probe records of every "
+        "full run, each task's best over all of them.",
+        "",
+        "| model | " + " | ".join(NAMES) + " | Avg-7 |",
+        "|---|" + "---:|" * (len(TASKS) + 1),
+    ]
     for name, r in rows.items():
-        lines.append(f"| {name} | " + " | ".join(f"{r[t]:.1f}" for t in TASKS)
-                     + f" | {avg(r):.1f} |")
-    lines.append("| **per-task best** | " + " | ".join(f"**{best[t]:.1f}**" for t in TASKS)
-                 + f" | **{avg(best):.2f}** |")
+        lines.append(
+            f"| {name} | " + " | ".join(f"{r[t]:.1f}" for t in TASKS) + f" | {avg(r):.1f} |"
+        )
+    lines.append(
+        "| **per-task best** | "
+        + " | ".join(f"**{best[t]:.1f}**" for t in TASKS)
+        + f" | **{avg(best):.2f}** |"
+    )
     target = avg(backbone) + 5.0
-    lines += ["", "Best of each task from: " + "; ".join(f"{n} {who[t]}"
-                                                      for n, t in zip(NAMES, TASKS,
-                                                                      strict=True)) + ".",
-              "", f"Target (backbone + 5.0): **{target:.2f}**. The per-task best is "
-              f"{avg(best):.2f}, {target - avg(best):+.2f} from it: no model that matched "
-              "every recorded variant's best task at once would meet it."]
+    lines += [
+        "",
+        "Best of each task from: "
+        + "; ".join(f"{n} {who[t]}" for n, t in zip(NAMES, TASKS, strict=True))
+        + ".",
+        "",
+        f"Target (backbone + 5.0): **{target:.2f}**. The per-task best is "
+        f"{avg(best):.2f}, {target - avg(best):+.2f} from it: no model that matched "
+        "every recorded variant's best task at once would meet it.",
+    ]
     out = ROOT / "experiments" / "oracle_avg7.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

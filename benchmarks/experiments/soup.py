@@ -31,8 +31,12 @@ def main(argv: list[str] | None = None) -> None:
     keys = set(states[0])
     if any(set(s) != keys for s in states[1:]):
         raise SystemExit("the models do not share one architecture")
-    soup = {k: torch.stack([s[k].float() for s in states]).mean(0)
-            if states[0][k].is_floating_point() else states[0][k] for k in keys}
+    soup = {
+        k: torch.stack([s[k].float() for s in states]).mean(0)
+        if states[0][k].is_floating_point()
+        else states[0][k]
+        for k in keys
+    }
     first.load_state_dict(soup)
     first.save(a.output)
     print(f"soup of {len(states)} models saved to {a.output}")

@@ -40,7 +40,8 @@ def main() -> None:
     if fusion is None or fusion.type_head is None:
         raise SystemExit(f"{args.model} has no phrase-type head")
     unnormalised = SentenceTransformer(
-        modules=[m for m in model if not isinstance(m, Normalize)], device="cpu")
+        modules=[m for m in model if not isinstance(m, Normalize)], device="cpu"
+    )
     types = LABELS["conll2003"]
     phrases, gold = load_mentions(Path(args.data) / "conll2003" / "test.json", types)
     with torch.inference_mode():
@@ -51,15 +52,20 @@ def main() -> None:
     for t, gold_type in enumerate(types):
         got = Counter(n for n, g in zip(names, gold, strict=True) if g == t)
         total = sum(got.values())
-        table[gold_type] = {"mentions": total, "predicted": {
-            k: round(100 * v / total, 1) for k, v in got.most_common(args.top)}}
+        table[gold_type] = {
+            "mentions": total,
+            "predicted": {k: round(100 * v / total, 1) for k, v in got.most_common(args.top)},
+        }
     OUT.mkdir(exist_ok=True)
-    (OUT / "type_head.json").write_text(json.dumps({"model": args.model, "table": table},
-                                                   indent=2))
-    lines = [f"# Type head on CoNLL-03 test mentions ({args.model})", "",
-             f"`python benchmarks/experiments/type_head.py --model {args.model}`", "",
-             "| gold type | mentions | most frequent predicted labels (% of mentions) |",
-             "|---|---:|---|"]
+    (OUT / "type_head.json").write_text(json.dumps({"model": args.model, "table": table}, indent=2))
+    lines = [
+        f"# Type head on CoNLL-03 test mentions ({args.model})",
+        "",
+        f"`python benchmarks/experiments/type_head.py --model {args.model}`",
+        "",
+        "| gold type | mentions | most frequent predicted labels (% of mentions) |",
+        "|---|---:|---|",
+    ]
     for gold_type, row in table.items():
         preds = ", ".join(f"{k} {v}" for k, v in row["predicted"].items())
         lines.append(f"| {gold_type} | {row['mentions']} | {preds} |")

@@ -27,10 +27,20 @@ from pearl.augment.char import drop_char, keyboard_typo, swap_chars
 from pearl.data.corpus import read_corpus
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-_ABBREV = {"Company": "Co.", "Corporation": "Corp.", "Incorporated": "Inc.",
-           "International": "Intl", "Association": "Assn.", "Limited": "Ltd.",
-           "Department": "Dept.", "University": "Univ.", "National": "Natl",
-           "Industries": "Inds.", "Group": "Grp", "Bank": "Bk"}
+_ABBREV = {
+    "Company": "Co.",
+    "Corporation": "Corp.",
+    "Incorporated": "Inc.",
+    "International": "Intl",
+    "Association": "Assn.",
+    "Limited": "Ltd.",
+    "Department": "Dept.",
+    "University": "Univ.",
+    "National": "Natl",
+    "Industries": "Inds.",
+    "Group": "Grp",
+    "Bank": "Bk",
+}
 
 
 def abbreviate(name: str, rng: random.Random) -> str:
@@ -47,12 +57,17 @@ def abbreviate(name: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
-GENERATORS = {"keyboard": keyboard_typo, "drop": drop_char, "swap": swap_chars,
-              "abbreviation": abbreviate}
+GENERATORS = {
+    "keyboard": keyboard_typo,
+    "drop": drop_char,
+    "swap": swap_chars,
+    "abbreviation": abbreviate,
+}
 
 
-def make_task(names: list[str], kind: str, count: int, typos: int, seed: int
-              ) -> tuple[list[str], list[int]]:
+def make_task(
+    names: list[str], kind: str, count: int, typos: int, seed: int
+) -> tuple[list[str], list[int]]:
     rng = random.Random(seed)
     values, truth = [], []
     for g, name in enumerate(names):
@@ -89,14 +104,19 @@ def methods():
     def pearl_dedup(model, **options):
         def run(values):
             return list(pearl.deduplicate(values, model=model, **options))
+
         return run
 
-    return {"skrub deduplicate (defaults)": skrub_dedup,
-            f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.5)": pearl_dedup(
-                pearl.DEFAULT_MODEL),
-            "pearl deduplicate, pearl-static (combined, 0.5)": pearl_dedup("pearl-static"),
-            "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
-                "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8)}
+    return {
+        "skrub deduplicate (defaults)": skrub_dedup,
+        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.5)": pearl_dedup(
+            pearl.DEFAULT_MODEL
+        ),
+        "pearl deduplicate, pearl-static (combined, 0.5)": pearl_dedup("pearl-static"),
+        "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
+            "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
+        ),
+    }
 
 
 def main() -> None:
@@ -107,8 +127,14 @@ def main() -> None:
     ap.add_argument("--typos", type=int, default=3, help="misspellings per name")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    pool = sorted({r.phrase for r in read_corpus(args.corpus) if r.label.endswith("ORG")
-                   and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)})
+    pool = sorted(
+        {
+            r.phrase
+            for r in read_corpus(args.corpus)
+            if r.label.endswith("ORG")
+            and re.fullmatch(r"[A-Z][a-z]+( [A-Z][A-Za-z.]+){1,3}", r.phrase)
+        }
+    )
     names = random.Random(args.seed).sample(pool, args.names)
     rows = []
     for kind in [*GENERATORS, "mixed"]:
@@ -117,22 +143,39 @@ def main() -> None:
             t = time.perf_counter()
             pred = run(values)
             seconds = time.perf_counter() - t
-            rows.append({"task": kind, "method": label, **pairwise(pred, truth),
-                         "seconds": round(seconds, 2), "rows": len(values),
-                         "clusters": len(set(pred))})
+            rows.append(
+                {
+                    "task": kind,
+                    "method": label,
+                    **pairwise(pred, truth),
+                    "seconds": round(seconds, 2),
+                    "rows": len(values),
+                    "clusters": len(set(pred)),
+                }
+            )
             print(rows[-1], flush=True)
-    command = ("python benchmarks/quality/dedup_typos.py --names {names} --count {count} "
-               "--typos {typos}").format(**vars(args))
+    command = (
+        "python benchmarks/quality/dedup_typos.py --names {names} --count {count} --typos {typos}"
+    ).format(**vars(args))
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "dedup_typos.json").write_text(json.dumps({"command": command, "names": names,
-                                                      "rows": rows}, indent=2) + "\n")
-    lines = ["# Deduplication of generated typos", "", f"`{command}` ({args.names} ORG names "
-             f"of the training corpus, {args.count} correct and {args.typos} misspelt rows "
-             f"each; {args.names} true clusters; pairwise scores over rows)", "",
-             "| task | method | precision | recall | F1 | clusters | seconds |",
-             "|---|---|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['task']} | {r['method']} | {r['precision']:.3f} | {r['recall']:.3f} | "
-              f"{r['f1']:.3f} | {r['clusters']} | {r['seconds']:.2f} |" for r in rows]
+    (OUT / "dedup_typos.json").write_text(
+        json.dumps({"command": command, "names": names, "rows": rows}, indent=2) + "\n"
+    )
+    lines = [
+        "# Deduplication of generated typos",
+        "",
+        f"`{command}` ({args.names} ORG names "
+        f"of the training corpus, {args.count} correct and {args.typos} misspelt rows "
+        f"each; {args.names} true clusters; pairwise scores over rows)",
+        "",
+        "| task | method | precision | recall | F1 | clusters | seconds |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['task']} | {r['method']} | {r['precision']:.3f} | {r['recall']:.3f} | "
+        f"{r['f1']:.3f} | {r['clusters']} | {r['seconds']:.2f} |"
+        for r in rows
+    ]
     mean = {}
     for r in rows:
         mean.setdefault(r["method"], []).append(r["f1"])

@@ -54,8 +54,15 @@ def _fresh_caches() -> None:
 
 def run_pearl(left, queries, model, matcher="cosine"):
     _fresh_caches()
-    out = fuzzy_join(queries, left, left_on="title", right_on="title", model=model,
-                     suffix="_ref", matcher=matcher)
+    out = fuzzy_join(
+        queries,
+        left,
+        left_on="title",
+        right_on="title",
+        model=model,
+        suffix="_ref",
+        matcher=matcher,
+    )
     return out["title_ref"].tolist(), out["match_score"].to_numpy()
 
 
@@ -63,8 +70,14 @@ def run_skrub(left, queries, string_encoder=None):
     import skrub
 
     kwargs = {} if string_encoder is None else {"string_encoder": string_encoder}
-    out = skrub.fuzzy_join(queries, left.rename(columns={"title": "ref"}), left_on="title",
-                           right_on="ref", add_match_info=True, **kwargs)
+    out = skrub.fuzzy_join(
+        queries,
+        left.rename(columns={"title": "ref"}),
+        left_on="title",
+        right_on="ref",
+        add_match_info=True,
+        **kwargs,
+    )
     return out["ref"].tolist(), -out["skrub_Joiner_distance"].to_numpy()
 
 
@@ -86,24 +99,29 @@ def method_table(names: list[str]) -> dict:
             out["skrub.fuzzy_join (default)"] = run_skrub
         elif name == "skrub-string-encoder":
             out["skrub.fuzzy_join + StringEncoder"] = lambda lt, q: run_skrub(
-                lt, q, skrub.StringEncoder())
+                lt, q, skrub.StringEncoder()
+            )
         elif name == "skrub-text-encoder":
             path = resolve_model_path("all-MiniLM-L6-v2")
             out["skrub.fuzzy_join + TextEncoder (MiniLM)"] = lambda lt, q, p=path: run_skrub(
-                lt, q, skrub.TextEncoder(model_name=p))
+                lt, q, skrub.TextEncoder(model_name=p)
+            )
         elif name == "jaccard":
             out["char 3-gram Jaccard"] = run_ngram
         elif name.split(":")[0] in ("cosine", "combined") and ":" in name:
             matcher, model = name.split(":", 1)
-            out[f"pearl {matcher} ({model})"] = (
-                lambda lt, q, m=model, k=matcher: run_pearl(lt, q, m, k))
+            out[f"pearl {matcher} ({model})"] = lambda lt, q, m=model, k=matcher: run_pearl(
+                lt, q, m, k
+            )
         else:
             raise SystemExit(f"unknown method {name!r}")
     return out
 
 
-DEFAULT_METHODS = ("skrub,skrub-string-encoder,jaccard,cosine:all-MiniLM-L6-v2,"
-                   "combined:all-MiniLM-L6-v2,combined:pearl-minilm")
+DEFAULT_METHODS = (
+    "skrub,skrub-string-encoder,jaccard,cosine:all-MiniLM-L6-v2,"
+    "combined:all-MiniLM-L6-v2,combined:pearl-minilm"
+)
 
 
 def pr_curve(scores: np.ndarray, correct: np.ndarray, thresholds: np.ndarray):
@@ -137,11 +155,15 @@ def plot_pr(curves: dict, path: Path) -> None:
         ax[1].plot(cur["threshold"], cur["precision"], color=colours(i))
         ax[1].plot(cur["threshold"], cur["recall"], "--", color=colours(i))
     ax[0].set(xlabel="recall", ylabel="precision", title="AutoFJ, pooled over datasets")
-    ax[1].set(xlabel="threshold on the match score", title="choosing a threshold "
-              "(colours as on the left)")
+    ax[1].set(
+        xlabel="threshold on the match score", title="choosing a threshold (colours as on the left)"
+    )
     ax[0].legend(fontsize=7)
-    ax[1].legend([Line2D([], [], color="k"), Line2D([], [], color="k", linestyle="--")],
-                 ["precision", "recall"], fontsize=7)
+    ax[1].legend(
+        [Line2D([], [], color="k"), Line2D([], [], color="k", linestyle="--")],
+        ["precision", "recall"],
+        fontsize=7,
+    )
     for a in ax:
         a.grid(alpha=0.3)
     fig.tight_layout()
@@ -154,14 +176,24 @@ def main() -> None:
     ap.add_argument("--methods", default=DEFAULT_METHODS)
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--limit", type=int, default=None, help="first N datasets (smoke runs)")
-    ap.add_argument("--name", default="fuzzy_join_autofj",
-                    help="basename of the results files (another name keeps earlier runs)")
-    ap.add_argument("--titles", type=Path, default=None,
-                    help="write every AutoFJ title (left and right tables), one per line, to "
-                    "this file and stop: pass it to `pearl aliases --exclude` so that the "
-                    "matcher's training data hold no benchmark string")
-    ap.add_argument("--replot", action="store_true",
-                    help="draw the precision/recall figure again from its JSON and stop")
+    ap.add_argument(
+        "--name",
+        default="fuzzy_join_autofj",
+        help="basename of the results files (another name keeps earlier runs)",
+    )
+    ap.add_argument(
+        "--titles",
+        type=Path,
+        default=None,
+        help="write every AutoFJ title (left and right tables), one per line, to "
+        "this file and stop: pass it to `pearl aliases --exclude` so that the "
+        "matcher's training data hold no benchmark string",
+    )
+    ap.add_argument(
+        "--replot",
+        action="store_true",
+        help="draw the precision/recall figure again from its JSON and stop",
+    )
     args = ap.parse_args()
     if args.replot:
         pr = pr_name(args.name)
@@ -189,43 +221,69 @@ def main() -> None:
             pred, score = fn(left, queries)
             dt = time.perf_counter() - t0
             ok = np.array([p == g for p, g in zip(pred, gold, strict=True)])
-            row = {"dataset": name, "method": m, "accuracy": 100 * ok.mean(),
-                   "seconds": dt, "queries": len(gold), "left": len(left)}
+            row = {
+                "dataset": name,
+                "method": m,
+                "accuracy": 100 * ok.mean(),
+                "seconds": dt,
+                "queries": len(gold),
+                "left": len(left),
+            }
             if " combined " in m:  # what precision=0.9 accepts in this dataset
                 keep = np.asarray(score) >= threshold_for_precision(np.asarray(score), 0.9)
                 row.update(accepted=int(keep.sum()), accepted_correct=int((keep & ok).sum()))
             rows.append(row)
             pooled[m][0].append(np.asarray(score, dtype=float))
             pooled[m][1].append(ok)
-        print(name, {r["method"]: round(r["accuracy"], 1) for r in rows[-len(methods):]},
-              flush=True)
+        print(
+            name, {r["method"]: round(r["accuracy"], 1) for r in rows[-len(methods) :]}, flush=True
+        )
     df = pd.DataFrame(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     df.to_csv(OUT / f"{args.name}.csv", index=False)
-    summary = df.groupby("method", sort=False).agg(accuracy=("accuracy", "mean"),
-                                                    seconds=("seconds", "sum"))
-    cmd = "python benchmarks/quality/fuzzy_join_autofj.py --methods " + args.methods + (
-        f" --limit {args.limit}" if args.limit else "") + (
-        f" --name {args.name}" if args.name != "fuzzy_join_autofj" else "")
-    md = [f"# Fuzzy join on AutoFJ ({len(names)} datasets)", "", f"`{cmd}`", "",
-          "| method | mean accuracy (%) | total wall time (s) |", "|---|---:|---:|"]
+    summary = df.groupby("method", sort=False).agg(
+        accuracy=("accuracy", "mean"), seconds=("seconds", "sum")
+    )
+    cmd = (
+        "python benchmarks/quality/fuzzy_join_autofj.py --methods "
+        + args.methods
+        + (f" --limit {args.limit}" if args.limit else "")
+        + (f" --name {args.name}" if args.name != "fuzzy_join_autofj" else "")
+    )
+    md = [
+        f"# Fuzzy join on AutoFJ ({len(names)} datasets)",
+        "",
+        f"`{cmd}`",
+        "",
+        "| method | mean accuracy (%) | total wall time (s) |",
+        "|---|---:|---:|",
+    ]
     md += [f"| {m} | {r.accuracy:.1f} | {r.seconds:.1f} |" for m, r in summary.iterrows()]
-    md += ["", "Accuracy: share of right-table titles with a ground-truth match whose joined "
-           "left title is the true one, averaged over datasets (the benchmark's AutoFJ "
-           "protocol). Wall time: whole `fuzzy_join` calls including encoding, on this "
-           "machine's 2 CPUs, nothing else running. Per-dataset figures: "
-           f"`{args.name}.csv`.", ""]
+    md += [
+        "",
+        "Accuracy: share of right-table titles with a ground-truth match whose joined "
+        "left title is the true one, averaged over datasets (the benchmark's AutoFJ "
+        "protocol). Wall time: whole `fuzzy_join` calls including encoding, on this "
+        "machine's 2 CPUs, nothing else running. Per-dataset figures: "
+        f"`{args.name}.csv`.",
+        "",
+    ]
     total = int(df.groupby("dataset").queries.first().sum())
     for m in methods:
         if " combined " in m:
             sub = df[df.method == m]
             acc, cor = sub.accepted.sum(), sub.accepted_correct.sum()
-            md.append(f"- {m}, `precision=0.9` (threshold set per dataset from the "
-                      f"calibrated probabilities, no labels): precision {cor / acc:.1%}, "
-                      f"recall {cor / total:.1%} (pooled over the {total:,} queries)")
-    md += ["- Baselines, for comparison at the same precision: the recall where their pooled "
-           "precision first reaches 90%, with the threshold chosen on the benchmark's own "
-           "labels (an upper bound a user cannot reach without labels):", ""]
+            md.append(
+                f"- {m}, `precision=0.9` (threshold set per dataset from the "
+                f"calibrated probabilities, no labels): precision {cor / acc:.1%}, "
+                f"recall {cor / total:.1%} (pooled over the {total:,} queries)"
+            )
+    md += [
+        "- Baselines, for comparison at the same precision: the recall where their pooled "
+        "precision first reaches 90%, with the threshold chosen on the benchmark's own "
+        "labels (an upper bound a user cannot reach without labels):",
+        "",
+    ]
 
     pr_json = {}
     for m in methods:
@@ -237,8 +295,10 @@ def main() -> None:
             ok = np.flatnonzero(p >= target)
             if len(ok):
                 i = ok[0]
-                md.append(f"- {m}: precision >= {target:.0%} from threshold {th[i]:.3f}, "
-                          f"keeping recall {r[i]:.1%}")
+                md.append(
+                    f"- {m}: precision >= {target:.0%} from threshold {th[i]:.3f}, "
+                    f"keeping recall {r[i]:.1%}"
+                )
     pr = pr_name(args.name)
     plot_pr(pr_json, OUT / f"{pr}.png")
     md += ["", f"![precision/recall over the threshold]({pr}.png)", ""]

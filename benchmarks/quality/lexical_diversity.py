@@ -41,20 +41,33 @@ def main() -> None:
         res = lexical_diversity(load_encoder(name), vocab, queries, top_k=args.k)
         rows.append({"model": name, **res})
         print(rows[-1], flush=True)
-    cmd = ("python benchmarks/quality/lexical_diversity.py " + " ".join(
-        f"-m {m}" for m in args.model) + f" --vocab {args.vocab} --queries {args.queries}")
+    cmd = (
+        "python benchmarks/quality/lexical_diversity.py "
+        + " ".join(f"-m {m}" for m in args.model)
+        + f" --vocab {args.vocab} --queries {args.queries}"
+    )
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "lexical_diversity.json").write_text(json.dumps({"command": cmd, "rows": rows},
-                                                           indent=2) + "\n")
-    md = ["# Lexical diversity of nearest neighbours", "", f"`{cmd}`: the {args.vocab:,} most "
-          f"frequent corpus phrases as vocabulary, {args.queries:,} of them as queries, top "
-          f"{args.k} neighbours. New tokens: distinct neighbour words absent from the query "
-          "per query word (higher = more diverse); LCS precision: longest common substring "
-          "over the neighbour's length, % (lower = more diverse); Levenshtein: mean edit "
-          "distance (higher = more diverse).", "",
-          "| model | new tokens | LCS precision | Levenshtein |", "|---|---:|---:|---:|"]
-    md += [f"| {r['model']} | {r['new_tokens']:.2f} | {r['lcs_precision']:.1f} | "
-           f"{r['levenshtein']:.1f} |" for r in rows]
+    (OUT / "lexical_diversity.json").write_text(
+        json.dumps({"command": cmd, "rows": rows}, indent=2) + "\n"
+    )
+    md = [
+        "# Lexical diversity of nearest neighbours",
+        "",
+        f"`{cmd}`: the {args.vocab:,} most "
+        f"frequent corpus phrases as vocabulary, {args.queries:,} of them as queries, top "
+        f"{args.k} neighbours. New tokens: distinct neighbour words absent from the query "
+        "per query word (higher = more diverse); LCS precision: longest common substring "
+        "over the neighbour's length, % (lower = more diverse); Levenshtein: mean edit "
+        "distance (higher = more diverse).",
+        "",
+        "| model | new tokens | LCS precision | Levenshtein |",
+        "|---|---:|---:|---:|",
+    ]
+    md += [
+        f"| {r['model']} | {r['new_tokens']:.2f} | {r['lcs_precision']:.1f} | "
+        f"{r['levenshtein']:.1f} |"
+        for r in rows
+    ]
     (OUT / "lexical_diversity.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

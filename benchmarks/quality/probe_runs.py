@@ -31,25 +31,39 @@ def combine(single: dict, multi: dict) -> dict:
     missing = [k for k in PROBED if k not in many]
     if missing:
         raise SystemExit(f"{multi['model']}: no {', '.join(missing)} in the multi-run record")
-    row = {"model": single["model"], "source": single.get("model_source"),
-           "avg7_single": averages(one)["avg7"],
-           "avg7_multi": averages({**one, **{k: many[k] for k in PROBED}})["avg7"]}
+    row = {
+        "model": single["model"],
+        "source": single.get("model_source"),
+        "avg7_single": averages(one)["avg7"],
+        "avg7_multi": averages({**one, **{k: many[k] for k in PROBED}})["avg7"],
+    }
     for k in PROBED:
         t = multi["tasks"][k]
-        row[k] = {"single": one.get(k), "mean": t["score"], "std": t.get("std"),
-                  "runs": t["details"].get("runs", [t["score"]]),
-                  "epochs": t["details"].get("epochs_per_run", [t["details"]["epochs"]])}
+        row[k] = {
+            "single": one.get(k),
+            "mean": t["score"],
+            "std": t.get("std"),
+            "runs": t["details"].get("runs", [t["score"]]),
+            "epochs": t["details"].get("epochs_per_run", [t["details"]["epochs"]]),
+        }
     return row
 
 
 def render(rows: list[dict], n_runs: int, command: str) -> str:
-    lines = ["# PPDB and PPDB-filtered over several probe runs", "", f"`{command}`", "",
-             f"Single: the paper's protocol (one probe, seed 0). Mean: {n_runs} probe runs, "
-             "seeds 0..{}; epochs is how long each probe trained (patience 5, at most 100)."
-             .format(n_runs - 1), "",
-             "| model | PPDB single | PPDB mean | PPDB-f single | PPDB-f mean | PPDB-f runs "
-             "| PPDB-f epochs | Avg-7 single | Avg-7 mean |",
-             "|---|---:|---:|---:|---:|---|---|---:|---:|"]
+    lines = [
+        "# PPDB and PPDB-filtered over several probe runs",
+        "",
+        f"`{command}`",
+        "",
+        f"Single: the paper's protocol (one probe, seed 0). Mean: {n_runs} probe runs, "
+        "seeds 0..{}; epochs is how long each probe trained (patience 5, at most 100).".format(
+            n_runs - 1
+        ),
+        "",
+        "| model | PPDB single | PPDB mean | PPDB-f single | PPDB-f mean | PPDB-f runs "
+        "| PPDB-f epochs | Avg-7 single | Avg-7 mean |",
+        "|---|---:|---:|---:|---:|---|---|---:|---:|",
+    ]
     for r in rows:
         p, f = r["ppdb"], r["ppdb_filtered"]
         lines.append(
@@ -58,7 +72,8 @@ def render(rows: list[dict], n_runs: int, command: str) -> str:
             f"| {format_score(f['single'])} | {format_score(f['mean'], f['std'] or 0)} "
             f"| {' / '.join(f'{x:.1f}' for x in f['runs'])} "
             f"| {' / '.join(str(e) for e in f['epochs'])} "
-            f"| {format_score(r['avg7_single'])} | {format_score(r['avg7_multi'])} |")
+            f"| {format_score(r['avg7_single'])} | {format_score(r['avg7_multi'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -67,9 +82,13 @@ def main() -> None:
     ap.add_argument("--multi", required=True, help="folder of --probe-runs records")
     ap.add_argument("--single", nargs="+", required=True, help="full single-probe records")
     ap.add_argument("--out", default=str(OUT / "probe_runs"), help="output path stem")
-    ap.add_argument("--match", choices=["fingerprint", "model"], default="fingerprint",
-                    help="pair records by model fingerprint (default) or by model name "
-                    "(for records made before the fingerprint covered every file's content)")
+    ap.add_argument(
+        "--match",
+        choices=["fingerprint", "model"],
+        default="fingerprint",
+        help="pair records by model fingerprint (default) or by model name "
+        "(for records made before the fingerprint covered every file's content)",
+    )
     args = ap.parse_args()
     key = "fingerprint" if args.match == "fingerprint" else "model"
     multi = {}
@@ -84,13 +103,19 @@ def main() -> None:
             raise SystemExit(f"no multi-run record with the {key} of {path}")
         rows.append(combine(rec, match))
         n_runs = max(n_runs, len(rows[-1]["ppdb_filtered"]["runs"]))
-    command = ("python benchmarks/quality/probe_runs.py --multi " + args.multi + " --single "
-               + " ".join(args.single) + (f" --match {args.match}" if key == "model" else "")
-               + (f" --out {args.out}" if args.out != str(OUT / "probe_runs") else ""))
+    command = (
+        "python benchmarks/quality/probe_runs.py --multi "
+        + args.multi
+        + " --single "
+        + " ".join(args.single)
+        + (f" --match {args.match}" if key == "model" else "")
+        + (f" --out {args.out}" if args.out != str(OUT / "probe_runs") else "")
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps({"command": command, "rows": rows},
-                                                   indent=2), encoding="utf-8")
+    out.with_suffix(".json").write_text(
+        json.dumps({"command": command, "rows": rows}, indent=2), encoding="utf-8"
+    )
     md = render(rows, n_runs, command)
     out.with_suffix(".md").write_text(md, encoding="utf-8")
     print(md)

@@ -46,8 +46,9 @@ def abc_documents(data: Path, min_words: int) -> list[str]:
 def npmi(topics: list[list[str]], docs: list[str]) -> list[float]:
     """Mean NPMI over the term pairs of each topic, from document co-occurrence."""
     terms = sorted({t for topic in topics for t in topic})
-    vec = CountVectorizer(vocabulary=terms, ngram_range=(1, 3), token_pattern=WORD,
-                          lowercase=True, binary=True)
+    vec = CountVectorizer(
+        vocabulary=terms, ngram_range=(1, 3), token_pattern=WORD, lowercase=True, binary=True
+    )
     present = (vec.fit_transform(docs) > 0).tocsc()
     col = {t: i for i, t in enumerate(vec.get_feature_names_out())}
     n = len(docs)
@@ -85,32 +86,55 @@ def main() -> None:
     lda = LatentDirichletAllocation(args.topics, random_state=0).fit(x)
     words = counts.get_feature_names_out()
     lda_topics = [[str(words[i]) for i in np.argsort(-c)[:10]] for c in lda.components_]
-    rows.append({"method": f"LDA (scikit-learn, {len(words):,} words)",
-                 "seconds": time.perf_counter() - t0, "topics": lda_topics})
+    rows.append(
+        {
+            "method": f"LDA (scikit-learn, {len(words):,} words)",
+            "seconds": time.perf_counter() - t0,
+            "topics": lda_topics,
+        }
+    )
     vocab = document_vocabulary(docs, min_df=args.min_df)
     for name in args.model:
         t0 = time.perf_counter()
-        tm = PhraseTopicModel(args.topics, model=name, epochs=args.epochs,
-                              show_progress_bar=True).fit(docs, vocabulary=vocab)
-        rows.append({"method": f"PNTM ({name}, {len(vocab):,} words and phrases)",
-                     "seconds": time.perf_counter() - t0, "topics": tm.topics_})
+        tm = PhraseTopicModel(
+            args.topics, model=name, epochs=args.epochs, show_progress_bar=True
+        ).fit(docs, vocabulary=vocab)
+        rows.append(
+            {
+                "method": f"PNTM ({name}, {len(vocab):,} words and phrases)",
+                "seconds": time.perf_counter() - t0,
+                "topics": tm.topics_,
+            }
+        )
     for r in rows:
         scores = npmi(r["topics"], docs)
         r["npmi"] = float(np.mean(scores))
         r["multiword"] = float(np.mean([" " in t for topic in r["topics"] for t in topic]))
         examples[r["method"]] = [", ".join(t) for t in r["topics"][:5]]
         print(r["method"], round(r["npmi"], 3), round(r["multiword"], 3), flush=True)
-    cmd = ("python benchmarks/quality/topics.py " + " ".join(f"-m {m}" for m in args.model)
-           + f" --topics {args.topics}")
+    cmd = (
+        "python benchmarks/quality/topics.py "
+        + " ".join(f"-m {m}" for m in args.model)
+        + f" --topics {args.topics}"
+    )
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "topics.json").write_text(json.dumps({"command": cmd, "documents": len(docs),
-                                                 "rows": rows}, indent=2) + "\n")
-    md = ["# Topics: PNTM against LDA", "", f"`{cmd}`: {len(docs):,} ABC news documents, "
-          f"{args.topics} topics, top 10 terms per topic; NPMI over the same documents "
-          "(higher = more coherent; -1 for pairs that never co-occur).", "",
-          "| method | NPMI | multi-word terms | seconds |", "|---|---:|---:|---:|"]
-    md += [f"| {r['method']} | {r['npmi']:.3f} | {r['multiword']:.0%} | {r['seconds']:.0f} |"
-           for r in rows]
+    (OUT / "topics.json").write_text(
+        json.dumps({"command": cmd, "documents": len(docs), "rows": rows}, indent=2) + "\n"
+    )
+    md = [
+        "# Topics: PNTM against LDA",
+        "",
+        f"`{cmd}`: {len(docs):,} ABC news documents, "
+        f"{args.topics} topics, top 10 terms per topic; NPMI over the same documents "
+        "(higher = more coherent; -1 for pairs that never co-occur).",
+        "",
+        "| method | NPMI | multi-word terms | seconds |",
+        "|---|---:|---:|---:|",
+    ]
+    md += [
+        f"| {r['method']} | {r['npmi']:.3f} | {r['multiword']:.0%} | {r['seconds']:.0f} |"
+        for r in rows
+    ]
     md += ["", "First five topics of each:", ""]
     for m, ts in examples.items():
         md += [f"**{m}**", ""] + [f"- {t}" for t in ts] + [""]

@@ -60,8 +60,13 @@ def make_tables(n_left: int, n_right: int, data: Path, seed: int = 0):
         p = int(rng.integers(0, len(s)))
         op = rng.integers(0, 3)
         c = alphabet[int(rng.integers(0, 26))]
-        left.append(s[:p] + c + s[p + 1:] if op == 0 else s[:p] + c + s[p:] if op == 1
-                    else (s[:p] + s[p + 1:] or s))
+        left.append(
+            s[:p] + c + s[p + 1 :]
+            if op == 0
+            else s[:p] + c + s[p:]
+            if op == 1
+            else (s[:p] + s[p + 1 :] or s)
+        )
     return pd.DataFrame({"query": left, "truth": src}), right
 
 
@@ -72,8 +77,9 @@ def run(mode: str, n_left: int, n_right: int, data: Path, partitions: int) -> di
     row = {"mode": mode, "left_rows": n_left, "right_rows": n_right}
     if mode == "single":
         t = time.perf_counter()
-        out = pearl.fuzzy_join(left, right, left_on="query", right_on="name", model=MODEL,
-                               matcher="cosine")
+        out = pearl.fuzzy_join(
+            left, right, left_on="query", right_on="name", model=MODEL, matcher="cosine"
+        )
         row["seconds"] = time.perf_counter() - t
         row["peak_mb_per_worker"] = [round(hwm_mb())]
     else:
@@ -87,8 +93,7 @@ def run(mode: str, n_left: int, n_right: int, data: Path, partitions: int) -> di
             ldd = dd.from_pandas(left, npartitions=partitions)
             rdd = dd.from_pandas(right, npartitions=workers)
             t = time.perf_counter()
-            out = pdk.fuzzy_join(ldd, rdd, "query", "name", model=MODEL,
-                                 matcher="cosine").compute()
+            out = pdk.fuzzy_join(ldd, rdd, "query", "name", model=MODEL, matcher="cosine").compute()
             row["seconds"] = time.perf_counter() - t
             row["peak_mb_per_worker"] = sorted(round(v) for v in client.run(hwm_mb).values())
             row["partitions"] = partitions
@@ -113,8 +118,9 @@ def unit_costs(n: int = 20_000, n_ref: int = 100_000, data: Path | None = None) 
     t = time.perf_counter()
     q = normalize_rows(enc.encode(left["query"].tolist()))
     enc_s = time.perf_counter() - t
-    r = normalize_rows(np.random.default_rng(0).standard_normal((n_ref, q.shape[1]),
-                                                                 dtype=np.float32))
+    r = normalize_rows(
+        np.random.default_rng(0).standard_normal((n_ref, q.shape[1]), dtype=np.float32)
+    )
     t = time.perf_counter()
     top_k_of(q, r, np.arange(n_ref, dtype=np.int64), 1)
     search_s = time.perf_counter() - t
@@ -135,10 +141,12 @@ def render(rows: list[dict], costs: dict, args) -> str:
         "|---|---:|---:|---:|---|---:|",
     ]
     for r in rows:
-        lines.append(f"| {r['mode']} | {r['seconds']:.0f} | {r['rows_per_s']:.0f} | "
-                     f"{r['seconds'] / single['seconds']:.2f}x | "
-                     f"{', '.join(map(str, r['peak_mb_per_worker']))} | "
-                     f"{100 * r['top1_accuracy']:.1f}% |")
+        lines.append(
+            f"| {r['mode']} | {r['seconds']:.0f} | {r['rows_per_s']:.0f} | "
+            f"{r['seconds'] / single['seconds']:.2f}x | "
+            f"{', '.join(map(str, r['peak_mb_per_worker']))} | "
+            f"{100 * r['top1_accuracy']:.1f}% |"
+        )
     enc, pairs = costs["encode_phrases_per_s"], costs["search_pairs_per_s"]
     big_l, big_r = 100e6, 10e6
     enc_h = (big_l + big_r) / enc / 3600
@@ -154,7 +162,7 @@ def render(rows: list[dict], costs: dict, args) -> str:
         f"{enc_h / 100:,.1f} h on 100 such workers (encoding is embarrassingly parallel).",
         f"- Exact search of 100M x 10M pairs: {exact_h:,.0f} worker-hours, about "
         f"{exact_h / 100:,.0f} h on 100 workers: at this size exact search dominates by far. "
-        "Use `index=\"hnsw\"` (faiss HNSW per shard, approximate; its cost grows with "
+        'Use `index="hnsw"` (faiss HNSW per shard, approximate; its cost grows with '
         "log(n) per query instead of n) and `right_shards` so that one shard fits a worker; "
         "encoding then dominates.",
         "",
@@ -170,9 +178,12 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=8, help="left partitions")
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--mode", help=argparse.SUPPRESS)  # one run, in a child process
-    ap.add_argument("--modes", default="single,dask-1,dask-2,costs",
-                    help="runs to (re)do; the others are taken from the last runs of the same "
-                    "size (results/dask_join.partial.json)")
+    ap.add_argument(
+        "--modes",
+        default="single,dask-1,dask-2,costs",
+        help="runs to (re)do; the others are taken from the last runs of the same "
+        "size (results/dask_join.partial.json)",
+    )
     args = ap.parse_args()
     from pearl.paths import data_root
 
@@ -185,16 +196,34 @@ def main() -> None:
         return
     partial = OUT / "dask_join.partial.json"  # runs of this size so far, by mode
     done = json.loads(partial.read_text()) if partial.is_file() else {}
-    done = {k: v for k, v in done.items() if v.get("left_rows", args.left) == args.left
-            and v.get("right_rows", args.right) == args.right}
+    done = {
+        k: v
+        for k, v in done.items()
+        if v.get("left_rows", args.left) == args.left
+        and v.get("right_rows", args.right) == args.right
+    }
     rows = []
     for mode in ("single", "dask-1", "dask-2", "costs"):
         if mode in args.modes.split(",") or mode not in done:
-            cmd = [sys.executable, __file__, "--mode", mode, "--left", str(args.left),
-                   "--right", str(args.right), "--partitions", str(args.partitions),
-                   "--data", str(data)]
-            done[mode] = json.loads(subprocess.run(
-                cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+            cmd = [
+                sys.executable,
+                __file__,
+                "--mode",
+                mode,
+                "--left",
+                str(args.left),
+                "--right",
+                str(args.right),
+                "--partitions",
+                str(args.partitions),
+                "--data",
+                str(data),
+            ]
+            done[mode] = json.loads(
+                subprocess.run(cmd, check=True, capture_output=True, text=True)
+                .stdout.strip()
+                .splitlines()[-1]
+            )
             OUT.mkdir(exist_ok=True)
             partial.write_text(json.dumps(done, indent=2) + "\n")
         res = done[mode]
@@ -204,8 +233,9 @@ def main() -> None:
         else:
             rows.append(res)
     OUT.mkdir(exist_ok=True)
-    (OUT / "dask_join.json").write_text(json.dumps({"runs": rows, "unit_costs": costs},
-                                                   indent=2) + "\n")
+    (OUT / "dask_join.json").write_text(
+        json.dumps({"runs": rows, "unit_costs": costs}, indent=2) + "\n"
+    )
     (OUT / "dask_join.md").write_text(render(rows, costs, args))
     print(render(rows, costs, args))
 

@@ -29,9 +29,28 @@ from pearl import EntityIndex
 from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-QUALIFIERS = ["(film)", "(album)", "(band)", "(company)", "(river)", "(novel)", "FC",
-              "University", "Street", "(village)", "(song)", "(ship)", "Airport", "Station",
-              "(TV series)", "High School", "(politician)", "Museum", "(mountain)", "Park"]
+QUALIFIERS = [
+    "(film)",
+    "(album)",
+    "(band)",
+    "(company)",
+    "(river)",
+    "(novel)",
+    "FC",
+    "University",
+    "Street",
+    "(village)",
+    "(song)",
+    "(ship)",
+    "Airport",
+    "Station",
+    "(TV series)",
+    "High School",
+    "(politician)",
+    "Museum",
+    "(mountain)",
+    "Park",
+]
 
 
 def rss_mb() -> float:
@@ -52,8 +71,11 @@ def real_names(data: Path) -> list[str]:
             lines = (ds / f).read_text(encoding="utf-8").splitlines()[1:]
             names += [line.split(",", 1)[1].strip('"') for line in lines if "," in line]
     for pos in ("noun", "verb", "adj", "adv"):
-        for line in (data / "lexicon" / "wordnet" / f"index.{pos}").read_text(
-                encoding="utf-8", errors="replace").splitlines():
+        for line in (
+            (data / "lexicon" / "wordnet" / f"index.{pos}")
+            .read_text(encoding="utf-8", errors="replace")
+            .splitlines()
+        ):
             if line and not line.startswith(" "):
                 names.append(line.split(" ", 1)[0].replace("_", " "))
     for zname in ("names.zip", "gazetteers.zip"):
@@ -72,8 +94,9 @@ def build_names(data: Path, n: int, seed: int) -> tuple[list[str], int]:
     seen = set(out)
     rng = np.random.default_rng(seed)
     while len(out) < n:
-        for i, q in zip(rng.integers(len(base), size=n), rng.integers(len(QUALIFIERS), size=n),
-                        strict=True):
+        for i, q in zip(
+            rng.integers(len(base), size=n), rng.integers(len(QUALIFIERS), size=n), strict=True
+        ):
             cand = f"{base[i]} {QUALIFIERS[q]}"
             if cand not in seen:
                 seen.add(cand)
@@ -104,27 +127,40 @@ def main() -> None:
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=10_000)
-    ap.add_argument("--flat-latency-queries", type=int, default=500,
-                    help="single-query latency of the exact index is measured on this many")
+    ap.add_argument(
+        "--flat-latency-queries",
+        type=int,
+        default=500,
+        help="single-query latency of the exact index is measured on this many",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", type=Path, default=data_root())
-    ap.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
-                    help="combined: also re-rank the exact index's top 50 by the combined "
-                    "match probability (embedding + character n-grams)")
-    ap.add_argument("--out-name", default="index_scale",
-                    help="results file name (default index_scale)")
+    ap.add_argument(
+        "--matcher",
+        choices=["cosine", "combined"],
+        default="cosine",
+        help="combined: also re-rank the exact index's top 50 by the combined "
+        "match probability (embedding + character n-grams)",
+    )
+    ap.add_argument(
+        "--out-name", default="index_scale", help="results file name (default index_scale)"
+    )
     args = ap.parse_args()
-    res: dict = {"command": f"python benchmarks/speed/index_scale.py --model {args.model} --n "
-                            f"{args.n} --queries {args.queries} --matcher {args.matcher} "
-                            f"--out-name {args.out_name}",
-                 "model": args.model, "cpus": os.cpu_count()}
+    res: dict = {
+        "command": f"python benchmarks/speed/index_scale.py --model {args.model} --n "
+        f"{args.n} --queries {args.queries} --matcher {args.matcher} "
+        f"--out-name {args.out_name}",
+        "model": args.model,
+        "cpus": os.cpu_count(),
+    }
 
     names, n_real = build_names(args.data, args.n, args.seed)
     rng = np.random.default_rng(args.seed + 1)
     src = rng.choice(len(names), size=args.queries, replace=False)
     queries = [typo(names[i], rng) for i in src]
-    res.update(n_names=len(names), n_real_names=n_real, n_queries=len(queries),
-               rss_start_mb=rss_mb())
+    res.update(
+        n_names=len(names), n_real_names=n_real, n_queries=len(queries), rss_start_mb=rss_mb()
+    )
 
     flat = EntityIndex(model=args.model, index="flat")
     enc = flat.encoder
@@ -147,8 +183,11 @@ def main() -> None:
         t0 = time.perf_counter()
         idx.add_embeddings(names, emb)
         build = time.perf_counter() - t0
-        r = {"build_s": build, "rss_growth_mb": rss_mb() - before,
-             "index_bytes_mb": faiss.serialize_index(idx.faiss_index).nbytes / 2**20}
+        r = {
+            "build_s": build,
+            "rss_growth_mb": rss_mb() - before,
+            "index_bytes_mb": faiss.serialize_index(idx.faiss_index).nbytes / 2**20,
+        }
         t0 = time.perf_counter()
         batch = idx.search_embeddings(qemb, top_k=10)
         r["batch_search_10k_s"] = time.perf_counter() - t0
@@ -163,11 +202,15 @@ def main() -> None:
             idx.search_embeddings(v, top_k=10)
             t_search.append(time.perf_counter() - t1)
             t_enc.append(t1 - t0)
-        r.update(latency_queries=m,
-                 encode_ms_p50=pct(t_enc, 50), encode_ms_p99=pct(t_enc, 99),
-                 search_ms_p50=pct(t_search, 50), search_ms_p99=pct(t_search, 99),
-                 total_ms_p50=pct(np.add(t_enc, t_search), 50),
-                 total_ms_p99=pct(np.add(t_enc, t_search), 99))
+        r.update(
+            latency_queries=m,
+            encode_ms_p50=pct(t_enc, 50),
+            encode_ms_p99=pct(t_enc, 99),
+            search_ms_p50=pct(t_search, 50),
+            search_ms_p99=pct(t_search, 99),
+            total_ms_p50=pct(np.add(t_enc, t_search), 50),
+            total_ms_p99=pct(np.add(t_enc, t_search), 99),
+        )
         report[kind] = r
         print(kind, json.dumps(r), flush=True)
         if kind == "flat" and args.matcher == "combined":
@@ -179,42 +222,58 @@ def main() -> None:
             report["flat + combined re-rank of top 50"] = {
                 "rerank_s": time.perf_counter() - t0,
                 "top1_found": float(np.mean(ranked.ids[:, 0] == src)),
-                "top10_found": float(np.mean((ranked.ids == src[:, None]).any(axis=1)))}
+                "top10_found": float(np.mean((ranked.ids == src[:, None]).any(axis=1))),
+            }
             print(report["flat + combined re-rank of top 50"], flush=True)
     res["indexes"] = report
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{args.out_name}.json").write_text(json.dumps(res, indent=2) + "\n")
-    md = [f"# EntityIndex at scale: {len(names):,} names, {len(queries):,} queries", "",
-          f"`{res['command']}` ({args.model}, {os.cpu_count()} CPUs). {n_real:,} real names, "
-          "the rest qualified variants; queries are indexed names with one character edit.",
-          "", "**Encoder share**", "",
-          f"- encoding {len(names):,} names: {res['encode_names_s']:.0f} s "
-          f"({res['encode_names_per_s']:.0f} names/s); memory after: "
-          f"{res['rss_after_encoding_mb']:.0f} MB RSS",
-          f"- encoding {len(queries):,} queries in one batch: "
-          f"{res['encode_queries_batch_s']:.1f} s", "",
-          "**Index share** (faiss, vectors already computed)", "",
-          "| index | build s | RSS growth MB | index MB | batch search of all queries s | "
-          "top-1 found | top-10 found | queries timed | search p50 ms | search p99 ms | "
-          "encode+search p50 ms | encode+search p99 ms |",
-          "|---|" + "---:|" * 11]
+    md = [
+        f"# EntityIndex at scale: {len(names):,} names, {len(queries):,} queries",
+        "",
+        f"`{res['command']}` ({args.model}, {os.cpu_count()} CPUs). {n_real:,} real names, "
+        "the rest qualified variants; queries are indexed names with one character edit.",
+        "",
+        "**Encoder share**",
+        "",
+        f"- encoding {len(names):,} names: {res['encode_names_s']:.0f} s "
+        f"({res['encode_names_per_s']:.0f} names/s); memory after: "
+        f"{res['rss_after_encoding_mb']:.0f} MB RSS",
+        f"- encoding {len(queries):,} queries in one batch: {res['encode_queries_batch_s']:.1f} s",
+        "",
+        "**Index share** (faiss, vectors already computed)",
+        "",
+        "| index | build s | RSS growth MB | index MB | batch search of all queries s | "
+        "top-1 found | top-10 found | queries timed | search p50 ms | search p99 ms | "
+        "encode+search p50 ms | encode+search p99 ms |",
+        "|---|" + "---:|" * 11,
+    ]
     for kind, r in report.items():
         if "build_s" not in r:
             continue
-        md.append(f"| {kind} | {r['build_s']:.1f} | {r['rss_growth_mb']:.0f} | "
-                  f"{r['index_bytes_mb']:.0f} | {r['batch_search_10k_s']:.1f} | "
-                  f"{r['top1_found']:.3f} | {r['top10_found']:.3f} | {r['latency_queries']} | "
-                  f"{r['search_ms_p50']:.2f} | {r['search_ms_p99']:.2f} | "
-                  f"{r['total_ms_p50']:.2f} | {r['total_ms_p99']:.2f} |")
-    md += ["", "Latency is per single query (one query encoded, then searched, k=10). The "
-           "exact index's single-query latency is timed on the first "
-           f"{report['flat']['latency_queries']} queries; HNSW's on all of them. 'found': the "
-           "query's source name is in the top 1 / top 10.", ""]
+        md.append(
+            f"| {kind} | {r['build_s']:.1f} | {r['rss_growth_mb']:.0f} | "
+            f"{r['index_bytes_mb']:.0f} | {r['batch_search_10k_s']:.1f} | "
+            f"{r['top1_found']:.3f} | {r['top10_found']:.3f} | {r['latency_queries']} | "
+            f"{r['search_ms_p50']:.2f} | {r['search_ms_p99']:.2f} | "
+            f"{r['total_ms_p50']:.2f} | {r['total_ms_p99']:.2f} |"
+        )
+    md += [
+        "",
+        "Latency is per single query (one query encoded, then searched, k=10). The "
+        "exact index's single-query latency is timed on the first "
+        f"{report['flat']['latency_queries']} queries; HNSW's on all of them. 'found': the "
+        "query's source name is in the top 1 / top 10.",
+        "",
+    ]
     for kind, r in report.items():
         if "rerank_s" in r:
-            md += [f"**{kind}** (`EntityIndex.search(..., matcher=\"combined\")`): top-1 found "
-                   f"{r['top1_found']:.3f}, top-10 found {r['top10_found']:.3f}; re-ranking "
-                   f"all {len(queries):,} queries took {r['rerank_s']:.1f} s.", ""]
+            md += [
+                f'**{kind}** (`EntityIndex.search(..., matcher="combined")`): top-1 found '
+                f"{r['top1_found']:.3f}, top-10 found {r['top10_found']:.3f}; re-ranking "
+                f"all {len(queries):,} queries took {r['rerank_s']:.1f} s.",
+                "",
+            ]
     (OUT / f"{args.out_name}.md").write_text("\n".join(md))
     print("\n".join(md))
 

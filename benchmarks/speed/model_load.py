@@ -25,10 +25,12 @@ MODELS = ("all-MiniLM-L6-v2", "pearl-minilm", "pearl-static")
 # torch, sentence-transformers and pearl's model modules are imported before the clock
 # starts, so old code (which imported them with pearl) and new code (which imports them on
 # first use) are timed on the same work: opening the folder
-PROBE = ("import time, sentence_transformers, pearl.encoders.phrase as p\n"
-         "import pearl.models.pearl_model\n"
-         "t = time.perf_counter(); p.PhraseEncoder({name!r}); "
-         "print(time.perf_counter() - t)")
+PROBE = (
+    "import time, sentence_transformers, pearl.encoders.phrase as p\n"
+    "import pearl.models.pearl_model\n"
+    "t = time.perf_counter(); p.PhraseEncoder({name!r}); "
+    "print(time.perf_counter() - t)"
+)
 
 
 def main() -> None:
@@ -42,22 +44,39 @@ def main() -> None:
     for name in MODELS:
         times = []
         for _ in range(args.runs):
-            out = subprocess.run([sys.executable, "-c", PROBE.format(name=name)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", PROBE.format(name=name)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             times.append(float(out.stdout.strip().splitlines()[-1]))
         times.sort()
-        record["rows"].append({"label": args.label, "model": name,
-                               "min_s": round(times[0], 3),
-                               "median_s": round(times[len(times) // 2], 3)})
+        record["rows"].append(
+            {
+                "label": args.label,
+                "model": name,
+                "min_s": round(times[0], 3),
+                "median_s": round(times[len(times) // 2], 3),
+            }
+        )
         print(record["rows"][-1], flush=True)
     record["command"] = "python benchmarks/speed/model_load.py --runs N --label LABEL"
     OUT.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2) + "\n")
-    lines = ["# Model load time", "", f"`{record['command']}`: `PhraseEncoder(name)` in fresh "
-             "interpreters (import excluded), min and median of the runs", "",
-             "| code | model | min (s) | median (s) |", "|---|---|---:|---:|"]
-    lines += [f"| {r['label']} | {r['model']} | {r['min_s']:.3f} | {r['median_s']:.3f} |"
-              for r in record["rows"]]
+    lines = [
+        "# Model load time",
+        "",
+        f"`{record['command']}`: `PhraseEncoder(name)` in fresh "
+        "interpreters (import excluded), min and median of the runs",
+        "",
+        "| code | model | min (s) | median (s) |",
+        "|---|---|---:|---:|",
+    ]
+    lines += [
+        f"| {r['label']} | {r['model']} | {r['min_s']:.3f} | {r['median_s']:.3f} |"
+        for r in record["rows"]
+    ]
     (OUT / "model_load.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -58,26 +58,45 @@ def main() -> None:
             t0 = time.perf_counter()
             enc.encode(texts, batch_size=b)
             times[key].append(time.perf_counter() - t0)
-    rows = [{"model": m, "batch_size": b, "median_seconds": statistics.median(v),
-             "phrases_per_s": len(texts) / statistics.median(v), "seconds": v}
-            for (m, b), v in times.items()]
-    ref = next((r for r in rows if r["model"] == "pearl-minilm"
-                and r["batch_size"] == args.batch_size), None)
-    cmd = "python benchmarks/speed/model_speed.py " + " ".join(f"-m {m}" for m in models) + (
-        f" --n {args.n} --rounds {args.rounds}")
-    md = ["# Encoding throughput", "",
-          f"`{cmd}`: {len(texts):,} PPDB phrases, median of {args.rounds} alternating rounds "
-          f"after a warm-up, {torch.get_num_threads()} torch threads on {os.cpu_count()} CPUs, "
-          "nothing else running.", "",
-          "| model | batch | median s | phrases/s | x pearl-minilm (batch "
-          f"{args.batch_size}) |", "|---|---:|---:|---:|---:|"]
+    rows = [
+        {
+            "model": m,
+            "batch_size": b,
+            "median_seconds": statistics.median(v),
+            "phrases_per_s": len(texts) / statistics.median(v),
+            "seconds": v,
+        }
+        for (m, b), v in times.items()
+    ]
+    ref = next(
+        (r for r in rows if r["model"] == "pearl-minilm" and r["batch_size"] == args.batch_size),
+        None,
+    )
+    cmd = (
+        "python benchmarks/speed/model_speed.py "
+        + " ".join(f"-m {m}" for m in models)
+        + (f" --n {args.n} --rounds {args.rounds}")
+    )
+    md = [
+        "# Encoding throughput",
+        "",
+        f"`{cmd}`: {len(texts):,} PPDB phrases, median of {args.rounds} alternating rounds "
+        f"after a warm-up, {torch.get_num_threads()} torch threads on {os.cpu_count()} CPUs, "
+        "nothing else running.",
+        "",
+        f"| model | batch | median s | phrases/s | x pearl-minilm (batch {args.batch_size}) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for r in rows:
         x = f"{r['phrases_per_s'] / ref['phrases_per_s']:.1f}" if ref else "–"
-        md.append(f"| {r['model']} | {r['batch_size']} | {r['median_seconds']:.2f} | "
-                  f"{r['phrases_per_s']:,.0f} | {x} |")
+        md.append(
+            f"| {r['model']} | {r['batch_size']} | {r['median_seconds']:.2f} | "
+            f"{r['phrases_per_s']:,.0f} | {x} |"
+        )
     OUT.mkdir(exist_ok=True)
-    (OUT / "model_speed.json").write_text(json.dumps({"command": cmd, "rows": rows},
-                                                     indent=2) + "\n")
+    (OUT / "model_speed.json").write_text(
+        json.dumps({"command": cmd, "rows": rows}, indent=2) + "\n"
+    )
     (OUT / "model_speed.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))
 

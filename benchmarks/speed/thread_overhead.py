@@ -47,26 +47,38 @@ def main() -> None:
     with ThreadPoolExecutor(1) as ex:
         res["executor thread, after the main thread"] = ex.submit(timed).result()
     rows = {k: {"seconds": s, "torch_threads": n} for k, (s, n) in res.items()}
-    ratio = (rows["executor thread, after the main thread"]["seconds"]
-             / rows["main thread"]["seconds"])
+    ratio = (
+        rows["executor thread, after the main thread"]["seconds"] / rows["main thread"]["seconds"]
+    )
     first = rows["executor thread, first to compute"]["seconds"] / rows["main thread"]["seconds"]
     OUT.mkdir(exist_ok=True)
-    (OUT / "thread_overhead.json").write_text(json.dumps(
-        {"n": len(texts), "rows": rows, "ratio": ratio, "first_ratio": first}, indent=2) + "\n")
-    md = ["# Encoding on the main thread vs a worker thread", "",
-          f"`python benchmarks/speed/thread_overhead.py --n {args.n}`: {len(texts):,} PPDB "
-          "phrases, "
-          "all-MiniLM-L6-v2, nothing else running.", "",
-          "| thread | seconds | torch threads |", "|---|---:|---:|"]
+    (OUT / "thread_overhead.json").write_text(
+        json.dumps({"n": len(texts), "rows": rows, "ratio": ratio, "first_ratio": first}, indent=2)
+        + "\n"
+    )
+    md = [
+        "# Encoding on the main thread vs a worker thread",
+        "",
+        f"`python benchmarks/speed/thread_overhead.py --n {args.n}`: {len(texts):,} PPDB "
+        "phrases, "
+        "all-MiniLM-L6-v2, nothing else running.",
+        "",
+        "| thread | seconds | torch threads |",
+        "|---|---:|---:|",
+    ]
     md += [f"| {k} | {v['seconds']:.2f} | {v['torch_threads']} |" for k, v in rows.items()]
-    md += ["", f"An executor thread that is the first to compute takes {first:.2f}x the main "
-           f"thread's time; one that computes while the main thread's OpenMP team exists "
-           f"takes {ratio:.2f}x. This fits libgomp's throttling: it counts the threads of every "
-           "team, and once they outnumber the cores its threads stop spinning between parallel "
-           "regions and sleep at once, as with OMP_WAIT_POLICY=PASSIVE (which, set by hand, "
-           "slowed the main thread to the same time). A Dask worker computes "
-           "with torch on its one task thread only, so it does not pay this "
-           "(results/benchmarks/dask_join.md).", ""]
+    md += [
+        "",
+        f"An executor thread that is the first to compute takes {first:.2f}x the main "
+        f"thread's time; one that computes while the main thread's OpenMP team exists "
+        f"takes {ratio:.2f}x. This fits libgomp's throttling: it counts the threads of every "
+        "team, and once they outnumber the cores its threads stop spinning between parallel "
+        "regions and sleep at once, as with OMP_WAIT_POLICY=PASSIVE (which, set by hand, "
+        "slowed the main thread to the same time). A Dask worker computes "
+        "with torch on its one task thread only, so it does not pay this "
+        "(results/benchmarks/dask_join.md).",
+        "",
+    ]
     (OUT / "thread_overhead.md").write_text("\n".join(md))
     print("\n".join(md))
 

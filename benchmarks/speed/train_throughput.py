@@ -32,8 +32,11 @@ OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default="configs/pearl-minilm.toml",
-                    help="training config giving the data files and the recipe")
+    ap.add_argument(
+        "--config",
+        default="configs/pearl-minilm.toml",
+        help="training config giving the data files and the recipe",
+    )
     ap.add_argument("--backbone", default="all-MiniLM-L6-v2")
     ap.add_argument("--batch-size", type=int, default=128)
     ap.add_argument("--rounds", type=int, default=7)
@@ -45,14 +48,22 @@ def main() -> None:
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     cfg = load_config(args.config, {"backbone": args.backbone, "batch_size": args.batch_size})
-    data = TrainingData.from_files(cfg.corpus, cfg.augmented, cfg.negatives,
-                                   levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
-                                   seed=cfg.seed)
+    data = TrainingData.from_files(
+        cfg.corpus,
+        cfg.augmented,
+        cfg.negatives,
+        levels=cfg.levels,
+        augmenter_weights=cfg.augmenter_weights,
+        seed=cfg.seed,
+    )
     backbone = resolve_model_path(args.backbone)
     torch.manual_seed(0)
-    pearl = build_pearl_model(backbone, {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
-                              labels=list(LABELS) if cfg.type_loss else None,
-                              max_seq_length=cfg.max_seq_length)
+    pearl = build_pearl_model(
+        backbone,
+        {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
+        labels=list(LABELS) if cfg.type_loss else None,
+        max_seq_length=cfg.max_seq_length,
+    )
     fusion = fusion_module(pearl)
     trainer = Trainer(cfg, show_progress_bar=False)
     pearl_opt = torch.optim.Adam(pearl.parameters(), lr=cfg.lr)
@@ -90,15 +101,20 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in times.items()}
     ratio = med["pearl"] / med["mnrl"]
     result = {
-        "backbone": args.backbone, "batch_size": args.batch_size,
-        "hard_negatives": cfg.hard_negatives, "rounds": args.rounds,
-        "pearl_step_s": round(med["pearl"], 4), "mnrl_step_s": round(med["mnrl"], 4),
-        "ratio": round(ratio, 3), "target": 1.3, "passed": ratio <= 1.3,
+        "backbone": args.backbone,
+        "batch_size": args.batch_size,
+        "hard_negatives": cfg.hard_negatives,
+        "rounds": args.rounds,
+        "pearl_step_s": round(med["pearl"], 4),
+        "mnrl_step_s": round(med["mnrl"], 4),
+        "ratio": round(ratio, 3),
+        "target": 1.3,
+        "passed": ratio <= 1.3,
         "all_s": {k: [round(x, 4) for x in v] for k, v in times.items()},
-        "threads": torch.get_num_threads(), "machine": platform.processor() or
-        platform.machine(),
-        "command": "python benchmarks/speed/train_throughput.py " + " ".join(
-            f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if v),
+        "threads": torch.get_num_threads(),
+        "machine": platform.processor() or platform.machine(),
+        "command": "python benchmarks/speed/train_throughput.py "
+        + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items() if v),
     }
     OUT.mkdir(exist_ok=True)
     (OUT / "train_throughput.json").write_text(json.dumps(result, indent=2))
@@ -112,7 +128,8 @@ def main() -> None:
         f"{args.batch_size / med['mnrl']:.0f} |\n\n"
         f"Ratio {ratio:.3f} (target <= 1.3): {'met' if ratio <= 1.3 else 'NOT met'}. "
         f"Batch {args.batch_size}, median of {args.rounds} alternating rounds after a "
-        f"warm-up, {torch.get_num_threads()} threads.\n")
+        f"warm-up, {torch.get_num_threads()} threads.\n"
+    )
     print(json.dumps({k: v for k, v in result.items() if k != "all_s"}, indent=2))
 
 

@@ -34,22 +34,25 @@ __all__ = [
 ]
 
 # Imported on first use (``import pearl`` stays light: no torch, transformers, pandas...).
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "DEFAULT_MODEL": "pearl.encoders.resolve",
-    "EntityIndex": "pearl.applications.index",
-    "PhraseEmbedder": "pearl.applications.embedder",
-    "cluster": "pearl.applications.dedup",
-    "deduplicate": "pearl.applications.dedup",
-    "fuzzy_join": "pearl.applications.join",
-    "GloveEncoder": "pearl.encoders.glove",
-    "PhraseEncoder": "pearl.encoders.phrase",
-    "StringDistance": "pearl.encoders.string_distance",
-    "load_encoder": "pearl.encoders",
-    "evaluate": "pearl.evaluation.runner",
-    "TrainConfig": "pearl.training.config",
-    "train": "pearl.training.trainer",
-    "__version__": "pearl._version",
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "DEFAULT_MODEL": "pearl.encoders.resolve",
+        "EntityIndex": "pearl.applications.index",
+        "PhraseEmbedder": "pearl.applications.embedder",
+        "cluster": "pearl.applications.dedup",
+        "deduplicate": "pearl.applications.dedup",
+        "fuzzy_join": "pearl.applications.join",
+        "GloveEncoder": "pearl.encoders.glove",
+        "PhraseEncoder": "pearl.encoders.phrase",
+        "StringDistance": "pearl.encoders.string_distance",
+        "load_encoder": "pearl.encoders",
+        "evaluate": "pearl.evaluation.runner",
+        "TrainConfig": "pearl.training.config",
+        "train": "pearl.training.trainer",
+        "__version__": "pearl._version",
+    },
+)
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from pearl._version import __version__

@@ -69,8 +69,8 @@ def require(module: str, purpose: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingExtraError(
-            f"{purpose} needs {dist}, an optional dependency of pearl: "
-            f"pip install 'pearl[{extra}]'") from exc
+            f"{purpose} needs {dist}, an optional dependency of pearl: pip install 'pearl[{extra}]'"
+        ) from exc
 
 
 def pyplot(purpose: str) -> ModuleType:

@@ -21,9 +21,19 @@ import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_tsv", "atomic_dir", "check_io", "check_output",
-           "file_sha256", "write_text_atomic", "read_json", "read_json_object",
-           "read_zip_member", "MAX_MEMBER_BYTES"]
+__all__ = [
+    "atomic_path",
+    "atomic_tsv",
+    "atomic_dir",
+    "check_io",
+    "check_output",
+    "file_sha256",
+    "write_text_atomic",
+    "read_json",
+    "read_json_object",
+    "read_zip_member",
+    "MAX_MEMBER_BYTES",
+]
 
 
 def _sibling(path: Path, suffix: str) -> Path:
@@ -60,8 +70,11 @@ def _naming(path: Path) -> Iterator[None]:
         yield
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT) and str(path) not in str(exc):
-            raise OSError(exc.errno, f"{os.strerror(exc.errno)} while writing {path} (the "
-                          "previous content, if any, is unchanged)") from exc
+            raise OSError(
+                exc.errno,
+                f"{os.strerror(exc.errno)} while writing {path} (the "
+                "previous content, if any, is unchanged)",
+            ) from exc
         raise
 
 
@@ -95,8 +108,9 @@ def read_json_object(path: str | os.PathLike, what: str) -> dict:
     try:
         data = read_json(path, what)
     except OSError as exc:
-        raise OSError(str(exc) if str(exc).startswith(("corrupt", what))
-                      else f"corrupt {what} {path}: {exc}") from exc
+        raise OSError(
+            str(exc) if str(exc).startswith(("corrupt", what)) else f"corrupt {what} {path}: {exc}"
+        ) from exc
     if not isinstance(data, dict):
         raise OSError(f"corrupt {what} {path}: not a JSON object")
     return data
@@ -118,8 +132,10 @@ def read_zip_member(archive, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
     info = archive.getinfo(name)
     where = f"{getattr(archive, 'filename', 'archive')}:{name}"
     if info.file_size > limit:
-        raise OSError(f"{where} unpacks to {info.file_size:,} bytes, more than pearl reads "
-                      f"from one archive member ({limit:,})")
+        raise OSError(
+            f"{where} unpacks to {info.file_size:,} bytes, more than pearl reads "
+            f"from one archive member ({limit:,})"
+        )
     with archive.open(info) as f:
         data = f.read(limit + 1)
     if len(data) > limit:
@@ -197,7 +213,8 @@ def check_replaceable_dir(path: str | os.PathLike, replaceable: str | None) -> N
             what = f"has no {replaceable}" if replaceable else "is not empty"
             raise FileExistsError(
                 f"{path} already exists and {what}: pearl does not overwrite a folder it did "
-                "not write; choose a new output folder or remove it yourself")
+                "not write; choose a new output folder or remove it yourself"
+            )
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -211,8 +228,9 @@ def _real(path: str | os.PathLike) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 
 
-def check_io(outputs: dict[str, str | os.PathLike | None],
-             inputs: Iterable[str | os.PathLike | None]) -> None:
+def check_io(
+    outputs: dict[str, str | os.PathLike | None], inputs: Iterable[str | os.PathLike | None]
+) -> None:
     """The one output guard: refuse any overlap between what a command writes and what it
     reads, before any work.
 
@@ -233,8 +251,11 @@ def check_io(outputs: dict[str, str | os.PathLike | None],
     ValueError
         Naming the parameter and the input it would overwrite.
     """
-    sources = [(str(i), _real(i), Path(i).expanduser()) for i in inputs
-               if i is not None and str(i) not in ("", "-")]
+    sources = [
+        (str(i), _real(i), Path(i).expanduser())
+        for i in inputs
+        if i is not None and str(i) not in ("", "-")
+    ]
     for name, output in outputs.items():
         if output is None or str(output) in ("", "-"):
             continue
@@ -243,14 +264,20 @@ def check_io(outputs: dict[str, str | os.PathLike | None],
             inside = src_res.is_dir() and src_res in out_res.parents
             holds = out_res in src_res.parents
             if out_res == src_res or _same(out, src) or inside or holds:
-                how = ("holds the input" if holds and not out_res == src_res
-                       else "would overwrite the input")
-                raise ValueError(f"{name} {str(output)!r} {how} {shown!r}; write the result "
-                                 "to another path (pearl never writes over what it reads)")
+                how = (
+                    "holds the input"
+                    if holds and not out_res == src_res
+                    else "would overwrite the input"
+                )
+                raise ValueError(
+                    f"{name} {str(output)!r} {how} {shown!r}; write the result "
+                    "to another path (pearl never writes over what it reads)"
+                )
 
 
-def check_output(output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None],
-                 name: str = "output") -> None:
+def check_output(
+    output: str | os.PathLike, inputs: Iterable[str | os.PathLike | None], name: str = "output"
+) -> None:
     """:func:`check_io` for a single output."""
     check_io({name: output}, inputs)
 
@@ -270,8 +297,13 @@ def _hash_store() -> Path:
 
 
 def _stat_key(st: os.stat_result) -> dict:
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns,
-            "ino": st.st_ino, "dev": st.st_dev}
+    return {
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "ctime_ns": st.st_ctime_ns,
+        "ino": st.st_ino,
+        "dev": st.st_dev,
+    }
 
 
 def _load_hash_store(path: Path) -> dict[str, dict]:
@@ -281,10 +313,16 @@ def _load_hash_store(path: Path) -> dict[str, dict]:
         return {}
     if not isinstance(raw, dict):
         return {}
-    return {k: v for k, v in raw.items() if isinstance(v, dict)
-            and all(isinstance(v.get(key), int) and not isinstance(v.get(key), bool)
-                    for key in _STAT_KEYS)
-            and isinstance(v.get("sha256"), str) and len(v["sha256"]) == 64}
+    return {
+        k: v
+        for k, v in raw.items()
+        if isinstance(v, dict)
+        and all(
+            isinstance(v.get(key), int) and not isinstance(v.get(key), bool) for key in _STAT_KEYS
+        )
+        and isinstance(v.get("sha256"), str)
+        and len(v["sha256"]) == 64
+    }
 
 
 def file_sha256(path: str | os.PathLike, persist: bool = True) -> str:

@@ -14,8 +14,9 @@ from collections.abc import Callable
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, names: dict[str, str]
-                 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, names: dict[str, str]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for a package whose public ``names`` (name ->
     module) are imported on first access and then kept in the package's namespace."""
 

@@ -12,8 +12,17 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_texts", "check_int", "check_float", "check_bool", "check_choice", "clean_text",
-           "InputError", "InputTypeError", "MissingKeyError"]
+__all__ = [
+    "check_texts",
+    "check_int",
+    "check_float",
+    "check_bool",
+    "check_choice",
+    "clean_text",
+    "InputError",
+    "InputTypeError",
+    "MissingKeyError",
+]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -46,10 +55,14 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     """
     if isinstance(texts, str):
         return [clean_text(texts)]
-    if texts is None or isinstance(texts, bytes | bytearray | dict) or not isinstance(
-            texts, Iterable):
-        raise ValueError(f"{name} must be a string or a sequence of strings, got "
-                         f"{type(texts).__name__}")
+    if (
+        texts is None
+        or isinstance(texts, bytes | bytearray | dict)
+        or not isinstance(texts, Iterable)
+    ):
+        raise ValueError(
+            f"{name} must be a string or a sequence of strings, got {type(texts).__name__}"
+        )
     out: list[str] = []
     for i, t in enumerate(texts):
         if isinstance(t, str):
@@ -57,9 +70,7 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
             continue
         if t is None or (isinstance(t, float) and math.isnan(t)):
             what = "None" if t is None else "NaN"
-            raise ValueError(
-                f"{name}[{i}] is {what}; drop or fill missing values before encoding"
-            )
+            raise ValueError(f"{name}[{i}] is {what}; drop or fill missing values before encoding")
         raise ValueError(
             f"{name}[{i}] is {type(t).__name__} ({t!r:.50}), expected str; "
             "convert non-string cells explicitly (e.g. str(x)) before encoding"
@@ -93,27 +104,34 @@ def clean_text(text: str) -> str:
     return text
 
 
-def check_int(value: Any, name: str, min_value: int | None = None,
-              max_value: int | None = None) -> int:
+def check_int(
+    value: Any, name: str, min_value: int | None = None, max_value: int | None = None
+) -> int:
     """An integer parameter (bool, float and str are refused), within bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputTypeError(f"{name} must be an integer, got {type(value).__name__} "
-                             f"({value!r:.40})")
+        raise InputTypeError(
+            f"{name} must be an integer, got {type(value).__name__} ({value!r:.40})"
+        )
     value = int(value)
     if (min_value is not None and value < min_value) or (
-            max_value is not None and value > max_value):
+        max_value is not None and value > max_value
+    ):
         raise ValueError(f"{name} must be {_bounds(min_value, max_value)}, got {value}")
     return value
 
 
-def check_float(value: Any, name: str, min_value: float | None = None,
-                max_value: float | None = None) -> float:
+def check_float(
+    value: Any, name: str, min_value: float | None = None, max_value: float | None = None
+) -> float:
     """A real parameter (ints accepted; bool, str and NaN refused), within bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputTypeError(f"{name} must be a number, got {type(value).__name__} ({value!r:.40})")
     value = float(value)
-    if math.isnan(value) or (min_value is not None and value < min_value) or (
-            max_value is not None and value > max_value):
+    if (
+        math.isnan(value)
+        or (min_value is not None and value < min_value)
+        or (max_value is not None and value > max_value)
+    ):
         raise ValueError(f"{name} must be {_bounds(min_value, max_value)}, got {value}")
     return value
 
@@ -121,8 +139,9 @@ def check_float(value: Any, name: str, min_value: float | None = None,
 def check_bool(value: Any, name: str) -> bool:
     """A boolean parameter (numpy booleans accepted; 0/1 and strings refused)."""
     if not isinstance(value, bool) and type(value).__name__ != "bool_":
-        raise InputTypeError(f"{name} must be True or False, got {type(value).__name__} "
-                        f"({value!r:.40})")
+        raise InputTypeError(
+            f"{name} must be True or False, got {type(value).__name__} ({value!r:.40})"
+        )
     return bool(value)
 
 
@@ -130,8 +149,9 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     """One of a fixed set of strings."""
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
-                         f"got {value!r:.40}")
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r:.40}"
+        )
     return value
 
 

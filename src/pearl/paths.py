@@ -19,8 +19,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["data_root", "benchmark_dir", "short_text_dir", "wordnet_dir", "cache_dir",
-           "results_dir"]
+__all__ = [
+    "data_root",
+    "benchmark_dir",
+    "short_text_dir",
+    "wordnet_dir",
+    "cache_dir",
+    "results_dir",
+]
 
 
 def data_root() -> Path:

@@ -7,36 +7,51 @@ from pearl.applications import dedup
 
 
 def test_typos_map_to_the_most_frequent_spelling(hash_encoder):
-    values = pd.Series(["new york", "new york", "new yorkk", "nwe york", "boston", "bostn",
-                        "boston", None], index=list("abcdefgh"), name="city")
+    values = pd.Series(
+        ["new york", "new york", "new yorkk", "nwe york", "boston", "bostn", "boston", None],
+        index=list("abcdefgh"),
+        name="city",
+    )
     out = deduplicate(values, threshold=0.5, model=hash_encoder, matcher="cosine")
     assert out.index.tolist() == list("abcdefgh") and out.name == "city"
-    assert out.tolist()[:7] == ["new york"] * 4 + ["boston"] * 3 and out.isna().tolist() \
-        == [False] * 7 + [True]
+    assert out.tolist()[:7] == ["new york"] * 4 + ["boston"] * 3 and out.isna().tolist() == [
+        False
+    ] * 7 + [True]
     assert out.dtype == values.dtype  # the input's string dtype is kept
 
 
 def test_default_cut_depends_on_the_matcher(hash_encoder):
     values = ["new york", "new yorkk", "nwe york", "boston", "bostn", "bostonn", "paris"]
-    assert (cluster(values, model=hash_encoder) == cluster(
-        values, model=hash_encoder, matcher="combined", threshold=0.5)).all()
-    assert (cluster(values, model=hash_encoder, matcher="cosine") == cluster(
-        values, model=hash_encoder, matcher="cosine", threshold=0.6)).all()
+    assert (
+        cluster(values, model=hash_encoder)
+        == cluster(values, model=hash_encoder, matcher="combined", threshold=0.5)
+    ).all()
+    assert (
+        cluster(values, model=hash_encoder, matcher="cosine")
+        == cluster(values, model=hash_encoder, matcher="cosine", threshold=0.6)
+    ).all()
     cluster(values, model=hash_encoder, matcher="cosine", threshold=-0.5)  # a cosine
     with pytest.raises(ValueError, match="threshold"):  # not a probability
         cluster(values, model=hash_encoder, threshold=-0.5)
 
 
 def test_default_deduplicates_typos_with_a_shipped_model():
-    values = ["Acme Corporation"] * 3 + ["Acme Corporatoin", "Acme Corp.", "Globex Industries",
-                                         "Globex Industries", "Glbex Industries", "Initech"]
+    values = ["Acme Corporation"] * 3 + [
+        "Acme Corporatoin",
+        "Acme Corp.",
+        "Globex Industries",
+        "Globex Industries",
+        "Glbex Industries",
+        "Initech",
+    ]
     out = deduplicate(values, model="pearl-static")
     assert out.tolist() == ["Acme Corporation"] * 5 + ["Globex Industries"] * 3 + ["Initech"]
 
 
 def test_cluster_labels(hash_encoder):
-    lab = cluster(["aaaa bbbb", "aaaa bbbc", "zzzz yyyy", "zzzz yyyx", None],
-                  n_clusters=2, model=hash_encoder)
+    lab = cluster(
+        ["aaaa bbbb", "aaaa bbbc", "zzzz yyyy", "zzzz yyyx", None], n_clusters=2, model=hash_encoder
+    )
     assert lab[0] == lab[1] != lab[2] == lab[3]
     assert lab[4] == -1
     assert cluster([], model=hash_encoder).shape == (0,)

@@ -12,11 +12,14 @@ from pearl import PhraseEmbedder
 
 
 def test_pipeline_and_column_transformer(hash_encoder):
-    df = pd.DataFrame({"city": ["paris", "pariss", "london", "londn", "rome", "roma"] * 5,
-                       "n": range(30)})
+    df = pd.DataFrame(
+        {"city": ["paris", "pariss", "london", "londn", "rome", "roma"] * 5, "n": range(30)}
+    )
     y = np.array([0, 0, 1, 1, 2, 2] * 5)
-    ct = ColumnTransformer([("emb", PhraseEmbedder(model=hash_encoder, n_components=4), "city")],
-                           remainder="passthrough")
+    ct = ColumnTransformer(
+        [("emb", PhraseEmbedder(model=hash_encoder, n_components=4), "city")],
+        remainder="passthrough",
+    )
     pipe = make_pipeline(ct, LogisticRegression(max_iter=500)).fit(df, y)
     assert pipe.score(df, y) == 1.0
     names = ct.get_feature_names_out()
@@ -90,8 +93,9 @@ def test_the_model_is_held_by_the_estimator_and_pickles(tiny_model_dir):
     blob = pickle.dumps(est)
     assert len(blob) < 100_000  # the model is not in the pickle, only its name and the PCA
     again = pickle.loads(blob)
-    np.testing.assert_allclose(again.transform(["The New York Times", "NYTimes", "Le Monde"]),
-                               out, atol=1e-5)
+    np.testing.assert_allclose(
+        again.transform(["The New York Times", "NYTimes", "Le Monde"]), out, atol=1e-5
+    )
     with_object = pickle.loads(pickle.dumps(PhraseEmbedder(model=HashEncoder()).fit(["a b"])))
     assert with_object.transform(["a b"]).shape == (1, 256)
 
@@ -105,7 +109,8 @@ def test_transform_before_fit():
 
 def test_real_model_by_name(tiny_model_dir):
     out = PhraseEmbedder(model=str(tiny_model_dir), n_components=2).fit_transform(
-        ["The New York Times", "NYTimes", "Le Monde"])
+        ["The New York Times", "NYTimes", "Le Monde"]
+    )
     assert out.shape == (3, 2)
 
 

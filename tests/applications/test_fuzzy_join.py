@@ -4,11 +4,22 @@ import pytest
 
 from pearl import fuzzy_join
 
-LEFT = pd.DataFrame({"name": ["acme corp", "globex inc", None, "initech llc", 1984, "zzz"],
-                     "v": range(6)})
-RIGHT = pd.DataFrame({"title": ["Acme Corporation", "Globex Incorporated", "Initech LLC",
-                                None, "1984", "umbrella"],
-                      "v": list("abcdef")})
+LEFT = pd.DataFrame(
+    {"name": ["acme corp", "globex inc", None, "initech llc", 1984, "zzz"], "v": range(6)}
+)
+RIGHT = pd.DataFrame(
+    {
+        "title": [
+            "Acme Corporation",
+            "Globex Incorporated",
+            "Initech LLC",
+            None,
+            "1984",
+            "umbrella",
+        ],
+        "v": list("abcdef"),
+    }
+)
 
 
 def test_left_join_keeps_rows_and_scores(hash_encoder):
@@ -24,8 +35,7 @@ def test_left_join_keeps_rows_and_scores(hash_encoder):
 
 def test_threshold_left_vs_inner(hash_encoder):
     left = fuzzy_join(LEFT, RIGHT, "name", "title", threshold=0.5, model=hash_encoder)
-    inner = fuzzy_join(LEFT, RIGHT, "name", "title", threshold=0.5, how="inner",
-                       model=hash_encoder)
+    inner = fuzzy_join(LEFT, RIGHT, "name", "title", threshold=0.5, how="inner", model=hash_encoder)
     assert len(left) == len(LEFT)
     assert pd.isna(left.loc[5, "title"])  # "zzz" has no match above 0.5
     assert len(inner) == left["match_score"].notna().sum()
@@ -42,8 +52,9 @@ def test_streamed_right_equals_one_shot(hash_encoder):
     one = fuzzy_join(LEFT, RIGHT, "name", "title", top_k=2, model=hash_encoder)
     chunks = [RIGHT.iloc[i : i + 2] for i in range(0, len(RIGHT), 2)]
     streamed = fuzzy_join(LEFT, iter(chunks), "name", "title", top_k=2, model=hash_encoder)
-    by_size = fuzzy_join(LEFT, RIGHT, "name", "title", top_k=2, model=hash_encoder,
-                         right_chunksize=1)
+    by_size = fuzzy_join(
+        LEFT, RIGHT, "name", "title", top_k=2, model=hash_encoder, right_chunksize=1
+    )
     pd.testing.assert_frame_equal(one, streamed)
     pd.testing.assert_frame_equal(one, by_size)
 
@@ -67,8 +78,13 @@ def test_empty_tables(hash_encoder):
 
 
 def test_polars_in_polars_out(hash_encoder):
-    out = fuzzy_join(pl.from_pandas(LEFT.astype({"name": str})), pl.from_pandas(RIGHT),
-                     "name", "title", model=hash_encoder)
+    out = fuzzy_join(
+        pl.from_pandas(LEFT.astype({"name": str})),
+        pl.from_pandas(RIGHT),
+        "name",
+        "title",
+        model=hash_encoder,
+    )
     assert isinstance(out, pl.DataFrame) and out.height == len(LEFT)
 
 
@@ -93,15 +109,39 @@ def test_cli_join_with_mixed_encodings(tiny_model_dir, tmp_path):
     # row 1 is UTF-8, row 2 a stray latin-1 byte
     (tmp_path / "l.csv").write_bytes(b"name\nCaf\xc3\xa9 Central\nM\xfcnchen\n")
     (tmp_path / "r.csv").write_text("title,id\nCafe Central,1\nMunich,2\n", encoding="utf-8")
-    rc = main(["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--left-on", "name",
-               "--right-on", "title", "-o", str(tmp_path / "j.csv"), "-m", str(tiny_model_dir)])
+    rc = main(
+        [
+            "join",
+            str(tmp_path / "l.csv"),
+            str(tmp_path / "r.csv"),
+            "--left-on",
+            "name",
+            "--right-on",
+            "title",
+            "-o",
+            str(tmp_path / "j.csv"),
+            "-m",
+            str(tiny_model_dir),
+        ]
+    )
     assert rc == 0
     out = pd.read_csv(tmp_path / "j.csv")
     assert len(out) == 2 and out["name"][0] == "Café Central"
     assert "\ufffd" in out["name"][1]  # the latin-1 byte was replaced, not fatal
     with pytest.raises(SystemExit, match="not found"):
-        main(["join", str(tmp_path / "x.csv"), str(tmp_path / "r.csv"), "--left-on", "a",
-              "--right-on", "b", "-o", str(tmp_path / "o.csv")])
+        main(
+            [
+                "join",
+                str(tmp_path / "x.csv"),
+                str(tmp_path / "r.csv"),
+                "--left-on",
+                "a",
+                "--right-on",
+                "b",
+                "-o",
+                str(tmp_path / "o.csv"),
+            ]
+        )
 
 
 def test_all_null_left_column(hash_encoder):

@@ -6,9 +6,11 @@ from conftest import HashEncoder
 
 from pearl import EntityIndex
 
-NAMES = [f"{a} {b} company" for a in ("acme", "globex", "initech", "umbrella", "hooli",
-                                      "vandelay", "wonka", "stark") for b in
-         ("north", "south", "east", "west", "central")]
+NAMES = [
+    f"{a} {b} company"
+    for a in ("acme", "globex", "initech", "umbrella", "hooli", "vandelay", "wonka", "stark")
+    for b in ("north", "south", "east", "west", "central")
+]
 
 
 @pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
@@ -81,7 +83,8 @@ def test_precomputed_embeddings_match_encoded(hash_encoder):
     a = EntityIndex(model=hash_encoder).build(NAMES)
     b = EntityIndex(model=hash_encoder).add_embeddings(NAMES, hash_encoder.encode(NAMES))
     q = hash_encoder.encode(["acme north compani"])
-    np.testing.assert_array_equal(a.search("acme north compani", top_k=3).ids,
-                                  b.search_embeddings(q, top_k=3).ids)
+    np.testing.assert_array_equal(
+        a.search("acme north compani", top_k=3).ids, b.search_embeddings(q, top_k=3).ids
+    )
     with pytest.raises(ValueError, match="2 names but embeddings"):
         EntityIndex(model=hash_encoder).add_embeddings(["a", "b"], np.zeros((3, 4)))

@@ -12,8 +12,7 @@ def test_ngram_cosine_sees_typos():
     sims = (x @ x.T).toarray()
     assert sims[0, 1] > 0.45 > 0.1 > sims[0, 2]
     assert sims[3].sum() == 0  # an empty string matches nothing
-    np.testing.assert_allclose(np.asarray(x.multiply(x).sum(1)).ravel(), [1, 1, 1, 0],
-                               atol=1e-6)
+    np.testing.assert_allclose(np.asarray(x.multiply(x).sum(1)).ravel(), [1, 1, 1, 0], atol=1e-6)
 
 
 def test_words_tell_names_apart_that_share_their_ngrams():
@@ -73,11 +72,20 @@ def test_scorer_fit_stays_monotone():
 
 def test_combined_is_the_default_and_streaming_does_not_change_it(hash_encoder):
     left = pd.DataFrame({"name": ["New York Times", "Bostn Globe", "Le Monde"]})
-    right = pd.DataFrame({"title": ["The New York Times", "Boston Globe", "Washington Post",
-                                    "Le Monde diplomatique"]})
+    right = pd.DataFrame(
+        {
+            "title": [
+                "The New York Times",
+                "Boston Globe",
+                "Washington Post",
+                "Le Monde diplomatique",
+            ]
+        }
+    )
     default = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder)
-    combined = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                          matcher="combined")
+    combined = fuzzy_join(
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher="combined"
+    )
     pd.testing.assert_frame_equal(default, combined)
     assert default.match_score.between(0, 1).all()
     parts = (right.iloc[i : i + 1] for i in range(len(right)))
@@ -88,7 +96,7 @@ def test_combined_is_the_default_and_streaming_does_not_change_it(hash_encoder):
 def test_calibration_is_monotone_and_round_trips():
     rng = np.random.default_rng(0)
     e, n = rng.uniform(0, 1, 3000), rng.uniform(0, 1, 3000)
-    y = (rng.uniform(0, 1, 3000) < (e + n) / 2) .astype(int)
+    y = (rng.uniform(0, 1, 3000) < (e + n) / 2).astype(int)
     raw = MatchScorer.fit(e, n, y)
     cal = raw.calibrate(e, n, y)
     grid = np.linspace(0, 1, 50)
@@ -119,27 +127,45 @@ SCORER = MatchScorer((4.0, 6.0, 0.0), -5.0, "test")
 def test_combined_join_scores_are_probabilities(hash_encoder):
     left = pd.DataFrame({"name": ["New York Times", "Bostn Globe", "Le Monde"]})
     right = pd.DataFrame({"title": ["The New York Times", "Boston Globe", "Washington Post"]})
-    out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                     matcher=SCORER)
+    out = fuzzy_join(
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER
+    )
     assert out.title.tolist()[:2] == ["The New York Times", "Boston Globe"]
     assert out.match_score.between(0, 1).all()
-    top2 = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                      matcher=SCORER, top_k=2)
+    top2 = fuzzy_join(
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER, top_k=2
+    )
     assert (top2.groupby("name").title.nunique() == 2).all()  # no candidate twice
 
 
 def test_precision_picks_the_threshold(hash_encoder):
     left = pd.DataFrame({"name": ["New York Times", "zzzz qqqq"]})
     right = pd.DataFrame({"title": ["The New York Times", "Boston Globe"]})
-    out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                     matcher=SCORER, precision=0.9, how="inner")
+    out = fuzzy_join(
+        left,
+        right,
+        left_on="name",
+        right_on="title",
+        model=hash_encoder,
+        matcher=SCORER,
+        precision=0.9,
+        how="inner",
+    )
     assert out.name.tolist() == ["New York Times"]
     with pytest.raises(ValueError, match="combined matcher"):
-        fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                   matcher="cosine", precision=0.9)
+        fuzzy_join(
+            left,
+            right,
+            left_on="name",
+            right_on="title",
+            model=hash_encoder,
+            matcher="cosine",
+            precision=0.9,
+        )
     with pytest.raises(ValueError, match="matcher"):
-        fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                   matcher="magic")
+        fuzzy_join(
+            left, right, left_on="name", right_on="title", model=hash_encoder, matcher="magic"
+        )
 
 
 MARGIN = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))
@@ -152,7 +178,7 @@ def test_margin_model_learns_that_a_close_rival_makes_a_match_less_certain():
     second = np.clip(best - gap, 0.01, None)
     second[:100] = -np.inf  # no runner-up at all
     lead = np.log(best / (1 - best)) - np.log(second / (1 - second))
-    y = (rng.uniform(0, 1, 4000) < 1 / (1 + np.exp(-(2 * np.nan_to_num(lead, posinf=3) - 1))))
+    y = rng.uniform(0, 1, 4000) < 1 / (1 + np.exp(-(2 * np.nan_to_num(lead, posinf=3) - 1)))
     s = SCORER.calibrate_margin(best, second, y.astype(int))
     a, b, c, cap = s.margin
     assert a >= 0 and b > 1 and cap > 0
@@ -184,8 +210,15 @@ def test_join_and_search_score_a_match_by_its_lead_over_the_runner_up(hash_encod
     scores = {}
     for name, right in (("alone", alone), ("rival", rival)):
         for k in (1, 2):
-            out = fuzzy_join(left, right, left_on="name", right_on="title", model=hash_encoder,
-                             matcher=MARGIN, top_k=k)
+            out = fuzzy_join(
+                left,
+                right,
+                left_on="name",
+                right_on="title",
+                model=hash_encoder,
+                matcher=MARGIN,
+                top_k=k,
+            )
             assert out.title.iloc[0] == "Boston Globe"
             scores[name, k] = out.match_score.tolist()
         index = EntityIndex(hash_encoder).build(right.title.tolist())

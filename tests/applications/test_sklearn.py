@@ -46,7 +46,7 @@ EXPECTED_FAILED = {
     "check_n_features_in_after_fitting": "one string column in; the check indexes a second",
     "check_fit2d_predict1d": "a 1-d array of strings is a valid column, not an error",
     "check_estimators_dtypes": "the check casts the strings back to numbers, which raise "
-                               "(non-string cells are an error by design)",
+    "(non-string cells are an error by design)",
     "check_positive_only_tag_during_fit": "numbers, not strings, reach fit",
     "check_complex_data": "complex numbers raise, with pearl's message (X[i] is complex...)",
     "check_estimators_empty_data_messages": "raises ValueError with pearl's own message",
@@ -56,7 +56,9 @@ EXPECTED_FAILED = {
 }
 
 
-@parametrize_with_checks([PhraseEmbedder(model=QuietHashEncoder(dim=16))],
-                         expected_failed_checks=lambda est: EXPECTED_FAILED)
+@parametrize_with_checks(
+    [PhraseEmbedder(model=QuietHashEncoder(dim=16))],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -16,9 +16,14 @@ from pearl.applications.tables import column_cells
 NAMES = ["Acme Inc", "Acme Inc", "Acme Incc", "Globex"]
 
 
-@pytest.mark.parametrize("frame", [pd.DataFrame({"company": NAMES}),
-                                   pl.DataFrame({"company": NAMES}),
-                                   pa.table({"company": NAMES})])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"company": NAMES}),
+        pl.DataFrame({"company": NAMES}),
+        pa.table({"company": NAMES}),
+    ],
+)
 def test_a_one_column_table_is_a_column(frame, hash_encoder):
     out = deduplicate(frame, threshold=0.5, model=hash_encoder)
     assert len(out) == 4 and column_cells(out)[:3] == ["Acme Inc"] * 3
@@ -30,8 +35,9 @@ def test_a_table_of_several_columns_is_refused(hash_encoder):
         deduplicate(pd.DataFrame({"a": NAMES, "b": NAMES}), model=hash_encoder)
 
 
-@pytest.mark.parametrize("values", [pa.array(["Acme", "Acme", None]),
-                                    pa.chunked_array([["Acme", None], ["Acme"]])])
+@pytest.mark.parametrize(
+    "values", [pa.array(["Acme", "Acme", None]), pa.chunked_array([["Acme", None], ["Acme"]])]
+)
 def test_pyarrow_nulls_stay_missing(values, hash_encoder):
     out = deduplicate(values, model=hash_encoder)
     assert isinstance(out, pa.Array) and out.null_count == 1
@@ -48,8 +54,14 @@ def test_the_callers_column_type_comes_back(hash_encoder):
 
 
 def test_column_cells_of_every_kind():
-    for values in (["a", None], np.array(["a", None], dtype=object), pd.Series(["a", None]),
-                   pl.Series(["a", None]), pa.array(["a", None]), (v for v in ["a", None])):
+    for values in (
+        ["a", None],
+        np.array(["a", None], dtype=object),
+        pd.Series(["a", None]),
+        pl.Series(["a", None]),
+        pa.array(["a", None]),
+        (v for v in ["a", None]),
+    ):
         cells = column_cells(values)
         assert cells[0] == "a" and (cells[1] is None or cells[1] != cells[1])
     with pytest.raises(TypeError, match="str"):
@@ -57,14 +69,20 @@ def test_column_cells_of_every_kind():
 
 
 LEFT = pl.DataFrame({"name": ["Paris", "Nowhere at all"]})
-RIGHT = pl.DataFrame({"city": ["Paris", "Rome"], "pop": [2_100_000, 2_800_000],
-                      "since": [dt.date(1900, 1, 1), dt.date(1950, 1, 1)]})
+RIGHT = pl.DataFrame(
+    {
+        "city": ["Paris", "Rome"],
+        "pop": [2_100_000, 2_800_000],
+        "since": [dt.date(1900, 1, 1), dt.date(1950, 1, 1)],
+    }
+)
 
 
 @pytest.mark.parametrize("matcher", ["cosine", "combined"])
 def test_polars_dtypes_survive_an_unmatched_row(hash_encoder, matcher):
-    out = fuzzy_join(LEFT, RIGHT, "name", "city", threshold=0.5, model=hash_encoder,
-                     matcher=matcher)
+    out = fuzzy_join(
+        LEFT, RIGHT, "name", "city", threshold=0.5, model=hash_encoder, matcher=matcher
+    )
     assert isinstance(out, pl.DataFrame)
     assert out.schema["pop"] == pl.Int64 and out.schema["since"] == pl.Date
     assert out["pop"].null_count() == 1 and out["pop"][0] == 2_100_000

@@ -10,20 +10,25 @@ from pearl.applications.topics import (
 )
 from pearl.cli import main
 
-SPORT = ["the football match ended with a late goal by the home team",
-         "the tennis player won the final set and the championship match",
-         "the team coach praised the goal keeper after the football match"]
-FOOD = ["bake the bread dough in a hot oven for forty minutes",
-        "the soup recipe needs fresh tomato garlic and olive oil",
-        "fresh bread and olive oil with garlic make a simple recipe"]
+SPORT = [
+    "the football match ended with a late goal by the home team",
+    "the tennis player won the final set and the championship match",
+    "the team coach praised the goal keeper after the football match",
+]
+FOOD = [
+    "bake the bread dough in a hot oven for forty minutes",
+    "the soup recipe needs fresh tomato garlic and olive oil",
+    "fresh bread and olive oil with garlic make a simple recipe",
+]
 DOCS = (SPORT + FOOD) * 4
 
 
 def test_topics_separate_two_subjects(hash_encoder):
     vocab = document_vocabulary(DOCS, min_df=2)
     assert "olive oil" in vocab and "the" not in vocab  # phrases, stopwords trimmed
-    tm = PhraseTopicModel(2, model=hash_encoder, epochs=60, lr=0.05, chunk_words=8,
-                          n_terms=5).fit(DOCS, vocabulary=vocab)
+    tm = PhraseTopicModel(2, model=hash_encoder, epochs=60, lr=0.05, chunk_words=8, n_terms=5).fit(
+        DOCS, vocabulary=vocab
+    )
     dist = tm.transform(SPORT + FOOD)
     assert dist.shape == (6, 2) and np.allclose(dist.sum(1), 1, atol=1e-5)
     sport, food = dist[:3].argmax(1), dist[3:].argmax(1)
@@ -40,10 +45,32 @@ def test_cli_writes_the_topic_files(tiny_model_dir, tmp_path, capsys):
     docs = tmp_path / "docs.txt"
     docs.write_text("\n".join(DOCS) + "\n", encoding="utf-8")
     out = tmp_path / "topics"
-    assert main(["topics", str(docs), "-k", "2", "-o", str(out), "--min-df", "2",
-                 "--epochs", "3", "-m", str(tiny_model_dir), "-q"]) == 0
-    assert {p.name for p in out.iterdir()} == {"topics.csv", "document_topics.csv",
-                                               "topics.md", "topics.png"}
+    assert (
+        main(
+            [
+                "topics",
+                str(docs),
+                "-k",
+                "2",
+                "-o",
+                str(out),
+                "--min-df",
+                "2",
+                "--epochs",
+                "3",
+                "-m",
+                str(tiny_model_dir),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    assert {p.name for p in out.iterdir()} == {
+        "topics.csv",
+        "document_topics.csv",
+        "topics.md",
+        "topics.png",
+    }
     assert len(pd.read_csv(out / "document_topics.csv")) == len(DOCS)
     assert "| topic |" in capsys.readouterr().out
     blocks = tmp_path / "blocks.txt"

@@ -12,15 +12,15 @@ WORDNET = SHARED_DATA / "lexicon" / "wordnet"
 
 def test_organisation_forms_include_figure_one():
     forms = NameVariants().options("The New York Times", "NP-ORG")
-    assert {"NYTimes", "nytimes.com", "newyorktimes.com", "NYT",
-            "the new york times"} <= set(forms)
+    assert {"NYTimes", "nytimes.com", "newyorktimes.com", "NYT", "the new york times"} <= set(forms)
     assert "The New York Times" not in forms
 
 
 def test_person_forms_and_types_without_forms():
     v = NameVariants()
     assert {"J. Smith", "Smith, John Paul", "John Smith"} <= set(
-        v.options("John Paul Smith", "NP-PERSON"))
+        v.options("John Paul Smith", "NP-PERSON")
+    )
     assert v.options("Paris", "NP-GPE") == []  # one word: no form a table would hold
     assert "paris.com" not in v.options("Paris Saint Germain", "NP-GPE")
     assert v.options("the red car", "NP-OTHER") == []  # not a name
@@ -31,18 +31,23 @@ def test_person_forms_and_types_without_forms():
 
 
 def _records():
-    return [PhraseRecord("The New York Times", "NP-ORG", 3, "test"),
-            PhraseRecord("John Smith", "NP-PERSON", 2, "test"),
-            PhraseRecord("red car", "NP-OTHER", 2, "test")]
+    return [
+        PhraseRecord("The New York Times", "NP-ORG", 3, "test"),
+        PhraseRecord("John Smith", "NP-PERSON", 2, "test"),
+        PhraseRecord("red car", "NP-OTHER", 2, "test"),
+    ]
 
 
 def test_alias_groups_sources_uniqueness_and_exclusion():
-    frame = alias_groups(records=_records(),
-                         definitions=[("National Football League", "NFL")],
-                         wordnet=[["The Hague", "Den Haag"], ["Nicaragua",
-                                                              "Republic of Nicaragua"]],
-                         replay=[("red car", "red automobile"), ("x", "x")], n_replay=5,
-                         exclude=["republic of nicaragua"], max_variants=20)
+    frame = alias_groups(
+        records=_records(),
+        definitions=[("National Football League", "NFL")],
+        wordnet=[["The Hague", "Den Haag"], ["Nicaragua", "Republic of Nicaragua"]],
+        replay=[("red car", "red automobile"), ("x", "x")],
+        n_replay=5,
+        exclude=["republic of nicaragua"],
+        max_variants=20,
+    )
     assert list(frame.columns) == ["text", "group", "source"]
     assert set(frame["source"]) == {"wordnet", "definition", "variants", "replay"}
     assert not frame["text"].duplicated().any()  # a string has one group
@@ -53,8 +58,9 @@ def test_alias_groups_sources_uniqueness_and_exclusion():
     nyt = frame.loc[frame["text"] == "The New York Times", "group"].item()
     assert {"NYTimes", "nytimes.com"} <= set(frame.loc[frame["group"] == nyt, "text"])
     again = alias_groups(records=_records(), definitions=[("National Football League", "NFL")])
-    assert again.equals(alias_groups(records=_records(),
-                                     definitions=[("National Football League", "NFL")]))
+    assert again.equals(
+        alias_groups(records=_records(), definitions=[("National Football League", "NFL")])
+    )
 
 
 @pytest.mark.skipif(not WORDNET.is_dir(), reason="shared WordNet not present")
@@ -66,11 +72,14 @@ def test_wordnet_alias_groups_are_proper_names():
 
 
 def test_case_variants_and_forms_of_grouped_strings_join_one_group():
-    records = [PhraseRecord("NYTimes", "NP-ORG", 2, "t"),
-               PhraseRecord("The New York Times", "NP-ORG", 3, "t"),
-               PhraseRecord("the New York Times", "NP-ORG", 3, "t")]
-    frame = alias_groups(records=records, replay=[("NYTimes", "The New York Times")],
-                         n_replay=1, max_variants=20)
+    records = [
+        PhraseRecord("NYTimes", "NP-ORG", 2, "t"),
+        PhraseRecord("The New York Times", "NP-ORG", 3, "t"),
+        PhraseRecord("the New York Times", "NP-ORG", 3, "t"),
+    ]
+    frame = alias_groups(
+        records=records, replay=[("NYTimes", "The New York Times")], n_replay=1, max_variants=20
+    )
     nyt = frame.loc[frame["text"] == "NYTimes", "group"].item()
     assert frame.loc[frame["text"] == "The New York Times", "group"].item() == nyt
     assert frame.loc[frame["text"] == "the New York Times", "group"].item() == nyt
@@ -78,10 +87,11 @@ def test_case_variants_and_forms_of_grouped_strings_join_one_group():
 
 
 def test_as_pairs_with_hard_negatives():
-    frame = alias_groups(records=_records(), wordnet=[["The Hague", "Den Haag"]],
-                         max_variants=20)
-    negatives = {"The New York Times": ["The New Yorker", "NYT", "the New York Mets"],
-                 "The Hague": ["The Hagu"]}
+    frame = alias_groups(records=_records(), wordnet=[["The Hague", "Den Haag"]], max_variants=20)
+    negatives = {
+        "The New York Times": ["The New Yorker", "NYT", "the New York Mets"],
+        "The Hague": ["The Hagu"],
+    }
     pairs = as_pairs(frame, negatives, per_group=5, exclude=["the new york mets"])
     assert list(pairs.columns) == ["left", "right", "label", "source"]
     neg = pairs[pairs["label"] == 0]

@@ -38,12 +38,17 @@ def test_mined_paraphrases_have_low_overlap():
         def encode(self, texts, **kw):
             import numpy as np
 
-            vec = {"purchase agreement": [1, 0], "purchase agreements": [1, 0.01],
-                   "sales contract": [0.95, 0.1], "blue whale": [0, 1]}
+            vec = {
+                "purchase agreement": [1, 0],
+                "purchase agreements": [1, 0.01],
+                "sales contract": [0.95, 0.1],
+                "blue whale": [0, 1],
+            }
             return np.array([vec[t] for t in texts], dtype="float32")
 
     m = MinedParaphraser(Fake(), min_cosine=0.9, max_overlap=0.3, top_k=3).fit(
-        phrases, show_progress_bar=False)
+        phrases, show_progress_bar=False
+    )
     assert m.table_["purchase agreement"] == ["sales contract"]  # the plural overlaps
     assert m("blue whale", random.Random(0)) is None
     assert token_overlap("a b", "b c") == pytest.approx(1 / 3)

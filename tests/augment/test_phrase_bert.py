@@ -20,8 +20,9 @@ def test_replace_one_word_keeps_stopwords_and_changes_one_word():
 def test_negative_goes_through_the_positive_augmenter(tmp_path):
     rows = [("big apple pie", "BIG APPLE PIE", "upper"), ("red river", "red rivers", "plural")]
     augs = {"upper": lambda p, rng: p.upper(), "plural": lambda p, rng: None}
-    path = make_triplets(rows, augs, ["stone", "cloud"], tmp_path / "t.tsv",
-                         show_progress_bar=False)
+    path = make_triplets(
+        rows, augs, ["stone", "cloud"], tmp_path / "t.tsv", show_progress_bar=False
+    )
     got = read_triplets(path)
     assert [r[0] for r in got] == ["big apple pie", "red river"]
     assert got[0][2].isupper() and got[0][2] != "BIG APPLE PIE"  # same augmenter applied
@@ -31,13 +32,15 @@ def test_negative_goes_through_the_positive_augmenter(tmp_path):
         read_triplets(tmp_path / "bad.tsv")
 
 
-def test_phrase_bert_objective_trains_on_triplets(training_files, tiny_model_dir, tmp_path,
-                                                  monkeypatch):
+def test_phrase_bert_objective_trains_on_triplets(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
     from pearl.training import Trainer, load_config, objective
 
     rows = read_augmented(training_files["augmented"])
-    triplets = make_triplets(rows, {}, ["stone", "cloud", "lamp"], tmp_path / "t.tsv",
-                             show_progress_bar=False)
+    triplets = make_triplets(
+        rows, {}, ["stone", "cloud", "lamp"], tmp_path / "t.tsv", show_progress_bar=False
+    )
     calls = []
     real = objective.triplet_loss
 
@@ -46,10 +49,20 @@ def test_phrase_bert_objective_trains_on_triplets(training_files, tiny_model_dir
         return real(a, p, n, margin)
 
     monkeypatch.setattr(objective, "triplet_loss", spy)
-    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir),
-                                 output=str(tmp_path / "m"), batch_size=4, max_steps=2,
-                                 char_pretrain_steps=1, char_out_dim=8,
-                                 objective="phrase-bert", triplets=str(triplets)))
+    cfg = load_config(
+        None,
+        dict(
+            training_files,
+            backbone=str(tiny_model_dir),
+            output=str(tmp_path / "m"),
+            batch_size=4,
+            max_steps=2,
+            char_pretrain_steps=1,
+            char_out_dim=8,
+            objective="phrase-bert",
+            triplets=str(triplets),
+        ),
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     assert len(calls) == 2 and all(a == n for a, n, _ in calls) and calls[0][2] == 1.0
     assert all(np.isfinite(r["contrastive"]) for r in result.history)

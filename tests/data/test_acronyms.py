@@ -11,8 +11,10 @@ def test_long_form_is_the_shortest_matching_tail():
 
 
 def test_definitions_in_running_text():
-    text = ("The National Football League ( NFL ) and the Australian Stock Exchange (ASX) "
-            "met in Sydney ( Cardiff ) ; see (a) and ( 42 ).")
+    text = (
+        "The National Football League ( NFL ) and the Australian Stock Exchange (ASX) "
+        "met in Sydney ( Cardiff ) ; see (a) and ( 42 )."
+    )
     found = find_definitions(text)
     assert ("National Football League", "NFL") in found
     assert ("Australian Stock Exchange", "ASX") in found
@@ -22,8 +24,11 @@ def test_definitions_in_running_text():
 
 
 def test_mine_definitions_counts_repeats():
-    texts = ["the Food and Drug Administration (FDA) said", "Food and Drug Administration (FDA)",
-             "emoji 🙂 ( 🙂 ) and unicode Zürich Grand Hotel (ZGH)"]
+    texts = [
+        "the Food and Drug Administration (FDA) said",
+        "Food and Drug Administration (FDA)",
+        "emoji 🙂 ( 🙂 ) and unicode Zürich Grand Hotel (ZGH)",
+    ]
     counts = mine_definitions(texts, show_progress_bar=False)
     assert isinstance(counts, Counter)
     assert counts[("Food and Drug Administration", "FDA")] == 2

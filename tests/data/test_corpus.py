@@ -10,31 +10,34 @@ from pearl.data.labels import LABELS
 def raw(tmp_path):
     root = tmp_path / "corpus"
     (root / "nltk").mkdir(parents=True)
-    text = ("Apple bought a small startup in London.\n" * 2
-            + "The New York Times reported that Apple bought a startup.\n"
-            + "She walked very slowly to the station 🙂.\n\n")
+    text = (
+        "Apple bought a small startup in London.\n" * 2
+        + "The New York Times reported that Apple bought a startup.\n"
+        + "She walked very slowly to the station 🙂.\n\n"
+    )
     (root / "news.txt").write_text(text, encoding="utf-8")
     with zipfile.ZipFile(root / "nltk" / "names.zip", "w") as z:
         z.writestr("names/female.txt", "Abigail\nAda\n")
     lex = tmp_path / "lexicon" / "wordnet"
     lex.mkdir(parents=True)
     (lex / "index.noun").write_text("  header line\nheart_attack n 1 0 1 0 1\n")
-    (lex / "lexnames").write_text("03\tnoun.Tops\t1\n15\tnoun.location\t1\n"
-                                  "14\tnoun.group\t1\n")
+    (lex / "lexnames").write_text("03\tnoun.Tops\t1\n15\tnoun.location\t1\n14\tnoun.group\t1\n")
     (lex / "data.noun").write_text(
         "  1 header line\n"
         "00000010 03 n 01 heart_attack 0 000 | a gloss\n"
         "00000020 15 n 01 city 0 000 | a city\n"
         "00000030 15 n 02 Paris 0 City_of_Light 0 001 @i 00000020 n 0000 | French capital\n"
         "00000040 14 n 01 NATO 0 000 | an alliance\n"
-        "00000050 15 n 01 Apple 0 001 @i 00000020 n 0000 | not the company\n")
+        "00000050 15 n 01 Apple 0 001 @i 00000020 n 0000 | not the company\n"
+    )
     return root, tmp_path / "lexicon"
 
 
 def test_build_writes_typed_phrases(raw, tmp_path):
     root, lexicon = raw
-    stats = build_corpus(root, tmp_path / "out", lexicon_root=lexicon, show_progress_bar=False,
-                         list_types="lists")
+    stats = build_corpus(
+        root, tmp_path / "out", lexicon_root=lexicon, show_progress_bar=False, list_types="lists"
+    )
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     assert rows["Apple"].frequency == 3 and rows["Apple"].label == "NP-ORG"
     assert rows["in London"].label.startswith("PP-")
@@ -56,8 +59,9 @@ def test_build_writes_typed_phrases(raw, tmp_path):
 
 def test_typed_min_freq_keeps_entity_names_seen_once(raw, tmp_path):
     root, lexicon = raw
-    stats = build_corpus(root, tmp_path / "out", show_progress_bar=False, include_lists=False,
-                         typed_min_freq=1)
+    stats = build_corpus(
+        root, tmp_path / "out", show_progress_bar=False, include_lists=False, typed_min_freq=1
+    )
     rows = {r.phrase: r for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     build_corpus(root, tmp_path / "d", show_progress_bar=False, include_lists=False)
     default = {r.phrase for r in read_corpus(tmp_path / "d" / "corpus.tsv")}
@@ -86,8 +90,9 @@ def test_rebuild_is_byte_identical(raw, tmp_path):
     root, lexicon = raw
     build_corpus(root, tmp_path / "a", lexicon_root=lexicon, show_progress_bar=False)
     build_corpus(root, tmp_path / "b", lexicon_root=lexicon, show_progress_bar=False)
-    assert (tmp_path / "a" / "corpus.tsv").read_bytes() == (tmp_path / "b" /
-                                                            "corpus.tsv").read_bytes()
+    assert (tmp_path / "a" / "corpus.tsv").read_bytes() == (
+        tmp_path / "b" / "corpus.tsv"
+    ).read_bytes()
 
 
 def test_junk_rules():
@@ -108,8 +113,14 @@ def test_contexts_hold_each_text_phrase_masked_in_its_sentence(raw, tmp_path):
     from pearl.data.contexts import MASK, read_contexts
 
     root, _ = raw
-    build_corpus(root, tmp_path / "out", show_progress_bar=False, include_lists=False,
-                 typed_min_freq=1, contexts=3)
+    build_corpus(
+        root,
+        tmp_path / "out",
+        show_progress_bar=False,
+        include_lists=False,
+        typed_min_freq=1,
+        contexts=3,
+    )
     phrases = {r.phrase for r in read_corpus(tmp_path / "out" / "corpus.tsv")}
     contexts = read_contexts(tmp_path / "out" / "contexts.tsv")
     assert contexts and set(contexts) <= phrases
@@ -125,8 +136,8 @@ def test_contexts_hold_each_text_phrase_masked_in_its_sentence(raw, tmp_path):
 def test_contexts_files_round_trip_and_bad_ones_are_named(tmp_path):
     from pearl.data.contexts import read_contexts, write_contexts
 
-    odd = {"a \"quoted\" name": "x\ty [MASK] 🙂", "plain": "the [MASK] here"}
-    write_contexts(tmp_path / "c.tsv", odd, ["plain", "a \"quoted\" name", "no context"])
+    odd = {'a "quoted" name': "x\ty [MASK] 🙂", "plain": "the [MASK] here"}
+    write_contexts(tmp_path / "c.tsv", odd, ["plain", 'a "quoted" name', "no context"])
     assert read_contexts(tmp_path / "c.tsv") == odd
     with pytest.raises(FileNotFoundError, match="--contexts"):
         read_contexts(tmp_path / "missing.tsv")

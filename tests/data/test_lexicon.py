@@ -4,13 +4,19 @@ from pearl.data.lexicon import iter_name_lists, iter_wordnet_lemmas, wordnet_ent
 from pearl.data.sources import SkipReport
 
 # WordNet 3.0 offsets used by the typing rules
-CITY, DISTRICT, ORGANIZATION, ETHNIC_GROUP, STRUCTURE = (8524735, 8491826, 8008335,
-                                                         7967382, 4341686)
+CITY, DISTRICT, ORGANIZATION, ETHNIC_GROUP, STRUCTURE = (
+    8524735,
+    8491826,
+    8008335,
+    7967382,
+    4341686,
+)
 
 
 def _wordnet(tmp_path):
-    (tmp_path / "lexnames").write_text("18\tnoun.person\t1\n15\tnoun.location\t1\n"
-                                       "14\tnoun.group\t1\n00\tadj.all\t3\n")
+    (tmp_path / "lexnames").write_text(
+        "18\tnoun.person\t1\n15\tnoun.location\t1\n14\tnoun.group\t1\n00\tadj.all\t3\n"
+    )
     (tmp_path / "data.noun").write_text(
         "  1 licence header\n"
         f"{CITY:08d} 15 n 01 city 0 000 | a large town\n"
@@ -21,7 +27,8 @@ def _wordnet(tmp_path):
         "00000400 18 n 01 Chopin 0 001 @i 00000500 n 0000 | a composer\n"
         "00000500 18 n 01 composer 0 000 | someone who composes\n"
         "00000600 18 n 01 Democrat 0 000 | a party member\n"
-        "this line is not a synset\n")
+        "this line is not a synset\n"
+    )
     (tmp_path / "data.adj").write_text("00000700 00 s 02 handy 0 ready_to_hand(p) 0 000 | x\n")
 
 
@@ -58,8 +65,12 @@ def test_name_lists_are_typed_by_list(tmp_path):
         z.writestr("gazetteers/countries.txt", "France\n")
         z.writestr("gazetteers/nationalities.txt", "French\n")
     got = list(iter_name_lists(tmp_path))
-    assert got == [("Aaron", "names", "PERSON"), ("Abe", "names", "PERSON"),
-                   ("France", "gazetteers", "GPE"), ("French", "gazetteers", "NORP")]
+    assert got == [
+        ("Aaron", "names", "PERSON"),
+        ("Abe", "names", "PERSON"),
+        ("France", "gazetteers", "GPE"),
+        ("French", "gazetteers", "NORP"),
+    ]
 
 
 def test_missing_lists_are_reported(tmp_path):

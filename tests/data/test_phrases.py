@@ -15,8 +15,11 @@ def _phrases(nlp, text):
 
 
 def test_five_classes_and_types(nlp):
-    got = _phrases(nlp, "The New York Times reported that Apple has not quickly bought a very "
-                        "small startup in London.")
+    got = _phrases(
+        nlp,
+        "The New York Times reported that Apple has not quickly bought a very "
+        "small startup in London.",
+    )
     assert ("The New York Times", "NP", "ORG") in got
     assert ("has not quickly bought", "VP", None) in got
     assert ("in London", "PP", None) in got

@@ -6,9 +6,12 @@ from pearl.data.sources import MAX_LINE_CHARS, SkipReport, iter_text
 
 
 def test_reads_text_and_counts_what_it_skips(tmp_path):
-    (tmp_path / "a.txt").write_text("Hello wörld 🙂 from Zürich.\n\n   \n12345 !!!\n"
-                                    + "x" * (MAX_LINE_CHARS + 1) + "\nLast line.\n",
-                                    encoding="utf-8")
+    (tmp_path / "a.txt").write_text(
+        "Hello wörld 🙂 from Zürich.\n\n   \n12345 !!!\n"
+        + "x" * (MAX_LINE_CHARS + 1)
+        + "\nLast line.\n",
+        encoding="utf-8",
+    )
     (tmp_path / "b.txt").write_bytes(b"caf\xe9 latin-1 line\n")
     (tmp_path / "c.txt").write_bytes(b"\x00\x01binary")
     (tmp_path / "broken.zip").write_bytes(b"PK not a zip")
@@ -35,8 +38,12 @@ def test_nltk_formats(tmp_path):
         z.writestr("names/male.txt", "Aaron\n")
     (tmp_path / "wiki.tokens").write_text(" = Title = \n A well @-@ known 1 @,@ 000 fact \n")
     texts = [(u.source, u.text) for u in iter_text(tmp_path)]
-    assert texts == [("brown", 'The jury said " no " .'), ("conll2000", "He ran"),
-                     ("conll2000", "She"), ("wikitext2", "A well-known 1,000 fact")]
+    assert texts == [
+        ("brown", 'The jury said " no " .'),
+        ("conll2000", "He ran"),
+        ("conll2000", "She"),
+        ("wikitext2", "A well-known 1,000 fact"),
+    ]
 
 
 def test_missing_folder():

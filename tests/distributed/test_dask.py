@@ -46,8 +46,11 @@ def pdk_close(c):
 
 
 def tables(n_left=60, n_right=40):
-    names = [f"{w} {v} club" for w in ("alpha", "bravo", "charlie", "delta", "echo")
-             for v in ("one", "two", "three", "four", "five", "six", "seven", "eight")]
+    names = [
+        f"{w} {v} club"
+        for w in ("alpha", "bravo", "charlie", "delta", "echo")
+        for v in ("one", "two", "three", "four", "five", "six", "seven", "eight")
+    ]
     right = pd.DataFrame({"title": names[:n_right], "rid": [f"r{i}" for i in range(n_right)]})
     left_names = [names[i % n_right].replace("club", "clubs") for i in range(n_left)]
     left_names[3] = None
@@ -58,17 +61,30 @@ def tables(n_left=60, n_right=40):
 
 
 @pytest.mark.parametrize("shards, top_k, how", [(1, 1, "left"), (3, 2, "inner")])
-def test_join_equals_the_single_process_join_row_for_row(client, tiny_model_dir, shards,
-                                                        top_k, how):
+def test_join_equals_the_single_process_join_row_for_row(
+    client, tiny_model_dir, shards, top_k, how
+):
     left, right = tables()
-    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=top_k,
-                              how=how, model=str(tiny_model_dir))
-    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=4),
-                         dd.from_pandas(right, npartitions=3), "name", "title",
-                         model=str(tiny_model_dir), top_k=top_k, how=how,
-                         right_shards=shards).compute()
-    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
-                                  rtol=1e-5)
+    single = pearl.fuzzy_join(
+        left,
+        right,
+        left_on="name",
+        right_on="title",
+        top_k=top_k,
+        how=how,
+        model=str(tiny_model_dir),
+    )
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=4),
+        dd.from_pandas(right, npartitions=3),
+        "name",
+        "title",
+        model=str(tiny_model_dir),
+        top_k=top_k,
+        how=how,
+        right_shards=shards,
+    ).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
 
 
 def test_model_is_loaded_once_per_worker(client, tiny_model_dir, tmp_path):
@@ -78,8 +94,13 @@ def test_model_is_loaded_once_per_worker(client, tiny_model_dir, tmp_path):
     shutil.copytree(tiny_model_dir, model)
     client.run(_faults.count_loads)
     left, right = tables(200, 40)
-    pdk.fuzzy_join(dd.from_pandas(left, npartitions=8), dd.from_pandas(right, npartitions=4),
-                   "name", "title", model=str(model)).compute()
+    pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=8),
+        dd.from_pandas(right, npartitions=4),
+        "name",
+        "title",
+        model=str(model),
+    ).compute()
     per_worker = client.run(_faults.loads)
     loads = [m for v in per_worker.values() for m in v if m == str(model)]
     assert 1 <= len(loads) <= len(per_worker), per_worker  # 12 partitions, <= 1 load each
@@ -88,27 +109,32 @@ def test_model_is_loaded_once_per_worker(client, tiny_model_dir, tmp_path):
 def test_encode_equals_the_encoder(client, tiny_model_dir):
     left, _ = tables()
     texts = left.dropna()
-    vecs = pdk.encode(dd.from_pandas(texts, npartitions=3), "name",
-                      model=str(tiny_model_dir)).compute()
+    vecs = pdk.encode(
+        dd.from_pandas(texts, npartitions=3), "name", model=str(tiny_model_dir)
+    ).compute()
     expected = pearl.PhraseEncoder(tiny_model_dir).encode(texts.name.tolist())
     np.testing.assert_allclose(vecs, expected, rtol=1e-4, atol=1e-5)
     # missing values: embedded as "" by default, as PhraseEmbedder does (issue 37)
-    full = pdk.encode(dd.from_pandas(left, npartitions=2), "name",
-                      model=str(tiny_model_dir)).compute()
+    full = pdk.encode(
+        dd.from_pandas(left, npartitions=2), "name", model=str(tiny_model_dir)
+    ).compute()
     single = pearl.PhraseEncoder(tiny_model_dir).encode(left["name"].fillna("").tolist())
     np.testing.assert_allclose(full, single, rtol=1e-4, atol=1e-5)
     # with handle_missing="error", the error names the row's label in the whole table
     late = left.fillna({"name": "x"})
     late.loc[45, "name"] = None  # in the second partition: position 15 there
     with pytest.raises(ValueError, match="at row 45"):
-        pdk.encode(dd.from_pandas(late, npartitions=2), "name", model=str(tiny_model_dir),
-                   handle_missing="error").compute()
+        pdk.encode(
+            dd.from_pandas(late, npartitions=2),
+            "name",
+            model=str(tiny_model_dir),
+            handle_missing="error",
+        ).compute()
 
 
 def test_index_build_and_search(client, tiny_model_dir):
     _, right = tables()
-    idx = pdk.build_index(dd.from_pandas(right, npartitions=3), "title",
-                          model=str(tiny_model_dir))
+    idx = pdk.build_index(dd.from_pandas(right, npartitions=3), "title", model=str(tiny_model_dir))
     queries = pd.DataFrame({"q": ["alpha one clubs", "delta two club"]})
     hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", top_k=3).compute()
     local = idx.search(queries.q.tolist(), top_k=3).to_frame()
@@ -127,22 +153,35 @@ def test_worker_killed_mid_job_loses_and_duplicates_no_row(client, tmp_path):
     left, right, lp, rp = _parquet(tmp_path)
     marker = tmp_path / "killed"
     model = _faults.KillOnce(trigger="charlie", marker=str(marker))
-    out = pdk.join_to_parquet(lp, rp, tmp_path / "out", left_on="name", right_on="title",
-                              model=model, partitions=4, show_progress_bar=False)
+    out = pdk.join_to_parquet(
+        lp,
+        rp,
+        tmp_path / "out",
+        left_on="name",
+        right_on="title",
+        model=model,
+        partitions=4,
+        show_progress_bar=False,
+    )
     assert marker.exists()  # a worker did die
     got = pd.read_parquet(out).sort_values("lid", kind="stable").reset_index(drop=True)
-    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title",
-                              model=_faults.TrigramEncoder())
+    single = pearl.fuzzy_join(
+        left, right, left_on="name", right_on="title", model=_faults.TrigramEncoder()
+    )
     assert got.lid.tolist() == single.lid.tolist()  # every row once
     pd.testing.assert_frame_equal(got, single, check_dtype=False, rtol=1e-5)
     assert not list(out.glob(".*.tmp"))
 
 
-def test_rerun_skips_finished_parts_and_refuses_another_job(client, tiny_model_dir,
-                                                            tmp_path):
+def test_rerun_skips_finished_parts_and_refuses_another_job(client, tiny_model_dir, tmp_path):
     *_, lp, rp = _parquet(tmp_path)
-    kwargs = dict(left_on="name", right_on="title", model=str(tiny_model_dir), partitions=3,
-                  show_progress_bar=False)
+    kwargs = dict(
+        left_on="name",
+        right_on="title",
+        model=str(tiny_model_dir),
+        partitions=3,
+        show_progress_bar=False,
+    )
     out = pdk.join_to_parquet(lp, rp, tmp_path / "out", **kwargs)
     parts = sorted(out.glob("part-*.parquet"))
     assert len(parts) == 3 and (out / "_SUCCESS").exists()
@@ -163,26 +202,62 @@ def test_rerun_skips_finished_parts_and_refuses_another_job(client, tiny_model_d
 def test_cli_encode_and_join_on_a_scheduler(client, tiny_model_dir, tmp_path):
     left, right, lp, rp = _parquet(tmp_path)
     address = client.scheduler.address
-    assert main(["encode", "--input", str(rp), "--column", "title", "--keys", "rid",
-                 "-m", str(tiny_model_dir), "--output", str(tmp_path / "emb"),
-                 "--scheduler", address, "-q"]) == 0
+    assert (
+        main(
+            [
+                "encode",
+                "--input",
+                str(rp),
+                "--column",
+                "title",
+                "--keys",
+                "rid",
+                "-m",
+                str(tiny_model_dir),
+                "--output",
+                str(tmp_path / "emb"),
+                "--scheduler",
+                address,
+                "-q",
+            ]
+        )
+        == 0
+    )
     emb = pd.read_parquet(tmp_path / "emb")
     assert emb.columns.tolist() == ["rid", "title", "embedding"] and len(emb) == len(right)
     assert len(emb.embedding[0]) == 32
-    assert main(["join", str(lp), str(rp), "--left-on", "name", "--right-on", "title",
-                 "-m", str(tiny_model_dir), "-o", str(tmp_path / "joined"),
-                 "--scheduler", address]) == 0
+    assert (
+        main(
+            [
+                "join",
+                str(lp),
+                str(rp),
+                "--left-on",
+                "name",
+                "--right-on",
+                "title",
+                "-m",
+                str(tiny_model_dir),
+                "-o",
+                str(tmp_path / "joined"),
+                "--scheduler",
+                address,
+            ]
+        )
+        == 0
+    )
     joined = pd.read_parquet(tmp_path / "joined")
     assert sorted(joined.lid.tolist()) == list(range(len(left)))
     json.loads((tmp_path / "joined" / "_pearl_job.json").read_text())
 
 
 def test_pearl_imports_and_works_without_dask():
-    code = ("import sys, pearl, pandas as pd; "
-            "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules); "
-            "print('ok')")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    code = (
+        "import sys, pearl, pandas as pd; "
+        "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules); "
+        "print('ok')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr
 
 
@@ -191,71 +266,133 @@ def test_bad_arguments_are_named(tiny_model_dir):
     with pytest.raises(TypeError, match="dask DataFrame"):
         pdk.fuzzy_join(left, right, "name", "title")
     with pytest.raises(KeyError, match="nope"):
-        pdk.fuzzy_join(dd.from_pandas(left, npartitions=1), dd.from_pandas(right,
-                       npartitions=1), "nope", "title")
+        pdk.fuzzy_join(
+            dd.from_pandas(left, npartitions=1),
+            dd.from_pandas(right, npartitions=1),
+            "nope",
+            "title",
+        )
     with pytest.raises(TypeError, match="right_shards"):
-        pdk.fuzzy_join(dd.from_pandas(left, npartitions=1), dd.from_pandas(right,
-                       npartitions=1), "name", "title", right_shards=1.5)
+        pdk.fuzzy_join(
+            dd.from_pandas(left, npartitions=1),
+            dd.from_pandas(right, npartitions=1),
+            "name",
+            "title",
+            right_shards=1.5,
+        )
 
 
 @pytest.mark.integration
 def test_packaged_minilm_on_a_few_thousand_rows(client, tmp_path):
     rng = np.random.default_rng(0)
-    words = ["north", "south", "river", "bank", "trust", "media", "group", "city", "union",
-             "global", "first", "national", "energy", "foods", "motors", "labs"]
-    right = pd.DataFrame({"title": list(dict.fromkeys(
-        " ".join(rng.choice(words, 3)) + " inc" for _ in range(3000)))[:1000]})
-    left = pd.DataFrame({"name": [right.title[i % len(right)].replace(" inc", " incorporated")
-                                  for i in range(3000)]})
-    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title",
-                              model="all-MiniLM-L6-v2")
-    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=6),
-                         dd.from_pandas(right, npartitions=2), "name", "title",
-                         model="all-MiniLM-L6-v2").compute()
-    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
-                                  rtol=1e-4)
+    words = [
+        "north",
+        "south",
+        "river",
+        "bank",
+        "trust",
+        "media",
+        "group",
+        "city",
+        "union",
+        "global",
+        "first",
+        "national",
+        "energy",
+        "foods",
+        "motors",
+        "labs",
+    ]
+    right = pd.DataFrame(
+        {
+            "title": list(
+                dict.fromkeys(" ".join(rng.choice(words, 3)) + " inc" for _ in range(3000))
+            )[:1000]
+        }
+    )
+    left = pd.DataFrame(
+        {
+            "name": [
+                right.title[i % len(right)].replace(" inc", " incorporated") for i in range(3000)
+            ]
+        }
+    )
+    single = pearl.fuzzy_join(
+        left, right, left_on="name", right_on="title", model="all-MiniLM-L6-v2"
+    )
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=6),
+        dd.from_pandas(right, npartitions=2),
+        "name",
+        "title",
+        model="all-MiniLM-L6-v2",
+    ).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-4)
 
 
 def test_hnsw_shards_find_the_exact_matches_on_a_small_table(client, tiny_model_dir):
     left, right = tables()
     ldd, rdd = dd.from_pandas(left, npartitions=2), dd.from_pandas(right, npartitions=2)
     exact = pdk.fuzzy_join(ldd, rdd, "name", "title", model=str(tiny_model_dir)).compute()
-    approx = pdk.fuzzy_join(ldd, rdd, "name", "title", model=str(tiny_model_dir),
-                            index="hnsw", right_shards=2).compute()
+    approx = pdk.fuzzy_join(
+        ldd, rdd, "name", "title", model=str(tiny_model_dir), index="hnsw", right_shards=2
+    ).compute()
     assert (approx.rid.fillna("") == exact.rid.fillna("")).mean() >= 0.95
     np.testing.assert_allclose(approx.match_score, exact.match_score, rtol=1e-4)
 
 
-@pytest.mark.parametrize("top_k,margin", [(2, None), (1, (0.5, 2.0, 0.0, 3.0)),
-                                          (2, (0.5, 2.0, 0.0, 3.0))])
-def test_combined_matcher_on_one_shard_equals_the_single_process_join(client, tiny_model_dir,
-                                                                      top_k, margin):
+@pytest.mark.parametrize(
+    "top_k,margin", [(2, None), (1, (0.5, 2.0, 0.0, 3.0)), (2, (0.5, 2.0, 0.0, 3.0))]
+)
+def test_combined_matcher_on_one_shard_equals_the_single_process_join(
+    client, tiny_model_dir, top_k, margin
+):
     # with a margin model, the probability of a match reads its runner-up: the shards
     # must keep one candidate more than top_k
     from pearl.applications.matcher import MatchScorer
 
     scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=margin)
     left, right = tables()
-    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", top_k=top_k,
-                              model=str(tiny_model_dir), matcher=scorer)
-    out = pdk.fuzzy_join(dd.from_pandas(left, npartitions=3),
-                         dd.from_pandas(right, npartitions=2), "name", "title",
-                         model=str(tiny_model_dir), top_k=top_k, matcher=scorer).compute()
-    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False,
-                                  rtol=1e-5)
+    single = pearl.fuzzy_join(
+        left,
+        right,
+        left_on="name",
+        right_on="title",
+        top_k=top_k,
+        model=str(tiny_model_dir),
+        matcher=scorer,
+    )
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=3),
+        dd.from_pandas(right, npartitions=2),
+        "name",
+        "title",
+        model=str(tiny_model_dir),
+        top_k=top_k,
+        matcher=scorer,
+    ).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
 
 
 def _worker_settings():
     import torch
 
-    return ({k: os.environ.get(k) for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                                            "OMP_NUM_THREADS")}, torch.get_num_threads())
+    return (
+        {
+            k: os.environ.get(k)
+            for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS")
+        },
+        torch.get_num_threads(),
+    )
 
 
 def test_workers_get_their_threads_and_a_dynamic_size_mmap_threshold(client):
     # any malloc threshold in the environment (Dask sets one) freezes glibc's mmap threshold
     # at 128 kB unless MALLOC_MMAP_THRESHOLD_ is given too: tensor buffers then page-fault
     for env, threads in client.run(_worker_settings).values():
-        assert env == {"MALLOC_MMAP_THRESHOLD_": str(1 << 25),
-                       "MALLOC_TRIM_THRESHOLD_": str(1 << 28), "OMP_NUM_THREADS": "1"}
+        assert env == {
+            "MALLOC_MMAP_THRESHOLD_": str(1 << 25),
+            "MALLOC_TRIM_THRESHOLD_": str(1 << 28),
+            "OMP_NUM_THREADS": "1",
+        }
         assert threads == 1

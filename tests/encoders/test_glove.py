@@ -18,7 +18,14 @@ def tiny_glove(tmp_path):
 
 def test_tokenize_lowercases_and_splits_punctuation():
     assert glove_tokenize("The New-York Times, NYT's") == [
-        "the", "new", "-", "york", "times", ",", "nyt's"]
+        "the",
+        "new",
+        "-",
+        "york",
+        "times",
+        ",",
+        "nyt's",
+    ]
 
 
 def test_average_of_known_words(tiny_glove):

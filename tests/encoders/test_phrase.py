@@ -38,8 +38,7 @@ def test_bad_items_raise_with_index(encoder, bad):
 def test_chunked_encoding_matches_one_pass(tiny_model_dir, encoder):
     texts = [f"phrase number {i} " + "word " * (i % 9) for i in range(25)]
     small = PhraseEncoder(tiny_model_dir, chunk_size=4)
-    np.testing.assert_allclose(small.encode(texts, batch_size=3), encoder.encode(texts),
-                               atol=1e-5)
+    np.testing.assert_allclose(small.encode(texts, batch_size=3), encoder.encode(texts), atol=1e-5)
 
 
 def test_order_is_preserved_despite_length_sorting(encoder):
@@ -77,8 +76,9 @@ def test_mean_pooling_matches_manual_computation(tiny_model_dir, encoder):
     feats = st.tokenize(["mean pooling check"])
     with torch.no_grad():
         tokens = st[0](feats)["token_embeddings"][0]
-    np.testing.assert_allclose(encoder.encode(["mean pooling check"])[0],
-                               tokens.mean(0).numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        encoder.encode(["mean pooling check"])[0], tokens.mean(0).numpy(), atol=1e-5
+    )
 
 
 def test_fingerprint_tracks_weights(tmp_path, tiny_model_dir, encoder):

@@ -65,4 +65,3 @@ def test_known_names_resolve_offline():
 
 def test_unknown_names_pass_through():
     assert resolve.resolve_model_path("org/some-model") == "org/some-model"
-

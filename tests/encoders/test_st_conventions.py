@@ -45,13 +45,16 @@ def test_same_vectors_on_every_input_whitespace_included(pair):
 def test_keywords_as_sentence_transformers_takes_them(pair):
     enc, st = pair
     t = enc.encode(sentences=["a", "b"], convert_to_tensor=True)
-    assert isinstance(t, torch.Tensor) and t.shape == st.encode(["a", "b"],
-                                                                convert_to_tensor=True).shape
+    assert (
+        isinstance(t, torch.Tensor)
+        and t.shape == st.encode(["a", "b"], convert_to_tensor=True).shape
+    )
     rows = enc.encode(["a", "b"], convert_to_numpy=False)
     assert isinstance(rows, list) and len(rows) == 2 and isinstance(rows[0], torch.Tensor)
     assert enc.encode("a", truncate_dim=8).shape == st.encode("a", truncate_dim=8).shape
-    np.testing.assert_allclose(np.linalg.norm(enc.encode(["a"], normalize_embeddings=True)),
-                               1.0, atol=1e-5)
+    np.testing.assert_allclose(
+        np.linalg.norm(enc.encode(["a"], normalize_embeddings=True)), 1.0, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("precision", ["int8", "uint8", "binary", "ubinary"])

@@ -16,8 +16,10 @@ def test_score_spans():
 
 def test_conll_pp_merges_with_following_np(tmp_path):
     with zipfile.ZipFile(tmp_path / "conll2000.zip", "w") as z:
-        z.writestr("conll2000/test.txt", "He PRP B-NP\nlives VBZ B-VP\nin IN B-PP\n"
-                   "New NNP B-NP\nYork NNP I-NP\n. . O\n")
+        z.writestr(
+            "conll2000/test.txt",
+            "He PRP B-NP\nlives VBZ B-VP\nin IN B-PP\nNew NNP B-NP\nYork NNP I-NP\n. . O\n",
+        )
     ((words, gold),) = list(conll2000_gold(tmp_path / "conll2000.zip"))
     assert words == ["He", "lives", "in", "New", "York", "."]
     assert gold == {(0, 1, "NP"), (1, 2, "VP"), (2, 5, "PP"), (3, 5, "NP")}

@@ -10,8 +10,20 @@ def test_longest_common_substring():
 
 
 def test_a_surface_space_is_less_diverse(hash_encoder):
-    vocab = ["new york", "new york city", "new yorker", "the big apple", "manhattan",
-             "york", "new jersey", "boston", "newark", "yorkshire", "brooklyn", "queens"]
+    vocab = [
+        "new york",
+        "new york city",
+        "new yorker",
+        "the big apple",
+        "manhattan",
+        "york",
+        "new jersey",
+        "boston",
+        "newark",
+        "yorkshire",
+        "brooklyn",
+        "queens",
+    ]
     res = lexical_diversity(hash_encoder, vocab, ["new york", "boston"], top_k=3)
     assert res["queries"] == 2 and res["top_k"] == 3
     assert 0 <= res["lcs_precision"] <= 100 and res["levenshtein"] > 0

@@ -9,16 +9,27 @@ from pearl.training import Trainer, load_config
 
 def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, tmp_path):
     out = tmp_path / "pearl-tiny"
-    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
-                                 batch_size=4, max_steps=2, char_pretrain_steps=2,
-                                 char_out_dim=8, type_balance=0.5))
+    cfg = load_config(
+        None,
+        dict(
+            training_files,
+            backbone=str(tiny_model_dir),
+            output=str(out),
+            batch_size=4,
+            max_steps=2,
+            char_pretrain_steps=2,
+            char_out_dim=8,
+            type_balance=0.5,
+        ),
+    )
     Trainer(cfg, show_progress_bar=False).train()
     results = tmp_path / "results"
     results.mkdir()
     for name, score in (("pearl-tiny", 50.0), (str(tiny_model_dir), 40.0)):
         task = {"status": "ok", "score": score, "wall_time_s": 1.0}
-        (results / f"{abs(hash(name))}.json").write_text(json.dumps({
-            "model": name, "parameters": 1, "tasks": {"bird": task}, "averages": {}}))
+        (results / f"{abs(hash(name))}.json").write_text(
+            json.dumps({"model": name, "parameters": 1, "tasks": {"bird": task}, "averages": {}})
+        )
     card = write_model_card(out, results, train_seconds=120, command="pearl train -c x")
     text = card.read_text()
     assert "# pearl-tiny" in text and "2 steps, batch 4" in text
@@ -34,9 +45,18 @@ def test_card_needs_a_trained_folder(tmp_path):
 
 def test_cli_writes_the_card(training_files, tiny_model_dir, tmp_path, capsys):
     out = tmp_path / "pearl-tiny"
-    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
-                                 batch_size=4, max_steps=1, char_pretrain_steps=1,
-                                 char_out_dim=8))
+    cfg = load_config(
+        None,
+        dict(
+            training_files,
+            backbone=str(tiny_model_dir),
+            output=str(out),
+            batch_size=4,
+            max_steps=1,
+            char_pretrain_steps=1,
+            char_out_dim=8,
+        ),
+    )
     Trainer(cfg, show_progress_bar=False).train()
     (out / "README.md").unlink(missing_ok=True)
     assert main(["model-card", str(out), "--command", "pearl train -c y"]) == 0
@@ -55,13 +75,22 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     from pearl.training.teacher import encode_teacher
 
     tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
-    module = StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 8),
-                                   n_buckets=64)
-    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             show_progress_bar=False)
+    module = StaticPhraseEmbedding(
+        tok, embedding_weights=torch.randn(tok.get_vocab_size(), 8), n_buckets=64
+    )
+    teacher = encode_teacher(
+        training_files["corpus"], tmp_path / "t", model=HashEncoder(), show_progress_bar=False
+    )
     out = tmp_path / "static-tiny"
-    cfg = StaticConfig(**training_files, output=str(out), batch_size=4, hard_negatives=2,
-                       max_steps=2, teacher=str(teacher), distill_weight=0.5)
+    cfg = StaticConfig(
+        **training_files,
+        output=str(out),
+        batch_size=4,
+        hard_negatives=2,
+        max_steps=2,
+        teacher=str(teacher),
+        distill_weight=0.5,
+    )
     StaticTrainer(cfg, show_progress_bar=False, module=module).train()
     text = write_static_model_card(out).read_text()
     assert "# static-tiny" in text and "distillation of the in-batch similarities" in text
@@ -71,12 +100,37 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     import pandas as pd
 
     pairs = tmp_path / "groups.csv"
-    pd.DataFrame({"text": ["Acme Inc", "ACME Inc.", "Globex", "Globex Corp", "Hooli"],
-                  "group": [0, 0, 1, 1, 2]}).to_csv(pairs, index=False)
+    pd.DataFrame(
+        {
+            "text": ["Acme Inc", "ACME Inc.", "Globex", "Globex Corp", "Hooli"],
+            "group": [0, 0, 1, 1, 2],
+        }
+    ).to_csv(pairs, index=False)
     tuned = tmp_path / "static-tuned"
-    assert main(["finetune", str(pairs), "-m", str(out), "-o", str(tuned), "--epochs", "1",
-                 "-b", "4", "--lr", "1e-3", "--validation", "0", "--save-dtype", "float16",
-                 "-q"]) == 0
+    assert (
+        main(
+            [
+                "finetune",
+                str(pairs),
+                "-m",
+                str(out),
+                "-o",
+                str(tuned),
+                "--epochs",
+                "1",
+                "-b",
+                "4",
+                "--lr",
+                "1e-3",
+                "--validation",
+                "0",
+                "--save-dtype",
+                "float16",
+                "-q",
+            ]
+        )
+        == 0
+    )
     from safetensors import safe_open
 
     with safe_open(str(tuned / "pearl_static.safetensors"), "pt") as f:
@@ -84,8 +138,9 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     record = json.loads((tuned / "training" / "finetune.json").read_text())
     assert record["start"] == str(out) and record["groups"] == 3 and record["strings"] == 5
     assert record["save_dtype"] == "float16" and record["command"].startswith("pearl finetune")
-    assert (tuned / "training" / "config.json").read_text() == \
-        (out / "training" / "config.json").read_text()
+    assert (tuned / "training" / "config.json").read_text() == (
+        out / "training" / "config.json"
+    ).read_text()
     text = write_static_model_card(tuned).read_text()
     assert "`pearl train-static -c configs/pearl-static.toml`" in text
     assert "Then fine-tuned by `pearl finetune` on 3 groups of 5 strings" in text
@@ -105,14 +160,24 @@ def test_shipped_cards_come_from_the_templates():
         assert ("pearl's default model" in text) == (name == pearl.DEFAULT_MODEL), name
 
 
-def test_card_says_default_only_for_the_default(training_files, tiny_model_dir, tmp_path,
-                                                monkeypatch):
+def test_card_says_default_only_for_the_default(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
     from pearl.evaluation import model_card
 
     out = tmp_path / "pearl-tiny"
-    cfg = load_config(None, dict(training_files, backbone=str(tiny_model_dir), output=str(out),
-                                 batch_size=4, max_steps=1, char_pretrain_steps=1,
-                                 char_out_dim=8))
+    cfg = load_config(
+        None,
+        dict(
+            training_files,
+            backbone=str(tiny_model_dir),
+            output=str(out),
+            batch_size=4,
+            max_steps=1,
+            char_pretrain_steps=1,
+            char_out_dim=8,
+        ),
+    )
     Trainer(cfg, show_progress_bar=False).train()
     assert "default model" not in write_model_card(out).read_text()
     monkeypatch.setattr(model_card, "DEFAULT_MODEL", "pearl-tiny")

@@ -2,10 +2,17 @@ from pearl.evaluation.report import load_records, render_markdown, save_record, 
 
 
 def _record(name="m", quick=False, fingerprint="f", tasks=None):
-    tasks = tasks or {"turney": {"status": "ok", "score": 50.0, "std": None, "n": 1,
-                                 "wall_time_s": 1.0}}
-    return {"model": name, "quick": quick, "fingerprint": fingerprint, "parameters": 22_700_000,
-            "tasks": tasks, "averages": {"avg7": None, "avg9": None, "short_text": None}}
+    tasks = tasks or {
+        "turney": {"status": "ok", "score": 50.0, "std": None, "n": 1, "wall_time_s": 1.0}
+    }
+    return {
+        "model": name,
+        "quick": quick,
+        "fingerprint": fingerprint,
+        "parameters": 22_700_000,
+        "tasks": tasks,
+        "averages": {"avg7": None, "avg9": None, "short_text": None},
+    }
 
 
 def test_table_has_measured_and_published_rows():
@@ -21,16 +28,24 @@ def test_quick_runs_are_labelled():
 
 
 def test_na_and_errors_are_shown():
-    rec = _record(tasks={"ppdb": {"status": "n/a", "reason": "x"},
-                         "bird": {"status": "error", "error": "boom"}})
+    rec = _record(
+        tasks={
+            "ppdb": {"status": "n/a", "reason": "x"},
+            "bird": {"status": "error", "error": "boom"},
+        }
+    )
     md = render_markdown([rec])
     assert "n/a" in md and "boom" in md
 
 
 def test_save_merges_tasks_of_the_same_model(tmp_path):
     save_record(_record(), tmp_path)
-    save_record(_record(tasks={"bird": {"status": "ok", "score": 40.0, "std": None, "n": 1,
-                                        "wall_time_s": 1.0}}), tmp_path)
+    save_record(
+        _record(
+            tasks={"bird": {"status": "ok", "score": 40.0, "std": None, "n": 1, "wall_time_s": 1.0}}
+        ),
+        tmp_path,
+    )
     (rec,) = load_records(tmp_path)
     assert set(rec["tasks"]) == {"turney", "bird"}
     save_record(_record(fingerprint="other"), tmp_path)
@@ -42,8 +57,16 @@ def test_save_merges_tasks_of_the_same_model(tmp_path):
 def test_mixed_probe_protocols_are_named():
     def ppdb(runs):
         details = {"runs": runs} if runs else {}
-        return {"ppdb": {"status": "ok", "score": 90.0, "std": None, "n": 1,
-                         "wall_time_s": 1.0, "details": details}}
+        return {
+            "ppdb": {
+                "status": "ok",
+                "score": 90.0,
+                "std": None,
+                "n": 1,
+                "wall_time_s": 1.0,
+                "details": details,
+            }
+        }
 
     single, five = _record("a", tasks=ppdb(None)), _record("b", tasks=ppdb([90.0] * 5))
     md = render_markdown([single, five])

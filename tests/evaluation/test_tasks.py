@@ -8,8 +8,9 @@ from pearl.evaluation.tasks.retrieval import nearest
 
 
 def _run(model, root, tasks="all", **kw):
-    return evaluate(model, tasks=tasks, data=root / "benchmark", show_progress_bar=False,
-                    cache=False, **kw)
+    return evaluate(
+        model, tasks=tasks, data=root / "benchmark", show_progress_bar=False, cache=False, **kw
+    )
 
 
 def test_every_task_runs_on_the_real_file_formats(hash_encoder, mini_benchmark):
@@ -28,25 +29,34 @@ def test_every_task_runs_on_the_real_file_formats(hash_encoder, mini_benchmark):
     assert t["ppdb"]["score"] > 80
     assert len(t["atis_s"]["details"]["runs"]) == 10 and t["atis_s"]["std"] is not None
     assert rec["averages"]["avg7"] == pytest.approx(
-        np.mean([t[k]["score"] for k in PAPER_OWN_TASKS]))
-    assert rec["averages"]["avg9"] == pytest.approx(
-        np.mean([t[k]["score"] for k in PHRASE_TASKS]))
+        np.mean([t[k]["score"] for k in PAPER_OWN_TASKS])
+    )
+    assert rec["averages"]["avg9"] == pytest.approx(np.mean([t[k]["score"] for k in PHRASE_TASKS]))
     assert "torch" in rec["versions"] and rec["seed"] == 0
 
 
 def test_deterministic_tasks_repeat_exactly(hash_encoder, mini_benchmark):
     a = _run(hash_encoder, mini_benchmark, tasks="phrase")
     b = _run(hash_encoder, mini_benchmark, tasks="phrase")
-    assert {k: v["score"] for k, v in a["tasks"].items()} == \
-        {k: v["score"] for k, v in b["tasks"].items()}
+    assert {k: v["score"] for k, v in a["tasks"].items()} == {
+        k: v["score"] for k, v in b["tasks"].items()
+    }
 
 
 def test_string_distance_only_takes_pairwise_tasks(mini_benchmark):
     rec = _run(StringDistance(), mini_benchmark, tasks="phrase")
     status = {k: v["status"] for k, v in rec["tasks"].items()}
-    assert status == {"ppdb": "n/a", "ppdb_filtered": "n/a", "turney": "ok", "bird": "ok",
-                      "yago": "ok", "umls": "ok", "conll2003": "n/a", "bc5cdr": "n/a",
-                      "autofj": "ok"}
+    assert status == {
+        "ppdb": "n/a",
+        "ppdb_filtered": "n/a",
+        "turney": "ok",
+        "bird": "ok",
+        "yago": "ok",
+        "umls": "ok",
+        "conll2003": "n/a",
+        "bc5cdr": "n/a",
+        "autofj": "ok",
+    }
     assert rec["averages"]["avg7"] is None
     assert rec["tasks"]["autofj"]["score"] == 100.0
 
@@ -58,8 +68,12 @@ def test_quick_mode_is_labelled(hash_encoder, mini_benchmark):
 
 
 def test_cache_means_rerun_does_not_reencode(hash_encoder, mini_benchmark, tmp_path):
-    kw = dict(tasks="turney", data=mini_benchmark / "benchmark", show_progress_bar=False,
-              cache_root=tmp_path)
+    kw = dict(
+        tasks="turney",
+        data=mini_benchmark / "benchmark",
+        show_progress_bar=False,
+        cache_root=tmp_path,
+    )
     first = evaluate(hash_encoder, **kw)
     assert first["tasks"]["turney"]["newly_encoded"] > 0
     second = evaluate(type(hash_encoder)(), **kw)
@@ -97,8 +111,7 @@ def test_nearest_finds_exact_copies(index):
         nearest(queries, names, index="hnsw")
 
 
-def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmark,
-                                                      monkeypatch):
+def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmark, monkeypatch):
     from pearl.evaluation.tasks import paraphrase
 
     seeds, real = [], paraphrase.train_probe
@@ -110,8 +123,7 @@ def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmar
         return res
 
     monkeypatch.setattr(paraphrase, "train_probe", recording_probe)
-    rec = _run(hash_encoder, mini_benchmark, tasks="ppdb,ppdb_filtered", seed=3,
-               probe_runs=3)
+    rec = _run(hash_encoder, mini_benchmark, tasks="ppdb,ppdb_filtered", seed=3, probe_runs=3)
     assert seeds == [3, 4, 5, 3, 4, 5]  # run r uses seed + r, for both tasks
     res = rec["tasks"]["ppdb"]
     assert res["details"]["runs"] == pytest.approx([3.0, 4.0, 5.0])
@@ -125,8 +137,7 @@ def test_paraphrase_probe_runs_average_seeded_probes(hash_encoder, mini_benchmar
     assert seeds == [0, 1, 2, 3, 4]  # five probe runs by default
     assert default["seeds"]["paraphrase_probe_runs"] == "seed + run, run = 0..4"
     seeds.clear()
-    single = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=3,
-                  probe_runs=1)["tasks"]["ppdb"]
+    single = _run(hash_encoder, mini_benchmark, tasks="ppdb", seed=3, probe_runs=1)["tasks"]["ppdb"]
     assert seeds == [3] and single["score"] == pytest.approx(3.0)
     assert single["std"] is None and "runs" not in single["details"]
     with pytest.raises(ValueError, match="probe_runs"):

@@ -81,15 +81,15 @@ def test_multi_similarity_mines_and_weights_pairs():
     easy = torch.tensor([[1.0, 0.0], [0.99, 0.05], [0.0, 1.0], [0.05, 0.99]])
     assert multi_similarity_loss(easy, labels).item() == 0.0
     # a negative closer than a positive: mined, positive loss
-    hard = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]],
-                        requires_grad=True)
+    hard = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]], requires_grad=True)
     loss = multi_similarity_loss(hard, labels)
     assert loss.item() > 0
     loss.backward()
     assert hard.grad.abs().sum() > 0
     # the loss falls as the groups are pulled together
-    better = multi_similarity_loss(torch.tensor([[1.0, 0.0], [0.8, 0.3], [0.3, 0.8],
-                                                 [0.0, 1.0]]), labels)
+    better = multi_similarity_loss(
+        torch.tensor([[1.0, 0.0], [0.8, 0.3], [0.3, 0.8], [0.0, 1.0]]), labels
+    )
     assert better < loss
     with pytest.raises(ValueError):
         multi_similarity_loss(easy, labels[:3])
@@ -102,11 +102,15 @@ def test_multi_similarity_matches_the_formula_on_one_anchor():
     x = torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.8, 0.6]])  # anchor 0: pos 1, neg 2
     labels = torch.tensor([0, 0, 1])
     got = multi_similarity_loss(x, labels, alpha=a, beta=b, base=base)
+
     # anchor 0: S_pos = 0.6, S_neg = 0.8 (both mined); anchor 1: S_pos = 0.6, S_neg = 0.96
     # anchor 2 has no positive and does not count
     def term(sp, sn):
-        return (math.log(1 + math.exp(-a * (sp - base))) / a
-                + math.log(1 + math.exp(b * (sn - base))) / b)
+        return (
+            math.log(1 + math.exp(-a * (sp - base))) / a
+            + math.log(1 + math.exp(b * (sn - base))) / b
+        )
+
     expected = (term(0.6, 0.8) + term(0.6, 0.96)) / 2
     assert got.item() == pytest.approx(expected, rel=1e-4)
 
@@ -127,10 +131,10 @@ def _ms_by_the_equations(x, labels, alpha, beta, lam, eps):
         mined |= {(i, j, "+") for j in kept_pos} | {(i, j, "-") for j in kept_neg}
         if not kept_pos or not kept_neg:
             continue
-        total += (math.log(1 + sum(math.exp(-alpha * (s[i][k] - lam)) for k in kept_pos))
-                  / alpha
-                  + math.log(1 + sum(math.exp(beta * (s[i][k] - lam)) for k in kept_neg))
-                  / beta)
+        total += (
+            math.log(1 + sum(math.exp(-alpha * (s[i][k] - lam)) for k in kept_pos)) / alpha
+            + math.log(1 + sum(math.exp(beta * (s[i][k] - lam)) for k in kept_neg)) / beta
+        )
         counted += 1
     return (total / counted if counted else 0.0), mined
 
@@ -149,10 +153,12 @@ def test_multi_similarity_equals_the_equations(seed):
         xn = torch.nn.functional.normalize(x, dim=-1)
         keep_pos, keep_neg = mine_pairs(xn @ xn.T, labels, 0.1)
         # rows without a positive or a negative mine nothing in the equations
-        has_both = [(labels == labels[i]).sum() > 1 and (labels != labels[i]).any()
-                    for i in range(12)]
-        ours = {(i, j, "+") for i, j in keep_pos.nonzero().tolist() if has_both[i]} | \
-               {(i, j, "-") for i, j in keep_neg.nonzero().tolist() if has_both[i]}
+        has_both = [
+            (labels == labels[i]).sum() > 1 and (labels != labels[i]).any() for i in range(12)
+        ]
+        ours = {(i, j, "+") for i, j in keep_pos.nonzero().tolist() if has_both[i]} | {
+            (i, j, "-") for i, j in keep_neg.nonzero().tolist() if has_both[i]
+        }
         assert ours == mined
 
 
@@ -163,7 +169,8 @@ def test_supervised_contrastive_loss_pulls_one_type_together():
     apart = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])  # types mixed
     together = torch.tensor([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]])
     assert supervised_contrastive_loss(together, labels) < supervised_contrastive_loss(
-        apart, labels)
+        apart, labels
+    )
     # no row with a positive: nothing to learn, not a NaN
     assert supervised_contrastive_loss(apart, torch.tensor([0, 1, 2, IGNORE_LABEL])) is None
     assert supervised_contrastive_loss(apart, torch.full((4,), IGNORE_LABEL)) is None
@@ -172,7 +179,8 @@ def test_supervised_contrastive_loss_pulls_one_type_together():
     near = torch.tensor([[1.0, 0.0], [0.9, 0.1], [1.0, 0.05]])
     unlabelled = torch.tensor([0, 0, IGNORE_LABEL])
     assert supervised_contrastive_loss(near, unlabelled) > supervised_contrastive_loss(
-        base, unlabelled)
+        base, unlabelled
+    )
     x = torch.randn(6, 3, requires_grad=True)
     loss = supervised_contrastive_loss(x, torch.tensor([0, 0, 0, 1, 1, 1]), temperature=0.5)
     loss.backward()

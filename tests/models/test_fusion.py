@@ -51,7 +51,10 @@ def test_round_trip_in_sentence_transformers_and_pearl(tiny_pearl_dir):
     assert ours.shape == (len(TEXTS), 40)
     assert isinstance(fusion_module(load_pearl_model(tiny_pearl_dir)), CharFusion)
     assert fusion_module(load_pearl_model(tiny_pearl_dir)).labels == [
-        "NP-ORG", "NP-GPE", "NP-OTHER"]
+        "NP-ORG",
+        "NP-GPE",
+        "NP-OTHER",
+    ]
 
 
 def test_type_head_predicts_over_the_labels(tiny_pearl_dir):
@@ -68,14 +71,17 @@ def test_float16_storage_computes_in_float32(tiny_model_dir, tmp_path):
     model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8})
     ref = model.encode(TEXTS)
     save_model(model, tmp_path / "half", "float16")
-    assert all(v.dtype == torch.float16
-               for v in load_file(str(tmp_path / "half" / "model.safetensors")).values()
-               if v.is_floating_point())
+    assert all(
+        v.dtype == torch.float16
+        for v in load_file(str(tmp_path / "half" / "model.safetensors")).values()
+        if v.is_floating_point()
+    )
     np.testing.assert_array_equal(model.encode(TEXTS), ref)  # the caller's model is intact
     loaded = SentenceTransformer(str(tmp_path / "half"), trust_remote_code=True)
     assert {p.dtype for p in loaded.parameters()} == {torch.float32}
-    np.testing.assert_array_equal(loaded.encode(TEXTS),
-                                  PhraseEncoder(tmp_path / "half").encode(TEXTS))
+    np.testing.assert_array_equal(
+        loaded.encode(TEXTS), PhraseEncoder(tmp_path / "half").encode(TEXTS)
+    )
     np.testing.assert_allclose(loaded.encode(TEXTS), ref, atol=2e-2)
 
 

@@ -26,8 +26,11 @@ def test_phrases_of_any_shape_encode_and_blank_ones_are_zero(arch):
     assert emb[3].any()  # unknown words are read as the mean vector, not dropped
     # padding does not change a phrase's vector: alone or in a batch of longer ones
     alone = st.encode(["new york"], convert_to_numpy=True)[0]
-    np.testing.assert_allclose(alone, st.encode(["new york", "the new york times post"],
-                                                convert_to_numpy=True)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        alone,
+        st.encode(["new york", "the new york times post"], convert_to_numpy=True)[0],
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("arch", ["bilstm", "cnn"])
@@ -35,8 +38,11 @@ def test_a_saved_encoder_loads_with_pearl_without_remote_code(arch, tmp_path):
     st = SentenceTransformer(modules=[_module(arch), Normalize()], device="cpu")
     st.save(str(tmp_path / "m"))
     texts = ["The New York Times", "acme inc", ""]
-    np.testing.assert_allclose(PhraseEncoder(tmp_path / "m").encode(texts),
-                               st.encode(texts, convert_to_numpy=True), atol=1e-6)
+    np.testing.assert_allclose(
+        PhraseEncoder(tmp_path / "m").encode(texts),
+        st.encode(texts, convert_to_numpy=True),
+        atol=1e-6,
+    )
 
 
 def test_bad_arguments_and_corrupt_folders_are_refused(tmp_path):

@@ -29,8 +29,9 @@ def test_the_character_encoder_reads_the_typed_text(tiny_model_dir):
     model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8}, raw_text=True)
     assert isinstance(model[0], RawTextTransformer)
     feats = model.preprocess(["NYTimes.com", "x"])
-    chars, _ = fusion_module(model).char_inputs(feats["input_ids"], feats["attention_mask"],
-                                                feats[CHAR_IDS])
+    chars, _ = fusion_module(model).char_inputs(
+        feats["input_ids"], feats["attention_mask"], feats[CHAR_IDS]
+    )
     assert bytes((chars[0][chars[0] > 0] - 2).tolist()).decode() == "NYTimes.com"
     # case reaches the character part (the uncased token ids are the same)
     emb = model.encode(["NYTimes", "nytimes"], output_value=None)
@@ -48,8 +49,9 @@ def test_subword_ids_are_left_aligned_without_special_tokens(tiny_model_dir):
     _, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"], feats[CHAR_IDS])
     special = set(model.tokenizer.all_special_ids)
     for row, ids, mask in zip(sub, feats["input_ids"], feats["attention_mask"], strict=True):
-        expected = [i for i, m in zip(ids.tolist(), mask.tolist(), strict=True)
-                    if m and i not in special]
+        expected = [
+            i for i, m in zip(ids.tolist(), mask.tolist(), strict=True) if m and i not in special
+        ]
         assert row.tolist() == expected + [0] * (len(row) - len(expected))
 
 
@@ -62,6 +64,5 @@ def test_raw_text_folder_round_trips(tiny_model_dir, tmp_path):
     ours = PhraseEncoder(tmp_path / "m").encode(TEXTS)
     direct = SentenceTransformer(str(tmp_path / "m"), trust_remote_code=True).encode(TEXTS)
     np.testing.assert_allclose(ours, direct, atol=1e-6)
-    np.testing.assert_allclose(ours, model.encode(TEXTS, normalize_embeddings=True),
-                               atol=1e-6)
+    np.testing.assert_allclose(ours, model.encode(TEXTS, normalize_embeddings=True), atol=1e-6)
     assert not np.allclose(ours[1], PhraseEncoder(tmp_path / "m").encode(["NYTIMES.COM"])[0])

@@ -31,8 +31,9 @@ def tiny_static(tiny_model_dir):
 
     tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
     torch.manual_seed(0)
-    return StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16),
-                                 n_buckets=128)
+    return StaticPhraseEmbedding(
+        tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16), n_buckets=128
+    )
 
 
 def test_fresh_module_equals_its_token_table(tiny_static):
@@ -42,8 +43,7 @@ def test_fresh_module_equals_its_token_table(tiny_static):
     torch.testing.assert_close(out[0], tiny_static.embedding.weight[ids].mean(0))
 
 
-def test_folder_round_trip_through_phrase_encoder_and_sentence_transformers(tiny_static,
-                                                                            tmp_path):
+def test_folder_round_trip_through_phrase_encoder_and_sentence_transformers(tiny_static, tmp_path):
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Normalize
 
@@ -80,8 +80,9 @@ def test_weights_file_is_not_model2vecs_and_old_folders_still_load(tiny_static, 
     (tmp_path / "s" / "pearl_static.safetensors").rename(tmp_path / "s" / "model.safetensors")
     old = StaticPhraseEmbedding.load(str(tmp_path / "s"))  # a folder of pearl before 0.2
     feats = tiny_static.preprocess(["new york"])
-    torch.testing.assert_close(old(dict(feats))["sentence_embedding"],
-                               tiny_static(dict(feats))["sentence_embedding"])
+    torch.testing.assert_close(
+        old(dict(feats))["sentence_embedding"], tiny_static(dict(feats))["sentence_embedding"]
+    )
 
 
 def test_whitespace_only_is_the_empty_string(tiny_static):

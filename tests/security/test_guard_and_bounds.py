@@ -19,11 +19,13 @@ from pearl.cli import IO, NOT_PATHS, build_parser, leaf_commands, main
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 # -- the output guard --------------------------------------------------------------------
+
 
 def test_every_cli_command_declares_what_it_reads_and_writes():
     """A new command (or a new path option) cannot skip the guard: each leaf command is
@@ -33,9 +35,10 @@ def test_every_cli_command_declares_what_it_reads_and_writes():
         reads, writes = IO[name]
         dests = {a.dest for a in parser._actions}
         for dest in dests:
-            assert dest in reads or dest in writes or dest in NOT_PATHS, \
-                f"pearl {name}: argument {dest!r} is neither a declared read/write nor a " \
+            assert dest in reads or dest in writes or dest in NOT_PATHS, (
+                f"pearl {name}: argument {dest!r} is neither a declared read/write nor a "
                 "known non-path option"
+            )
         assert set(reads) | set(writes) <= dests, f"pearl {name}: IO names a missing option"
 
 
@@ -74,8 +77,7 @@ def test_aliases_never_writes_inside_its_text_folder(tmp_path, capsys):
     corpus = tmp_path / "corpus.tsv"
     corpus.write_text("phrase\tlabel\tfrequency\tsource\n")
     before = _snapshot(text)
-    assert main(["aliases", str(corpus), "--text", str(text), "-o", str(text / "a.txt"),
-                 "-q"]) == 2
+    assert main(["aliases", str(corpus), "--text", str(text), "-o", str(text / "a.txt"), "-q"]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
     assert _snapshot(text) == before
 
@@ -84,10 +86,12 @@ def test_a_teacher_folder_is_never_cleaned(tmp_path, hash_encoder, capsys):
     from pearl.training.teacher import MANIFEST, TeacherEmbeddings, encode_teacher
 
     corpus = tmp_path / "corpus.tsv"
-    corpus.write_text("phrase\tlabel\tfrequency\tsource\nNew York\tNP-GPE\t1\ttest\n"
-                      "Paris\tNP-GPE\t1\ttest\n")
-    folder = encode_teacher(corpus, tmp_path / "teacher", model=hash_encoder,
-                            show_progress_bar=False)
+    corpus.write_text(
+        "phrase\tlabel\tfrequency\tsource\nNew York\tNP-GPE\t1\ttest\nParis\tNP-GPE\t1\ttest\n"
+    )
+    folder = encode_teacher(
+        corpus, tmp_path / "teacher", model=hash_encoder, show_progress_bar=False
+    )
     manifest = json.loads((folder / MANIFEST).read_text())
     manifest["dim"] = 7  # one field off: the shards no longer check out
     (folder / MANIFEST).write_text(json.dumps(manifest))
@@ -101,8 +105,14 @@ def test_a_train_run_refuses_an_output_holding_its_inputs(training_files, tiny_m
     from pearl.training import TrainConfig, Trainer
 
     data = Path(training_files["corpus"]).parent
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(data),
-                      batch_size=4, max_steps=1, char_pretrain_steps=0, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir),
+        output=str(data),
+        batch_size=4,
+        max_steps=1,
+        char_pretrain_steps=0,
+        **training_files,
+    )
     before = _snapshot(data)
     with pytest.raises(ValueError, match="holds the input"):
         Trainer(cfg, show_progress_bar=False).train()
@@ -110,6 +120,7 @@ def test_a_train_run_refuses_an_output_holding_its_inputs(training_files, tiny_m
 
 
 # -- integrity ------------------------------------------------------------------------------
+
 
 def test_a_same_size_file_with_a_forged_mtime_is_hashed_again(tmp_path):
     f = tmp_path / "weights.bin"
@@ -122,8 +133,9 @@ def test_a_same_size_file_with_a_forged_mtime_is_hashed_again(tmp_path):
 
 
 def test_a_flipped_bit_in_an_index_is_caught(tmp_path, hash_encoder):
-    folder = EntityIndex(model=hash_encoder).build(["Paris", "London", "Rome"]).save(
-        tmp_path / "idx")
+    folder = (
+        EntityIndex(model=hash_encoder).build(["Paris", "London", "Rome"]).save(tmp_path / "idx")
+    )
     data = bytearray((folder / "index.faiss").read_bytes())
     data[-5] ^= 0x40
     (folder / "index.faiss").write_bytes(bytes(data))
@@ -158,6 +170,7 @@ def test_an_old_index_without_checksums_names_the_fix(tmp_path, hash_encoder):
 
 # -- bounds ---------------------------------------------------------------------------------
 
+
 def test_a_huge_k_is_capped_at_the_index_size(hash_encoder):
     idx = EntityIndex(model=hash_encoder).build(["Paris", "London", "Rome"])
     res = idx.search(["Pariss"], top_k=1_000_000_000)
@@ -172,8 +185,9 @@ def test_a_huge_top_k_is_capped_at_the_right_table(hash_encoder, matcher):
 
     left = pd.DataFrame({"a": ["Pariss", "Londn", None]})
     right = pd.DataFrame({"b": ["Paris", "London"]})
-    out = fuzzy_join(left, right, "a", "b", top_k=1_000_000_000, model=hash_encoder,
-                     matcher=matcher)
+    out = fuzzy_join(
+        left, right, "a", "b", top_k=1_000_000_000, model=hash_encoder, matcher=matcher
+    )
     assert len(out) == 5 and out["match_rank"].max() == 2
 
 
@@ -187,22 +201,31 @@ def test_an_oversized_archive_member_is_refused(tmp_path):
             read_zip_member(z, "big.txt", limit=1000)
 
 
-def test_crafted_checkpoint_metadata_is_a_clear_error(training_files, tiny_model_dir,
-                                                      tmp_path):
+def test_crafted_checkpoint_metadata_is_a_clear_error(training_files, tiny_model_dir, tmp_path):
     from safetensors import safe_open
     from safetensors.torch import save_file
 
     from pearl.training import TrainConfig, Trainer
 
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
-                      batch_size=4, max_steps=2, char_pretrain_steps=0, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir),
+        output=str(tmp_path / "m"),
+        batch_size=4,
+        max_steps=2,
+        char_pretrain_steps=0,
+        **training_files,
+    )
     Trainer(cfg, show_progress_bar=False).train()
     state = cfg.checkpoints / "state.safetensors"
     with safe_open(str(state), framework="pt") as f:
         meta = json.loads(f.metadata()["pearl_state"])
         tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
-    for field, value in (("step", "many"), ("param_groups", [{"params": ["x"]}]),
-                         ("history", [["not", "a", "dict"]]), ("seconds", -1)):
+    for field, value in (
+        ("step", "many"),
+        ("param_groups", [{"params": ["x"]}]),
+        ("history", [["not", "a", "dict"]]),
+        ("seconds", -1),
+    ):
         bad = {**meta, field: value}
         save_file(tensors, str(state), metadata={"pearl_state": json.dumps(bad)})
         with pytest.raises(OSError, match=f"invalid checkpoint field '{field}'"):
@@ -214,8 +237,9 @@ def test_blank_and_na_group_ids_are_dropped_with_a_warning(caplog):
 
     from pearl.training.finetune import LabelledGroups
 
-    frame = pd.DataFrame({"text": ["a", "b", "c", "d", "e"],
-                          "group": ["1", "1", "", "NA", " null "]})
+    frame = pd.DataFrame(
+        {"text": ["a", "b", "c", "d", "e"], "group": ["1", "1", "", "NA", " null "]}
+    )
     with caplog.at_level(logging.WARNING):
         data = LabelledGroups.from_frame(frame)
     assert data.texts == ["a", "b"] and "3 rows without a group id" in caplog.text
@@ -245,6 +269,7 @@ def test_a_full_disk_names_the_path(tmp_path, monkeypatch):
 
 # -- still open from the earlier review -----------------------------------------------------
 
+
 def test_join_refuses_duplicate_column_names(hash_encoder):
     import pandas as pd
 
@@ -267,14 +292,19 @@ def test_a_header_only_corpus_is_refused(training_files, tiny_model_dir, tmp_pat
     from pearl.training import TrainConfig, Trainer
 
     Path(training_files["corpus"]).write_text("phrase\tlabel\tfrequency\tsource\n")
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
-                      batch_size=4, max_steps=1, char_pretrain_steps=0, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir),
+        output=str(tmp_path / "m"),
+        batch_size=4,
+        max_steps=1,
+        char_pretrain_steps=0,
+        **training_files,
+    )
     with pytest.raises(ValueError, match="no phrases"):
         Trainer(cfg, show_progress_bar=False).train()
 
 
 def test_an_empty_task_list_is_an_error(tmp_path, capsys):
-    assert main(["eval", "-m", "string-distance", "--tasks", ",", "-o",
-                 str(tmp_path / "r")]) == 2
+    assert main(["eval", "-m", "string-distance", "--tasks", ",", "-o", str(tmp_path / "r")]) == 2
     assert "no task selected" in capsys.readouterr().err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

@@ -15,22 +15,49 @@ from hypothesis import strategies as st
 from pearl import EntityIndex, PhraseEncoder, deduplicate, fuzzy_join
 from pearl.cli import main
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 # any unicode text; text with lone surrogates (hypothesis leaves them out of st.text by
 # default); and mixtures of the usual troublemakers: emoji, NUL, right-to-left marks...
 TEXT = st.one_of(
     st.text(max_size=40),
     st.text(alphabet=st.characters(categories=["Cs"]), min_size=1, max_size=3),
-    st.lists(st.sampled_from(["\ud800", "\udfff", "🙂", "👩‍👩‍👧", "é", "e\u0301", "\u200f",
-                              "\x00", " ", "\t", "a", "東"]), max_size=12).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "\ud800",
+                "\udfff",
+                "🙂",
+                "👩‍👩‍👧",
+                "é",
+                "e\u0301",
+                "\u200f",
+                "\x00",
+                " ",
+                "\t",
+                "a",
+                "東",
+            ]
+        ),
+        max_size=12,
+    ).map("".join),
 )
-SCALAR = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),
-                   st.binary(max_size=8), TEXT, st.just(pd.NA), st.just(np.float64("nan")),
-                   st.builds(object))
-ANYTHING = st.one_of(SCALAR, st.lists(SCALAR, max_size=4), st.dictionaries(TEXT, SCALAR,
-                                                                          max_size=2))
+SCALAR = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.binary(max_size=8),
+    TEXT,
+    st.just(pd.NA),
+    st.just(np.float64("nan")),
+    st.builds(object),
+)
+ANYTHING = st.one_of(
+    SCALAR, st.lists(SCALAR, max_size=4), st.dictionaries(TEXT, SCALAR, max_size=2)
+)
 CLEAR = (TypeError, ValueError)
 
 
@@ -71,24 +98,44 @@ def test_encode_batch_size_is_checked(encoder, batch_size):
 @given(left=st.lists(SCALAR, max_size=5), right=st.lists(SCALAR, max_size=5))
 def test_fuzzy_join_any_cells(hash_encoder, left, right):
     try:
-        out = fuzzy_join(pd.DataFrame({"a": left}, dtype=object),
-                         pd.DataFrame({"b": right}, dtype=object), left_on="a", right_on="b",
-                         model=hash_encoder)
+        out = fuzzy_join(
+            pd.DataFrame({"a": left}, dtype=object),
+            pd.DataFrame({"b": right}, dtype=object),
+            left_on="a",
+            right_on="b",
+            model=hash_encoder,
+        )
     except CLEAR:
         return
     assert len(out) == len(left)
 
 
 @SETTINGS
-@given(options=st.fixed_dictionaries({}, optional={
-    "threshold": SCALAR, "top_k": SCALAR, "how": SCALAR, "return_score": SCALAR,
-    "suffix": SCALAR, "batch_size": SCALAR, "right_chunksize": SCALAR,
-    "left_on": SCALAR, "right_on": SCALAR}))
+@given(
+    options=st.fixed_dictionaries(
+        {},
+        optional={
+            "threshold": SCALAR,
+            "top_k": SCALAR,
+            "how": SCALAR,
+            "return_score": SCALAR,
+            "suffix": SCALAR,
+            "batch_size": SCALAR,
+            "right_chunksize": SCALAR,
+            "left_on": SCALAR,
+            "right_on": SCALAR,
+        },
+    )
+)
 def test_fuzzy_join_any_options(hash_encoder, options):
     kwargs = {"left_on": "a", "right_on": "b", **options}
     try:
-        fuzzy_join(pd.DataFrame({"a": ["x", "y"]}), pd.DataFrame({"b": ["x"]}),
-                   model=hash_encoder, **kwargs)
+        fuzzy_join(
+            pd.DataFrame({"a": ["x", "y"]}),
+            pd.DataFrame({"b": ["x"]}),
+            model=hash_encoder,
+            **kwargs,
+        )
     except (*CLEAR, KeyError):  # KeyError: a column that does not exist, named
         return
 
@@ -120,8 +167,14 @@ def test_index_search_any_input(hash_encoder, queries, k):
 @pytest.mark.parametrize("bad", [8.5, "8", True, -1, math.nan])
 def test_public_int_options_reject_wrong_types(hash_encoder, bad):
     with pytest.raises(CLEAR, match="top_k"):
-        fuzzy_join(pd.DataFrame({"a": ["x"]}), pd.DataFrame({"b": ["x"]}), left_on="a",
-                   right_on="b", top_k=bad, model=hash_encoder)
+        fuzzy_join(
+            pd.DataFrame({"a": ["x"]}),
+            pd.DataFrame({"b": ["x"]}),
+            left_on="a",
+            right_on="b",
+            top_k=bad,
+            model=hash_encoder,
+        )
     with pytest.raises(CLEAR, match="batch_size"):
         EntityIndex(model=hash_encoder, batch_size=bad)
 
@@ -130,22 +183,42 @@ def test_config_batch_size_8_5_fails_before_any_work(training_files, tiny_model_
     config = tmp_path / "run.toml"
     config.write_text(f'backbone = "{tiny_model_dir}"\nbatch_size = 8.5\n')
     out = tmp_path / "m"
-    assert main(["train", "-c", str(config), "-o", str(out),
-                 "--corpus", training_files["corpus"], "--augmented",
-                 training_files["augmented"], "--negatives", training_files["negatives"]]) == 2
+    assert (
+        main(
+            [
+                "train",
+                "-c",
+                str(config),
+                "-o",
+                str(out),
+                "--corpus",
+                training_files["corpus"],
+                "--augmented",
+                training_files["augmented"],
+                "--negatives",
+                training_files["negatives"],
+            ]
+        )
+        == 2
+    )
     assert not any(tmp_path.glob("m*"))
     assert main(["train", "--set", "batch_size=abc", "-o", str(out)]) == 2
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["dedup", "t.csv", "--column", "a", "-o", "o.csv", "--threshold", "5"], "--threshold"),
-    (["dedup", "t.csv", "--column", "a", "-o", "o.csv", "--threshold", "nan"], "--threshold"),
-    (["join", "l", "r", "--left-on", "a", "--right-on", "b", "-o", "o", "--top-k", "0"],
-     "--top-k"),
-    (["encode", "x", "-b", "8.5"], "--batch-size"),
-    (["index", "search", "idx", "q", "-k", "-3"], "-k"),
-    (["eval", "--probe-runs", "0"], "--probe-runs"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["dedup", "t.csv", "--column", "a", "-o", "o.csv", "--threshold", "5"], "--threshold"),
+        (["dedup", "t.csv", "--column", "a", "-o", "o.csv", "--threshold", "nan"], "--threshold"),
+        (
+            ["join", "l", "r", "--left-on", "a", "--right-on", "b", "-o", "o", "--top-k", "0"],
+            "--top-k",
+        ),
+        (["encode", "x", "-b", "8.5"], "--batch-size"),
+        (["index", "search", "idx", "q", "-k", "-3"], "-k"),
+        (["eval", "--probe-runs", "0"], "--probe-runs"),
+    ],
+)
 def test_cli_options_are_checked_by_type_and_range(argv, option, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)

@@ -81,8 +81,9 @@ def _rewrite_shard(cache, vecs):
 
 
 @pytest.mark.parametrize("damage", ["nan", "width", "checksum", "old-format"])
-def test_bad_cache_shard_is_discarded_with_a_warning_and_re_encoded(hash_encoder, tmp_path,
-                                                                    caplog, damage):
+def test_bad_cache_shard_is_discarded_with_a_warning_and_re_encoded(
+    hash_encoder, tmp_path, caplog, damage
+):
     cache = EmbeddingCache(hash_encoder, root=tmp_path)
     cache(["a", "b"])
     npy = next(cache.folder.glob("*.npy"))

@@ -35,10 +35,12 @@ def evil_model(tiny_pearl_dir, tmp_path) -> tuple[Path, Path]:
     marker = tmp_path / "MARKER"
     (folder / "modeling_x.py").write_text(
         _payload(marker) + "from sentence_transformers.base.modules.normalize import "
-        "Normalize as X\n")
+        "Normalize as X\n"
+    )
     modules = json.loads((folder / "modules.json").read_text())
-    modules.append({"idx": len(modules), "name": str(len(modules)), "path": "",
-                    "type": "modeling_x.X"})
+    modules.append(
+        {"idx": len(modules), "name": str(len(modules)), "path": "", "type": "modeling_x.X"}
+    )
     (folder / "modules.json").write_text(json.dumps(modules))
     return folder, marker
 
@@ -69,8 +71,10 @@ def test_auto_map_in_the_transformer_config_runs_nothing(tiny_pearl_dir, tmp_pat
     marker = tmp_path / "MARKER"
     (folder / "modeling_evil.py").write_text(_payload(marker) + "class EvilModel:\n  pass\n")
     config = json.loads((folder / "config.json").read_text())
-    config["auto_map"] = {"AutoModel": "modeling_evil.EvilModel",
-                          "AutoConfig": "modeling_evil.EvilModel"}
+    config["auto_map"] = {
+        "AutoModel": "modeling_evil.EvilModel",
+        "AutoConfig": "modeling_evil.EvilModel",
+    }
     (folder / "config.json").write_text(json.dumps(config))
     try:
         PhraseEncoder(folder).encode(["x"])
@@ -105,8 +109,7 @@ def test_index_never_loads_a_model_from_inside_its_folder(evil_model, tmp_path, 
     assert not marker.exists()
 
 
-def test_index_checks_the_fingerprint_before_loading_a_model(tiny_model_dir, tmp_path,
-                                                             monkeypatch):
+def test_index_checks_the_fingerprint_before_loading_a_model(tiny_model_dir, tmp_path, monkeypatch):
     idx = EntityIndex(model=str(tiny_model_dir)).build(["Paris", "London"])
     folder = idx.save(tmp_path / "idx")
     meta = json.loads((folder / "meta.json").read_text())
@@ -136,8 +139,14 @@ def test_pickle_checkpoint_is_refused_not_unpickled(training_files, tiny_model_d
     from pearl.training import TrainConfig, Trainer
 
     marker = tmp_path / "MARKER"
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
-                      batch_size=4, max_steps=2, char_pretrain_steps=0, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir),
+        output=str(tmp_path / "m"),
+        batch_size=4,
+        max_steps=2,
+        char_pretrain_steps=0,
+        **training_files,
+    )
     cfg.checkpoints.mkdir(parents=True)
     torch.save({"step": _Payload(str(marker))}, cfg.checkpoints / "state.pt")
     with pytest.raises(OSError, match="pickle"):
@@ -151,8 +160,14 @@ def test_pickle_checkpoint_is_refused_not_unpickled(training_files, tiny_model_d
 def test_truncated_checkpoint_is_a_clear_error(training_files, tiny_model_dir, tmp_path):
     from pearl.training import TrainConfig, Trainer
 
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
-                      batch_size=4, max_steps=2, char_pretrain_steps=0, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir),
+        output=str(tmp_path / "m"),
+        batch_size=4,
+        max_steps=2,
+        char_pretrain_steps=0,
+        **training_files,
+    )
     Trainer(cfg, show_progress_bar=False).train()
     state = cfg.checkpoints / "state.safetensors"
     state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
@@ -161,17 +176,34 @@ def test_truncated_checkpoint_is_a_clear_error(training_files, tiny_model_dir, t
 
 
 def test_no_pickle_anywhere_in_the_package():
-    risky = re.compile(r"weights_only\s*=\s*False|pickle\.loads?\(|allow_pickle\s*=\s*True|"
-                       r"torch\.load\(|joblib\.load|dill\.")
-    hits = [f"{p.relative_to(SRC)}:{i}" for p in SRC.rglob("*.py")
-            for i, line in enumerate(p.read_text().splitlines(), 1) if risky.search(line)]
+    risky = re.compile(
+        r"weights_only\s*=\s*False|pickle\.loads?\(|allow_pickle\s*=\s*True|"
+        r"torch\.load\(|joblib\.load|dill\."
+    )
+    hits = [
+        f"{p.relative_to(SRC)}:{i}"
+        for p in SRC.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if risky.search(line)
+    ]
     assert hits == []
 
 
 def test_invalid_utf8_on_the_command_line(tiny_model_dir):
-    proc = subprocess.run([sys.executable, "-m", "pearl.cli", "encode", "-q", "-m",
-                           str(tiny_model_dir), b"caf\xe9 \xff"], capture_output=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pearl.cli",
+            "encode",
+            "-q",
+            "-m",
+            str(tiny_model_dir),
+            b"caf\xe9 \xff",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     row = json.loads(proc.stdout.decode("utf-8"))
     assert row["text"] == "caf\ufffd \ufffd" and len(row["embedding"]) == 32

@@ -23,16 +23,42 @@ def tables(tmp_path):
 @pytest.mark.parametrize("which", [0, 1])
 def test_join_refuses_to_write_over_an_input(tables, hash_encoder, which, capsys):
     before = tables[which].read_bytes()
-    code = main(["join", str(tables[0]), str(tables[1]), "--left-on", "name", "--right-on",
-                 "title", "-m", "string-distance", "-o", str(tables[which])])
+    code = main(
+        [
+            "join",
+            str(tables[0]),
+            str(tables[1]),
+            "--left-on",
+            "name",
+            "--right-on",
+            "title",
+            "-m",
+            "string-distance",
+            "-o",
+            str(tables[which]),
+        ]
+    )
     assert code == 2 and "would overwrite the input" in capsys.readouterr().err
     assert tables[which].read_bytes() == before
 
 
 def test_dedup_refuses_to_write_over_its_input(tables, capsys):
     before = tables[0].read_bytes()
-    assert main(["dedup", str(tables[0]), "--column", "name", "-m", "string-distance",
-                 "-o", str(tables[0])]) == 2
+    assert (
+        main(
+            [
+                "dedup",
+                str(tables[0]),
+                "--column",
+                "name",
+                "-m",
+                "string-distance",
+                "-o",
+                str(tables[0]),
+            ]
+        )
+        == 2
+    )
     assert tables[0].read_bytes() == before
 
 
@@ -57,11 +83,23 @@ def test_interrupted_write_keeps_the_previous_file(tables, tiny_model_dir, monke
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
-        main(["join", str(tables[0]), str(tables[1]), "--left-on", "name", "--right-on",
-              "title", "-m", str(tiny_model_dir), "-o", str(out)])
+        main(
+            [
+                "join",
+                str(tables[0]),
+                str(tables[1]),
+                "--left-on",
+                "name",
+                "--right-on",
+                "title",
+                "-m",
+                str(tiny_model_dir),
+                "-o",
+                str(out),
+            ]
+        )
     assert out.read_text() == "previous content\n"
-    assert sorted(p.name for p in out.parent.iterdir()) == ["joined.csv", "left.csv",
-                                                           "right.csv"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["joined.csv", "left.csv", "right.csv"]
 
 
 def test_atomic_path_never_touches_an_existing_tmp_file(tmp_path):
@@ -106,27 +144,31 @@ def test_index_save_refuses_a_non_index_folder(tmp_path, hash_encoder):
     assert len(EntityIndex.load(tmp_path / "idx", model=hash_encoder)) == 2
 
 
-def test_training_refuses_a_non_model_output_before_any_work(training_files, tiny_model_dir,
-                                                             tmp_path):
+def test_training_refuses_a_non_model_output_before_any_work(
+    training_files, tiny_model_dir, tmp_path
+):
     from pearl.training import TrainConfig, Trainer
 
     out = tmp_path / "thesis"
     out.mkdir()
     (out / "chapter1.tex").write_text("...")
-    cfg = TrainConfig(backbone=str(tiny_model_dir), output=str(out), batch_size=4,
-                      max_steps=1, **training_files)
+    cfg = TrainConfig(
+        backbone=str(tiny_model_dir), output=str(out), batch_size=4, max_steps=1, **training_files
+    )
     with pytest.raises(FileExistsError):
         Trainer(cfg, show_progress_bar=False).train()
     assert not cfg.checkpoints.exists()
     assert [p.name for p in out.iterdir()] == ["chapter1.tex"]
 
 
-@pytest.mark.parametrize("left_cols, right_cols, clash", [
-    (["name", "title_right", "title"], ["title"], "title_right"),
-    (["name"], ["title", "name_right", "name"], "name_right"),
-])
-def test_output_columns_never_overwrite_input_columns(hash_encoder, left_cols, right_cols,
-                                                      clash):
+@pytest.mark.parametrize(
+    "left_cols, right_cols, clash",
+    [
+        (["name", "title_right", "title"], ["title"], "title_right"),
+        (["name"], ["title", "name_right", "name"], "name_right"),
+    ],
+)
+def test_output_columns_never_overwrite_input_columns(hash_encoder, left_cols, right_cols, clash):
     left = pd.DataFrame({c: ["a", "b"] for c in left_cols})
     right = pd.DataFrame({c: ["a", "c"] for c in right_cols})
     on = "title" if "title" in right_cols else right_cols[0]
@@ -135,24 +177,36 @@ def test_output_columns_never_overwrite_input_columns(hash_encoder, left_cols, r
 
 
 def test_match_columns_are_named_apart_so_joins_chain(hash_encoder):
-    left = pd.DataFrame({"name": ["a", "b"], "match_score": [0.5, 0.7],
-                         "match_rank": [1, 1]})
+    left = pd.DataFrame({"name": ["a", "b"], "match_score": [0.5, 0.7], "match_rank": [1, 1]})
     right = pd.DataFrame({"title": ["a", "c"]})
-    out = fuzzy_join(left, right, left_on="name", right_on="title", top_k=2,
-                     model=hash_encoder)
+    out = fuzzy_join(left, right, left_on="name", right_on="title", top_k=2, model=hash_encoder)
     assert out["match_score"].tolist()[:1] == [0.5]  # the input's columns are untouched
     assert {"match_score_2", "match_rank_2"} <= set(out.columns)
     # a second join of the joined table, with the defaults
-    again = fuzzy_join(out, pd.DataFrame({"label": ["a"]}), left_on="name",
-                       right_on="label", model=hash_encoder)
+    again = fuzzy_join(
+        out, pd.DataFrame({"label": ["a"]}), left_on="name", right_on="label", model=hash_encoder
+    )
     assert "match_score_3" in again.columns
 
 
 def test_dedup_refuses_an_existing_output_column(tmp_path, capsys):
     table = tmp_path / "t.csv"
     table.write_text("name,name_deduplicated\nParis,x\n")
-    assert main(["dedup", str(table), "--column", "name", "-m", "string-distance", "-o",
-                 str(tmp_path / "o.csv")]) == 2
+    assert (
+        main(
+            [
+                "dedup",
+                str(table),
+                "--column",
+                "name",
+                "-m",
+                "string-distance",
+                "-o",
+                str(tmp_path / "o.csv"),
+            ]
+        )
+        == 2
+    )
     assert "already has a column 'name_deduplicated'" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
 
@@ -160,7 +214,21 @@ def test_dedup_refuses_an_existing_output_column(tmp_path, capsys):
 def test_eval_refuses_to_write_into_the_benchmark_data(mini_benchmark, capsys):
     data = mini_benchmark / "benchmark"
     before = sorted(p.name for p in data.iterdir())
-    assert main(["eval", "-m", "string-distance", "-t", "turney", "--data", str(data),
-                 "-o", str(data / "results")]) == 2
+    assert (
+        main(
+            [
+                "eval",
+                "-m",
+                "string-distance",
+                "-t",
+                "turney",
+                "--data",
+                str(data),
+                "-o",
+                str(data / "results"),
+            ]
+        )
+        == 2
+    )
     assert "would overwrite the input" in capsys.readouterr().err
     assert sorted(p.name for p in data.iterdir()) == before

@@ -66,8 +66,7 @@ def test_finetune_refuses_the_same_folder(pickled_weights_model, tmp_path, capsy
     folder, marker = pickled_weights_model
     pairs = tmp_path / "pairs.csv"
     pairs.write_text("text,group\nNew York,1\nNYC,1\nParis,2\nParis FR,2\n")
-    assert main(["finetune", str(pairs), "-m", str(folder), "-o", str(tmp_path / "out"),
-                 "-q"]) == 2
+    assert main(["finetune", str(pairs), "-m", str(folder), "-o", str(tmp_path / "out"), "-q"]) == 2
     assert "pickle" in capsys.readouterr().err
     assert not marker.exists()
 
@@ -87,8 +86,7 @@ def test_folder_model_kwargs_do_not_reach_transformers(tiny_model_dir, tmp_path,
     assert "config_kwargs" in caplog.text and "tokenizer_name_or_path" in caplog.text
 
 
-def test_known_name_beats_a_folder_in_the_working_directory(tiny_model_dir, tmp_path,
-                                                           monkeypatch):
+def test_known_name_beats_a_folder_in_the_working_directory(tiny_model_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _copy(tiny_model_dir, tmp_path / "all-MiniLM-L6-v2")
     _copy(tiny_model_dir, tmp_path / "pearl-minilm")
@@ -174,7 +172,8 @@ def test_auto_map_in_the_tokenizer_config_is_refused(tiny_model_dir, tmp_path):
     folder = _copy(tiny_model_dir, tmp_path / "tok")
     marker = tmp_path / "MARKER"
     (folder / "tokenization_evil.py").write_text(
-        f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n")
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('ran')\n"
+    )
     cfg = json.loads((folder / "tokenizer_config.json").read_text())
     cfg["auto_map"] = {"AutoTokenizer": ["tokenization_evil.Evil", None]}
     (folder / "tokenizer_config.json").write_text(json.dumps(cfg))

@@ -14,7 +14,8 @@ def test_pretraining_learns_to_mimic_the_backbone(tiny_model_dir):
     torch.manual_seed(0)
     model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16})
     words = ["paris", "london", "berlin", "madrid", "rome", "vienna", "oslo", "dublin"] * 2
-    losses = pretrain_char_encoder(model, words, steps=60, batch_size=8, lr=5e-3,
-                                   show_progress_bar=False)
+    losses = pretrain_char_encoder(
+        model, words, steps=60, batch_size=8, lr=5e-3, show_progress_bar=False
+    )
     assert len(losses) == 60
     assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10

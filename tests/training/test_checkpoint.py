@@ -4,13 +4,19 @@ from pearl.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoi
 
 
 def _checkpoint(**extra):
-    return Checkpoint(config={"lr": 1e-3}, step=3, history=[{"loss": 1.0}],
-                      model={"w": torch.arange(4.0)},
-                      optimizer={"state": {0: {"step": torch.tensor(3.0),
-                                               "exp_avg": torch.ones(4)}},
-                                 "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999),
-                                                   "params": [0]}]},
-                      scheduler={"last_epoch": 3}, torch_rng=torch.get_rng_state(), **extra)
+    return Checkpoint(
+        config={"lr": 1e-3},
+        step=3,
+        history=[{"loss": 1.0}],
+        model={"w": torch.arange(4.0)},
+        optimizer={
+            "state": {0: {"step": torch.tensor(3.0), "exp_avg": torch.ones(4)}},
+            "param_groups": [{"lr": 1e-3, "betas": (0.9, 0.999), "params": [0]}],
+        },
+        scheduler={"last_epoch": 3},
+        torch_rng=torch.get_rng_state(),
+        **extra,
+    )
 
 
 def test_a_checkpoint_round_trips_without_a_cuda_state(tmp_path):

@@ -5,8 +5,10 @@ from pearl.training import TrainConfig, load_config
 
 def test_toml_tables_and_overrides(tmp_path):
     path = tmp_path / "run.toml"
-    path.write_text('backbone = "x"\n[objective]\nhard_negatives = 3\ntype_loss = false\n'
-                    '[augmentation]\naugmenter_weights = { acronym = 0.5 }\n')
+    path.write_text(
+        'backbone = "x"\n[objective]\nhard_negatives = 3\ntype_loss = false\n'
+        "[augmentation]\naugmenter_weights = { acronym = 0.5 }\n"
+    )
     cfg = load_config(path, {"batch_size": "64", "char_aug": "off", "lr": "1e-4"})
     assert cfg.backbone == "x" and cfg.hard_negatives == 3 and cfg.type_loss is False
     assert cfg.augmenter_weights == {"acronym": 0.5}
@@ -16,8 +18,15 @@ def test_toml_tables_and_overrides(tmp_path):
 
 def test_paper_defaults():
     cfg = TrainConfig()
-    assert (cfg.temperature, cfg.hard_negatives, cfg.lr, cfg.lr_decay, cfg.decay_steps,
-            cfg.average_weight, cfg.batch_size) == (0.07, 2, 3e-5, 0.98, 2000, 0.5, 512)
+    assert (
+        cfg.temperature,
+        cfg.hard_negatives,
+        cfg.lr,
+        cfg.lr_decay,
+        cfg.decay_steps,
+        cfg.average_weight,
+        cfg.batch_size,
+    ) == (0.07, 2, 3e-5, 0.98, 2000, 0.5, 512)
 
 
 def test_unknown_option_is_an_error(tmp_path):

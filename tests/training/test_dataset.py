@@ -4,9 +4,14 @@ import pytest
 from pearl.data.labels import LABEL_TO_ID
 from pearl.training import TrainingData
 
-PAIRS = [("a b", "a c", "char_swap"), ("New York", "NY", "acronym"),
-         ("grown man", "adult male", "wordnet_paraphrase"), ("red car", "car red", "token_swap"),
-         ("x", "x", "identity"), ("", "y", "char_drop")]
+PAIRS = [
+    ("a b", "a c", "char_swap"),
+    ("New York", "NY", "acronym"),
+    ("grown man", "adult male", "wordnet_paraphrase"),
+    ("red car", "car red", "token_swap"),
+    ("x", "x", "identity"),
+    ("", "y", "char_drop"),
+]
 LABELS = {"New York": "NP-GPE", "a b": "NP-OTHER"}
 
 
@@ -41,8 +46,11 @@ def test_batches_are_a_function_of_seed_and_step(training_files):
     assert len(b1.anchors) == 4 and len(b1.negatives) == 2
     epoch = [a for s in range(data.steps_per_epoch(4)) for a in data.batch(s, 4).anchors]
     assert len(set(epoch)) == len(epoch)  # no phrase twice in an epoch
-    assert data.batch(0, 4).anchors != TrainingData.from_files(
-        **training_files, seed=4).batch(0, 4).anchors or len(data) <= 4
+    assert (
+        data.batch(0, 4).anchors
+        != TrainingData.from_files(**training_files, seed=4).batch(0, 4).anchors
+        or len(data) <= 4
+    )
 
 
 def test_max_examples(training_files):
@@ -61,7 +69,7 @@ def test_type_class_weights_favour_rare_types_up_to_the_cap():
     data.labels = np.array([0] * 9 + [1] * 2 + [2] + [-100])  # counts 9, 2, 1, 0
     w = data.type_class_weights(4, 0.5, cap=2.5)
     assert w[0] == 1.0
-    assert abs(float(w[1]) - 4.5 ** 0.5) < 1e-6
+    assert abs(float(w[1]) - 4.5**0.5) < 1e-6
     assert float(w[2]) == 2.5 and float(w[3]) == 2.5  # capped; 3 never occurs
     assert data.type_class_weights(4, 0.0).tolist() == [1.0] * 4
     with pytest.raises(ValueError, match="power"):
@@ -71,8 +79,15 @@ def test_type_class_weights_favour_rare_types_up_to_the_cap():
 def test_entity_types_drop_the_lexical_class_and_other():
     from pearl.training.dataset import entity_types
 
-    ids = np.array([LABEL_TO_ID["NP-ORG"], LABEL_TO_ID["ADJP-ORG"], LABEL_TO_ID["NP-GPE"],
-                    LABEL_TO_ID["NP-OTHER"], -100])
+    ids = np.array(
+        [
+            LABEL_TO_ID["NP-ORG"],
+            LABEL_TO_ID["ADJP-ORG"],
+            LABEL_TO_ID["NP-GPE"],
+            LABEL_TO_ID["NP-OTHER"],
+            -100,
+        ]
+    )
     t = entity_types(ids)
     assert t[0] == t[1] != t[2] and t[0] >= 0 and t[2] >= 0
     assert t[3] == -100 and t[4] == -100
@@ -88,8 +103,11 @@ def test_typed_rows_come_in_groups_of_one_type(training_files):
     assert again.anchors == b.anchors  # a function of seed and step, as every batch
     # the permutation part walks the epoch: batch_size - typed new pairs per step
     assert data.steps_per_epoch(6, typed=4) == len(data) // 2
-    epoch = [a for s in range(data.steps_per_epoch(6, 4)) for a in
-             data.batch(s, 6, typed=4, group_size=2).anchors[:2]]
+    epoch = [
+        a
+        for s in range(data.steps_per_epoch(6, 4))
+        for a in data.batch(s, 6, typed=4, group_size=2).anchors[:2]
+    ]
     assert len(set(epoch)) == len(epoch)
     # no type with a full group: the batch is the permutation part alone
     assert not data.eligible_types(5)

@@ -8,13 +8,31 @@ from pearl import PhraseEncoder
 from pearl.cli import main
 from pearl.training.finetune import LabelledGroups, finetune, read_labelled
 
-PAIRS = pd.DataFrame({
-    "left": ["Acme Inc", "ACME Incorporated", "Globex Corp", "Initech", "Umbrella Co",
-             "Hooli", "Vandelay Industries", "Acme Inc"],
-    "right": ["ACME Incorporated", "Acme Corporation", "Globex Corporation", "Initech LLC",
-              "Umbrella Company", "Hooli Inc", "Vandelay Ind.", "Globex Corp"],
-    "label": [1, 1, 1, 1, 1, 1, 1, 0],
-})
+PAIRS = pd.DataFrame(
+    {
+        "left": [
+            "Acme Inc",
+            "ACME Incorporated",
+            "Globex Corp",
+            "Initech",
+            "Umbrella Co",
+            "Hooli",
+            "Vandelay Industries",
+            "Acme Inc",
+        ],
+        "right": [
+            "ACME Incorporated",
+            "Acme Corporation",
+            "Globex Corporation",
+            "Initech LLC",
+            "Umbrella Company",
+            "Hooli Inc",
+            "Vandelay Ind.",
+            "Globex Corp",
+        ],
+        "label": [1, 1, 1, 1, 1, 1, 1, 0],
+    }
+)
 
 
 def test_groups_are_the_components_of_the_matches():
@@ -24,8 +42,9 @@ def test_groups_are_the_components_of_the_matches():
     assert gid["Acme Inc"] != gid["Globex Corp"]
     assert tuple(sorted((gid["Acme Inc"], gid["Globex Corp"]))) in data.different
     assert len(set(data.groups.tolist())) == 6
-    groups = LabelledGroups.from_frame(pd.DataFrame({"text": ["a", "b", "c"],
-                                                     "group": ["x", "x", "y"]}))
+    groups = LabelledGroups.from_frame(
+        pd.DataFrame({"text": ["a", "b", "c"], "group": ["x", "x", "y"]})
+    )
     assert groups.groups.tolist() == [0, 0, 1]
     with pytest.raises(ValueError, match="columns"):
         LabelledGroups.from_frame(pd.DataFrame({"a": [1]}))
@@ -37,41 +56,88 @@ def test_groups_are_the_components_of_the_matches():
 
 
 def test_finetune_saves_a_model_every_tool_loads(tiny_model_dir, tmp_path):
-    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / "ft",
-                   model=str(tiny_model_dir), epochs=3, batch_size=8, lr=1e-3,
-                   validation=0.3, patience=1, show_progress_bar=False)
+    res = finetune(
+        LabelledGroups.from_frame(PAIRS),
+        tmp_path / "ft",
+        model=str(tiny_model_dir),
+        epochs=3,
+        batch_size=8,
+        lr=1e-3,
+        validation=0.3,
+        patience=1,
+        show_progress_bar=False,
+    )
     assert 1 <= res.best_epoch <= res.epochs <= 3 and len(res.validation_top1) == res.epochs
     emb = PhraseEncoder(res.output).encode(["Acme Inc", "Hooli"])
     assert emb.shape == (2, 32) and np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-5)
     with pytest.raises(ValueError, match="group of two"):
-        finetune(LabelledGroups(["a", "b"], np.array([0, 1])), tmp_path / "x",
-                 model=str(tiny_model_dir), show_progress_bar=False)
+        finetune(
+            LabelledGroups(["a", "b"], np.array([0, 1])),
+            tmp_path / "x",
+            model=str(tiny_model_dir),
+            show_progress_bar=False,
+        )
 
 
 @pytest.mark.parametrize("loss", ["infonce", "triplet"])
 def test_other_objectives_train(tiny_model_dir, tmp_path, loss):
-    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / loss, model=str(tiny_model_dir),
-                   loss=loss, epochs=1, batch_size=8, validation=0.0, show_progress_bar=False)
+    res = finetune(
+        LabelledGroups.from_frame(PAIRS),
+        tmp_path / loss,
+        model=str(tiny_model_dir),
+        loss=loss,
+        epochs=1,
+        batch_size=8,
+        validation=0.0,
+        show_progress_bar=False,
+    )
     assert (res.output / "modules.json").is_file()
 
 
 def test_cli_finetune_with_dev_threshold(tiny_model_dir, tmp_path, capsys):
     PAIRS.to_csv(tmp_path / "pairs.csv", index=False)
-    dev = pd.DataFrame({"left": ["Acme Inc", "Hooli"], "right": ["Acme Corporation", "Initech"],
-                        "label": [1, 0]})
+    dev = pd.DataFrame(
+        {"left": ["Acme Inc", "Hooli"], "right": ["Acme Corporation", "Initech"], "label": [1, 0]}
+    )
     dev.to_csv(tmp_path / "dev.csv", index=False)
     assert read_labelled(tmp_path / "pairs.csv").texts
-    assert main(["finetune", str(tmp_path / "pairs.csv"), "-o", str(tmp_path / "m"), "-m",
-                 str(tiny_model_dir), "--epochs", "1", "-b", "8", "--dev",
-                 str(tmp_path / "dev.csv"), "--test", str(tmp_path / "dev.csv"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "finetune",
+                str(tmp_path / "pairs.csv"),
+                "-o",
+                str(tmp_path / "m"),
+                "-m",
+                str(tiny_model_dir),
+                "--epochs",
+                "1",
+                "-b",
+                "8",
+                "--dev",
+                str(tmp_path / "dev.csv"),
+                "--test",
+                str(tmp_path / "dev.csv"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["evaluation"]["test_pairs"] == 2 and out["evaluation"]["dev_accuracy"] >= 0.5
 
 
 @pytest.mark.parametrize("encoder", ["bilstm", "cnn"])
 def test_finetune_trains_a_glove_encoder_without_a_transformer(tmp_path, encoder):
-    res = finetune(LabelledGroups.from_frame(PAIRS), tmp_path / encoder, encoder=encoder,
-                   epochs=2, batch_size=8, validation=0.0, show_progress_bar=False)
+    res = finetune(
+        LabelledGroups.from_frame(PAIRS),
+        tmp_path / encoder,
+        encoder=encoder,
+        epochs=2,
+        batch_size=8,
+        validation=0.0,
+        show_progress_bar=False,
+    )
     enc = PhraseEncoder(res.output)
     emb = enc.encode(["Acme Inc", "ACME Incorporated", "Hooli"])
     assert emb.shape == (3, 300) and np.isfinite(emb).all()
@@ -82,33 +148,81 @@ def test_finetune_trains_a_glove_encoder_without_a_transformer(tmp_path, encoder
 def test_cli_finetune_builds_a_cnn(tmp_path, capsys):
     path = tmp_path / "pairs.csv"
     PAIRS.to_csv(path, index=False)
-    assert main(["finetune", str(path), "-o", str(tmp_path / "cnn"), "--encoder", "cnn",
-                 "--epochs", "1", "-b", "8", "--validation", "0", "-q"]) == 0
+    assert (
+        main(
+            [
+                "finetune",
+                str(path),
+                "-o",
+                str(tmp_path / "cnn"),
+                "--encoder",
+                "cnn",
+                "--epochs",
+                "1",
+                "-b",
+                "8",
+                "--validation",
+                "0",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["epochs"] == 1
     assert PhraseEncoder(tmp_path / "cnn").encode(["Hooli"]).shape == (1, 300)
 
 
-def test_max_steps_caps_training_and_average_weight_keeps_the_original(tiny_model_dir,
-                                                                       tmp_path):
+def test_max_steps_caps_training_and_average_weight_keeps_the_original(tiny_model_dir, tmp_path):
     data = LabelledGroups.from_frame(PAIRS)
-    res = finetune(data, tmp_path / "capped", model=str(tiny_model_dir), epochs=5,
-                   batch_size=4, lr=1e-2, validation=0.0, max_steps=1, show_progress_bar=False)
+    res = finetune(
+        data,
+        tmp_path / "capped",
+        model=str(tiny_model_dir),
+        epochs=5,
+        batch_size=4,
+        lr=1e-2,
+        validation=0.0,
+        max_steps=1,
+        show_progress_bar=False,
+    )
     assert res.epochs == 1
     texts = ["Acme Inc", "Hooli", "Initech LLC"]
     original = PhraseEncoder(str(tiny_model_dir)).encode(texts)
     original /= np.linalg.norm(original, axis=1, keepdims=True)  # saved models normalise
-    kept = finetune(data, tmp_path / "kept", model=str(tiny_model_dir), epochs=1,
-                    batch_size=8, lr=1e-2, validation=0.0, average_weight=1.0,
-                    show_progress_bar=False)
+    kept = finetune(
+        data,
+        tmp_path / "kept",
+        model=str(tiny_model_dir),
+        epochs=1,
+        batch_size=8,
+        lr=1e-2,
+        validation=0.0,
+        average_weight=1.0,
+        show_progress_bar=False,
+    )
     assert np.allclose(PhraseEncoder(kept.output).encode(texts), original, atol=1e-5)
     moved = PhraseEncoder(res.output).encode(texts)
     assert not np.allclose(moved, original, atol=1e-5)
-    half = finetune(data, tmp_path / "half", model=str(tiny_model_dir), epochs=1,
-                    batch_size=4, lr=1e-2, validation=0.0, max_steps=1, average_weight=0.5,
-                    show_progress_bar=False)
+    half = finetune(
+        data,
+        tmp_path / "half",
+        model=str(tiny_model_dir),
+        epochs=1,
+        batch_size=4,
+        lr=1e-2,
+        validation=0.0,
+        max_steps=1,
+        average_weight=0.5,
+        show_progress_bar=False,
+    )
     between = PhraseEncoder(half.output).encode(texts)
     assert not np.allclose(between, original, atol=1e-5)
     assert not np.allclose(between, moved, atol=1e-5)
     with pytest.raises(ValueError, match="average_weight"):
-        finetune(data, tmp_path / "bad", model=str(tiny_model_dir), average_weight=1.5,
-                 show_progress_bar=False)
+        finetune(
+            data,
+            tmp_path / "bad",
+            model=str(tiny_model_dir),
+            average_weight=1.5,
+            show_progress_bar=False,
+        )

@@ -31,9 +31,15 @@ def _step(labels, types=None, b=4, dim=8, k=2, contexts_encode=None):
     g = torch.Generator().manual_seed(0)
     emb = torch.randn(2 * b + k, dim, generator=g)
     batch = SimpleNamespace(anchors=[f"a{i}" for i in range(b)], labels=labels, types=types)
-    return StepEmbeddings(batch, anchors=emb[:b], positives=emb[b:2 * b],
-                          negatives=emb[2 * b:], own_negatives=emb[:0],
-                          encode=contexts_encode or (lambda texts: None), fusion=Head(dim))
+    return StepEmbeddings(
+        batch,
+        anchors=emb[:b],
+        positives=emb[b : 2 * b],
+        negatives=emb[2 * b :],
+        own_negatives=emb[:0],
+        encode=contexts_encode or (lambda texts: None),
+        fusion=Head(dim),
+    )
 
 
 def test_terms_follow_the_config():
@@ -43,9 +49,14 @@ def test_terms_follow_the_config():
     off = load_config(None, {"type_loss": False, "type_contrastive_weight": 0.2})
     assert names(off) == ["contrastive", "type_contrastive"]
     assert names(base, contexts={"a": "b"}, teacher=lambda x: x) == [
-        "contrastive", "context", "distill", "type"]
-    assert build_objective(load_config(None, {"objective": "triplet"})).terms[0].objective \
-        == "triplet"
+        "contrastive",
+        "context",
+        "distill",
+        "type",
+    ]
+    assert (
+        build_objective(load_config(None, {"objective": "triplet"})).terms[0].objective == "triplet"
+    )
 
 
 def test_the_sum_is_the_weighted_formula():
@@ -54,12 +65,15 @@ def test_the_sum_is_the_weighted_formula():
     step = _step(labels=[0, 1, IGNORE_LABEL, 2], types=[1, 1, 2, 2])
     loss, record = objective(step)
     y = torch.tensor([0, 1, IGNORE_LABEL, 2])
-    expected = (info_nce(step.anchors, step.positives, step.negatives, cfg.temperature)
-                + 0.3 * type_loss(step.fusion.type_logits(torch.cat([step.anchors,
-                                                                     step.positives])),
-                                  torch.cat([y, y]))
-                + 0.2 * supervised_contrastive_loss(step.anchors, [1, 1, 2, 2],
-                                                    cfg.type_contrastive_temperature))
+    expected = (
+        info_nce(step.anchors, step.positives, step.negatives, cfg.temperature)
+        + 0.3
+        * type_loss(
+            step.fusion.type_logits(torch.cat([step.anchors, step.positives])), torch.cat([y, y])
+        )
+        + 0.2
+        * supervised_contrastive_loss(step.anchors, [1, 1, 2, 2], cfg.type_contrastive_temperature)
+    )
     torch.testing.assert_close(loss, expected)
     assert set(record) == {"contrastive", "type", "type_contrastive", "loss"}
     assert record["loss"] == pytest.approx(expected.item())
@@ -85,8 +99,7 @@ def test_context_loss_needs_two_contexts():
     term = ContextLoss({"a1": "x [MASK]", "a3": "y [MASK]"}, weight=0.5)
     assert term(_step(labels=[0] * 4, contexts_encode=encode)).dim() == 0
     assert calls == [["x [MASK]", "y [MASK]"]]
-    _, record = Objective([ContrastiveLoss(), ContextLoss({}, weight=1.0)])(
-        _step(labels=[0] * 4))
+    _, record = Objective([ContrastiveLoss(), ContextLoss({}, weight=1.0)])(_step(labels=[0] * 4))
     assert "context" not in record  # absent, not NaN
 
 

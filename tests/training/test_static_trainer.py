@@ -14,21 +14,33 @@ def _module(tiny_model_dir):
 
     tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
     torch.manual_seed(0)
-    return StaticPhraseEmbedding(tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16),
-                                 n_buckets=256)
+    return StaticPhraseEmbedding(
+        tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16), n_buckets=256
+    )
 
 
 def _config(files, out, **kw):
-    return StaticConfig(**{"output": str(out), "batch_size": 4, "hard_negatives": 2,
-                           "max_steps": 6, "checkpoint_every": 2, **files, **kw})
+    return StaticConfig(
+        **{
+            "output": str(out),
+            "batch_size": 4,
+            "hard_negatives": 2,
+            "max_steps": 6,
+            "checkpoint_every": 2,
+            **files,
+            **kw,
+        }
+    )
 
 
-def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, tiny_model_dir,
-                                                              tmp_path):
+def test_static_training_learns_the_ngrams_and_saves_a_folder(
+    training_files, tiny_model_dir, tmp_path
+):
     module = _module(tiny_model_dir)
     before = module.embedding.weight.detach().clone()
-    result = StaticTrainer(_config(training_files, tmp_path / "m"), show_progress_bar=False,
-                           module=module).train()
+    result = StaticTrainer(
+        _config(training_files, tmp_path / "m"), show_progress_bar=False, module=module
+    ).train()
     out = result.output  # a TrainResult, as Trainer.train returns
     assert result.steps == result.total_steps and not result.interrupted
     assert {"contrastive", "type", "loss", "step"} <= set(result.history[-1])
@@ -41,50 +53,79 @@ def test_static_training_learns_the_ngrams_and_saves_a_folder(training_files, ti
 
 
 def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, tmp_path):
-    StaticTrainer(_config(training_files, tmp_path / "a"), show_progress_bar=False,
-                  module=_module(tiny_model_dir)).train()
+    StaticTrainer(
+        _config(training_files, tmp_path / "a"),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train()
     half = _config(training_files, tmp_path / "b", max_steps=4)
     StaticTrainer(half, show_progress_bar=False, module=_module(tiny_model_dir)).train()
-    StaticTrainer(_config(training_files, tmp_path / "b"), show_progress_bar=False,
-                  module=_module(tiny_model_dir)).train(resume=True)
+    StaticTrainer(
+        _config(training_files, tmp_path / "b"),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train(resume=True)
     a = PhraseEncoder(tmp_path / "a").encode(["Albert Einstein", "Paris"])
     b = PhraseEncoder(tmp_path / "b").encode(["Albert Einstein", "Paris"])
     np.testing.assert_array_equal(a, b)
 
 
-def test_static_training_with_a_teacher_fits_its_similarities(training_files, tiny_model_dir,
-                                                             tmp_path):
+def test_static_training_with_a_teacher_fits_its_similarities(
+    training_files, tiny_model_dir, tmp_path
+):
     from pearl.data.corpus import read_corpus
     from pearl.losses import similarity_distillation
 
-    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             show_progress_bar=False)
+    teacher = encode_teacher(
+        training_files["corpus"], tmp_path / "t", model=HashEncoder(), show_progress_bar=False
+    )
     phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
     target = torch.from_numpy(HashEncoder().encode(phrases))
 
     def kl(folder) -> float:
-        return similarity_distillation(torch.from_numpy(PhraseEncoder(folder).encode(phrases)),
-                                       target).item()
+        return similarity_distillation(
+            torch.from_numpy(PhraseEncoder(folder).encode(phrases)), target
+        ).item()
 
-    opts = dict(type_loss=False, epochs=200.0, max_steps=60, checkpoint_every=60, lr=0.05,
-                average_weight=0.0)
-    StaticTrainer(_config(training_files, tmp_path / "m", teacher=str(teacher),
-                          distill_weight=5.0, **opts),
-                  show_progress_bar=False, module=_module(tiny_model_dir)).train()
-    StaticTrainer(_config(training_files, tmp_path / "plain", **opts), show_progress_bar=False,
-                  module=_module(tiny_model_dir)).train()
-    StaticTrainer(_config(training_files, tmp_path / "none", max_steps=1, lr=1e-9),
-                  show_progress_bar=False, module=_module(tiny_model_dir)).train()
+    opts = dict(
+        type_loss=False,
+        epochs=200.0,
+        max_steps=60,
+        checkpoint_every=60,
+        lr=0.05,
+        average_weight=0.0,
+    )
+    StaticTrainer(
+        _config(training_files, tmp_path / "m", teacher=str(teacher), distill_weight=5.0, **opts),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train()
+    StaticTrainer(
+        _config(training_files, tmp_path / "plain", **opts),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train()
+    StaticTrainer(
+        _config(training_files, tmp_path / "none", max_steps=1, lr=1e-9),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train()
     header = (tmp_path / "m" / "training" / "loss.tsv").read_text().split("\n")[0]
     assert "distill" in header.split("\t")
     assert kl(tmp_path / "m") < 0.7 * kl(tmp_path / "none")
     assert kl(tmp_path / "m") < 0.7 * kl(tmp_path / "plain")
 
 
-def test_static_training_refuses_a_teacher_without_the_corpus(training_files, tiny_model_dir,
-                                                             tmp_path):
-    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             limit=2, show_progress_bar=False)
+def test_static_training_refuses_a_teacher_without_the_corpus(
+    training_files, tiny_model_dir, tmp_path
+):
+    teacher = encode_teacher(
+        training_files["corpus"],
+        tmp_path / "t",
+        model=HashEncoder(),
+        limit=2,
+        show_progress_bar=False,
+    )
     cfg = _config(training_files, tmp_path / "m", teacher=str(teacher))
     with pytest.raises(KeyError, match="pearl teacher"):
         StaticTrainer(cfg, show_progress_bar=False, module=_module(tiny_model_dir)).train()

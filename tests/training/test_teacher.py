@@ -13,8 +13,9 @@ from pearl.training.teacher import MANIFEST, TeacherEmbeddings, encode_teacher
 
 def test_teacher_embeddings_are_written_in_resumable_shards(training_files, tmp_path):
     enc = HashEncoder(dim=24)
-    out = encode_teacher(training_files["corpus"], tmp_path / "t", model=enc, chunk_size=3,
-                         show_progress_bar=False)
+    out = encode_teacher(
+        training_files["corpus"], tmp_path / "t", model=enc, chunk_size=3, show_progress_bar=False
+    )
     phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
     shards = sorted((out / "embeddings").rglob("*.npy"))
     assert len(shards) == -(-len(set(phrases)) // 3)
@@ -25,12 +26,14 @@ def test_teacher_embeddings_are_written_in_resumable_shards(training_files, tmp_
     shards[0].unlink()
     shards[0].with_suffix(".json").unlink()
     again = HashEncoder(dim=24)
-    encode_teacher(training_files["corpus"], out, model=again, chunk_size=3,
-                   show_progress_bar=False)
+    encode_teacher(
+        training_files["corpus"], out, model=again, chunk_size=3, show_progress_bar=False
+    )
     assert again.calls == 3
     with pytest.raises(ValueError, match="another model"):
-        encode_teacher(training_files["corpus"], out, model=HashEncoder(dim=8),
-                       show_progress_bar=False)
+        encode_teacher(
+            training_files["corpus"], out, model=HashEncoder(dim=8), show_progress_bar=False
+        )
     with pytest.raises(KeyError, match="pearl teacher"):
         teacher(["a phrase that is not in the corpus"])
     teacher.require(phrases)
@@ -39,8 +42,9 @@ def test_teacher_embeddings_are_written_in_resumable_shards(training_files, tmp_
 
 
 def test_an_incomplete_folder_is_refused(training_files, tmp_path):
-    out = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                         show_progress_bar=False)
+    out = encode_teacher(
+        training_files["corpus"], tmp_path / "t", model=HashEncoder(), show_progress_bar=False
+    )
     info = json.loads((out / MANIFEST).read_text())
     (out / MANIFEST).write_text(json.dumps({**info, "complete": False}))
     with pytest.raises(ValueError, match="incomplete"):
@@ -62,22 +66,48 @@ def test_similarity_distillation():
 
 
 def test_training_with_a_teacher(training_files, tiny_model_dir, tmp_path):
-    teacher = encode_teacher(training_files["corpus"], tmp_path / "t", model=HashEncoder(),
-                             show_progress_bar=False)
-    opts = dict(training_files, backbone=str(tiny_model_dir), output=str(tmp_path / "m"),
-                batch_size=4, max_steps=2, char_pretrain_steps=1, char_out_dim=8,
-                teacher=str(teacher), distill_weight=0.5)
+    teacher = encode_teacher(
+        training_files["corpus"], tmp_path / "t", model=HashEncoder(), show_progress_bar=False
+    )
+    opts = dict(
+        training_files,
+        backbone=str(tiny_model_dir),
+        output=str(tmp_path / "m"),
+        batch_size=4,
+        max_steps=2,
+        char_pretrain_steps=1,
+        char_out_dim=8,
+        teacher=str(teacher),
+        distill_weight=0.5,
+    )
     result = Trainer(load_config(None, opts), show_progress_bar=False).train()
     assert all(np.isfinite(r["distill"]) for r in result.history)
     assert "distill" in (tmp_path / "m" / "training" / "loss.tsv").read_text().split("\n")[0]
 
 
-def test_teacher_command_places_the_model_on_the_asked_device(training_files, tiny_model_dir,
-                                                              tmp_path):
+def test_teacher_command_places_the_model_on_the_asked_device(
+    training_files, tiny_model_dir, tmp_path
+):
     from pearl.cli import main
 
     out = tmp_path / "t"
-    assert main(["teacher", str(training_files["corpus"]), "-o", str(out), "-m",
-                 str(tiny_model_dir), "--device", "cpu", "--limit", "4", "-q"]) == 0
+    assert (
+        main(
+            [
+                "teacher",
+                str(training_files["corpus"]),
+                "-o",
+                str(out),
+                "-m",
+                str(tiny_model_dir),
+                "--device",
+                "cpu",
+                "--limit",
+                "4",
+                "-q",
+            ]
+        )
+        == 0
+    )
     teacher = TeacherEmbeddings(out)
     assert len(teacher) == 4 and teacher.dim > 0

@@ -12,10 +12,21 @@ from pearl.training.objective import ContextLoss
 
 
 def _config(files, backbone, output, **extra):
-    opts = dict(files, backbone=str(backbone), output=str(output), batch_size=4, epochs=3,
-                char_pretrain_steps=3, char_pretrain_batch=8, char_pretrain_words=50,
-                checkpoint_every=2, char_out_dim=8, char_dim=16, max_seq_length=16,
-                augmenter_weights="{}")
+    opts = dict(
+        files,
+        backbone=str(backbone),
+        output=str(output),
+        batch_size=4,
+        epochs=3,
+        char_pretrain_steps=3,
+        char_pretrain_batch=8,
+        char_pretrain_words=50,
+        checkpoint_every=2,
+        char_out_dim=8,
+        char_dim=16,
+        max_seq_length=16,
+        augmenter_weights="{}",
+    )
     opts.update(extra)
     return load_config(None, opts)
 
@@ -40,8 +51,9 @@ def test_full_run_writes_a_loadable_model_and_logs(training_files, tiny_model_di
 
 
 def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_path):
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "a"),
-            show_progress_bar=False).train()
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "a"), show_progress_bar=False
+    ).train()
 
     def stop_at_5(trainer, step, record):
         if step == 5:
@@ -59,12 +71,17 @@ def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_pat
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
 
 
-def test_a_finished_run_extended_by_resume_equals_the_longer_run(training_files,
-                                                                 tiny_model_dir, tmp_path):
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "long", max_steps=7),
-            show_progress_bar=False).train()
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=4),
-            show_progress_bar=False).train()
+def test_a_finished_run_extended_by_resume_equals_the_longer_run(
+    training_files, tiny_model_dir, tmp_path
+):
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "long", max_steps=7),
+        show_progress_bar=False,
+    ).train()
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=4),
+        show_progress_bar=False,
+    ).train()
     longer = _config(training_files, tiny_model_dir, tmp_path / "ext", max_steps=7)
     result = Trainer(longer, show_progress_bar=False).train(resume=True)
     assert result.steps == 7 and len(result.history) == 7
@@ -73,24 +90,30 @@ def test_a_finished_run_extended_by_resume_equals_the_longer_run(training_files,
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
 
 
-def test_resume_cannot_shorten_a_run_past_its_checkpoint(training_files, tiny_model_dir,
-                                                         tmp_path):
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "m", max_steps=6),
-            show_progress_bar=False).train()
+def test_resume_cannot_shorten_a_run_past_its_checkpoint(training_files, tiny_model_dir, tmp_path):
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=6),
+        show_progress_bar=False,
+    ).train()
     shorter = _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=3)
     with pytest.raises(ValueError, match="past the 3 steps"):
         Trainer(shorter, show_progress_bar=False).train(resume=True)
 
 
-def test_saved_model_ends_with_normalize_unless_switched_off(training_files, tiny_model_dir,
-                                                            tmp_path):
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "unit", max_steps=2),
-            show_progress_bar=False).train()
+def test_saved_model_ends_with_normalize_unless_switched_off(
+    training_files, tiny_model_dir, tmp_path
+):
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "unit", max_steps=2),
+        show_progress_bar=False,
+    ).train()
     emb = PhraseEncoder(tmp_path / "unit").encode(["The New York Times", "NYTimes"])
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, rtol=1e-5)
     assert "Normalize" in (tmp_path / "unit" / "modules.json").read_text()
-    Trainer(_config(training_files, tiny_model_dir, tmp_path / "raw", max_steps=2,
-                    normalize=False), show_progress_bar=False).train()
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "raw", max_steps=2, normalize=False),
+        show_progress_bar=False,
+    ).train()
     assert "Normalize" not in (tmp_path / "raw" / "modules.json").read_text()
 
 
@@ -107,8 +130,7 @@ def test_sigint_stops_with_a_checkpoint(training_files, tiny_model_dir, tmp_path
     assert signal.getsignal(signal.SIGINT) is before  # the caller's handler is restored
 
 
-def test_resume_with_another_configuration_is_refused(training_files, tiny_model_dir,
-                                                       tmp_path):
+def test_resume_with_another_configuration_is_refused(training_files, tiny_model_dir, tmp_path):
     def stop(trainer, step, record):
         trainer.request_stop()
 
@@ -120,14 +142,14 @@ def test_resume_with_another_configuration_is_refused(training_files, tiny_model
 
 
 def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5,
-                  max_steps=2)
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5, max_steps=2)
     result = Trainer(cfg, show_progress_bar=False).train()
     assert all(np.isfinite(r["type"]) for r in result.history)
 
 
-def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir, tmp_path,
-                                                  monkeypatch):
+def test_triplet_objective_uses_the_triplet_loss(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
     from pearl.training import objective
 
     calls = []
@@ -139,8 +161,9 @@ def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir,
 
     monkeypatch.setattr(objective, "batch_hard_triplet_loss", spy)
     monkeypatch.setattr(objective, "info_nce", None)  # must not be called
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", objective="triplet",
-                  margin=0.5, max_steps=2)
+    cfg = _config(
+        training_files, tiny_model_dir, tmp_path / "m", objective="triplet", margin=0.5, max_steps=2
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     assert calls == [0.5, 0.5]
     assert all(np.isfinite(r["contrastive"]) and r["contrastive"] >= 0 for r in result.history)
@@ -148,12 +171,12 @@ def test_triplet_objective_uses_the_triplet_loss(training_files, tiny_model_dir,
         _config(training_files, tiny_model_dir, tmp_path / "x", objective="mnrl")
 
 
-def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_model_dir,
-                                                        tmp_path):
+def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_model_dir, tmp_path):
     from pearl.models import fusion_module, load_pearl_model
 
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", char_gain=True,
-                  max_steps=4, char_lr=0.05)
+    cfg = _config(
+        training_files, tiny_model_dir, tmp_path / "m", char_gain=True, max_steps=4, char_lr=0.05
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     scales = [r["char_scale"] for r in result.history]
     assert scales[-1] != 1.0  # the scale is a trained parameter
@@ -165,9 +188,19 @@ def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_mode
 
 
 def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp_path):
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "bare", use_chars=False,
-                  type_loss=False, hard_negatives=0, char_aug=False, token_aug=False,
-                  phrase_aug=False, average=False, max_steps=2)
+    cfg = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "bare",
+        use_chars=False,
+        type_loss=False,
+        hard_negatives=0,
+        char_aug=False,
+        token_aug=False,
+        phrase_aug=False,
+        average=False,
+        max_steps=2,
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     assert "type" not in result.history[0]
     assert PhraseEncoder(tmp_path / "bare").encode(["x"]).shape == (1, 32)
@@ -194,8 +227,9 @@ def test_device_defaults_to_cuda_only_when_torch_sees_one(monkeypatch):
     assert resolve_device("") == torch.device("cuda")
 
 
-def test_a_run_asked_for_a_missing_gpu_fails_before_training(training_files, tiny_model_dir,
-                                                              tmp_path, monkeypatch):
+def test_a_run_asked_for_a_missing_gpu_fails_before_training(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     cfg = _config(training_files, tiny_model_dir, tmp_path / "m", device="cuda")
     with pytest.raises(ValueError, match="no CUDA"):
@@ -214,24 +248,31 @@ def test_resume_may_change_the_device_option(training_files, tiny_model_dir, tmp
     assert Trainer(cfg, show_progress_bar=False).train(resume=True).steps == 9
 
 
-def test_context_objective_trains_on_the_phrases_that_have_a_context(training_files,
-                                                                      tiny_model_dir, tmp_path):
+def test_context_objective_trains_on_the_phrases_that_have_a_context(
+    training_files, tiny_model_dir, tmp_path
+):
     from pearl.data.contexts import write_contexts
     from pearl.data.corpus import read_corpus
 
     phrases = [r.phrase for r in read_corpus(training_files["corpus"])]
     contexts = {p: f"we read [MASK] number {i} today" for i, p in enumerate(phrases[::2])}
     write_contexts(tmp_path / "ctx.tsv", contexts, phrases)
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m",
-                  contexts=str(tmp_path / "ctx.tsv"), context_weight=0.5)
+    cfg = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "m",
+        contexts=str(tmp_path / "ctx.tsv"),
+        context_weight=0.5,
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     values = [r["context"] for r in result.history if "context" in r]
     assert values and all(np.isfinite(v) and v >= 0 for v in values)
     assert "context" in (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
     stranger = "not a training phrase"
     write_contexts(tmp_path / "none.tsv", {stranger: "[MASK]"}, [stranger])
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "n",
-                  contexts=str(tmp_path / "none.tsv"))
+    cfg = _config(
+        training_files, tiny_model_dir, tmp_path / "n", contexts=str(tmp_path / "none.tsv")
+    )
     with pytest.raises(ValueError, match="no training phrase has a context"):
         Trainer(cfg, show_progress_bar=False).train()
 
@@ -245,11 +286,17 @@ def test_max_contexts_caps_the_contexts_of_a_batch(training_files, tiny_model_di
         assert texts == [with_ctx[anchors[i]] for i in rows]
 
 
-def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model_dir,
-                                                       tmp_path):
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", batch_size=6,
-                  type_contrastive_weight=0.5, type_batch_share=0.7, type_group_size=2,
-                  max_steps=2)
+def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model_dir, tmp_path):
+    cfg = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "m",
+        batch_size=6,
+        type_contrastive_weight=0.5,
+        type_batch_share=0.7,
+        type_group_size=2,
+        max_steps=2,
+    )
     result = Trainer(cfg, show_progress_bar=False).train()
     assert all(np.isfinite(r["type_contrastive"]) for r in result.history)
     header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
@@ -258,10 +305,27 @@ def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model
         _config(training_files, tiny_model_dir, tmp_path / "x", type_batch_share=0.95)
     # typed rows come in whole groups, as the batches take them: round(0.7 * 6) = 4 rows
     # are one group of 3
-    assert Trainer(_config(training_files, tiny_model_dir, tmp_path / "z", batch_size=6,
-                           type_batch_share=0.7, type_group_size=3),
-                   show_progress_bar=False).typed_rows == 3
-    few = _config(training_files, tiny_model_dir, tmp_path / "y", batch_size=6,
-                  type_batch_share=0.7, type_group_size=3)  # no type has 3 phrases
+    assert (
+        Trainer(
+            _config(
+                training_files,
+                tiny_model_dir,
+                tmp_path / "z",
+                batch_size=6,
+                type_batch_share=0.7,
+                type_group_size=3,
+            ),
+            show_progress_bar=False,
+        ).typed_rows
+        == 3
+    )
+    few = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "y",
+        batch_size=6,
+        type_batch_share=0.7,
+        type_group_size=3,
+    )  # no type has 3 phrases
     with pytest.raises(ValueError, match="type_group_size = 3"):
         Trainer(few, show_progress_bar=False).train()

@@ -11,6 +11,13 @@ from pearl.applications.encoding import clear_caches
 from pearl.applications.index import EntityIndex, SearchResult
 from pearl.applications.join import fuzzy_join
 
-__all__ = ["EntityIndex", "PhraseEmbedder", "SearchResult", "clear_caches", "cluster",
-           "deduplicate",
-           "fuzzy_join", "match_strings"]
+__all__ = [
+    "EntityIndex",
+    "PhraseEmbedder",
+    "SearchResult",
+    "clear_caches",
+    "cluster",
+    "deduplicate",
+    "fuzzy_join",
+    "match_strings",
+]

@@ -14,15 +14,17 @@ from pearl.encoders.base import normalize_rows
 __all__ = ["match_strings", "combined_top_k", "top_k_of", "keep_top", "merge_top_k"]
 
 
-def merge_top_k(best_i: np.ndarray, best_s: np.ndarray, cand_i: np.ndarray,
-                cand_s: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+def merge_top_k(
+    best_i: np.ndarray, best_s: np.ndarray, cand_i: np.ndarray, cand_s: np.ndarray, top_k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Merge two top-k lists row by row: higher score first, and on equal scores the
     lower reference id (the earlier reference row), so that the result does not depend
     on how the references were split into chunks or shards."""
     all_s = np.concatenate([best_s, cand_s], axis=1)
     all_i = np.concatenate([best_i, cand_i], axis=1)
-    order = np.lexsort((np.where(all_i < 0, np.iinfo(np.int64).max, all_i), -all_s),
-                       axis=1)[:, :top_k]
+    order = np.lexsort((np.where(all_i < 0, np.iinfo(np.int64).max, all_i), -all_s), axis=1)[
+        :, :top_k
+    ]
     return np.take_along_axis(all_i, order, 1), np.take_along_axis(all_s, order, 1)
 
 
@@ -32,8 +34,9 @@ def _block_rows(n_ref: int, cap: int, cells: int = 1 << 24) -> int:
     return max(1, min(cap, cells // max(n_ref, 1)))
 
 
-def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
-             block: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def top_k_of(
+    q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int, block: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k cosine of unit query rows ``q`` against unit reference rows ``r``.
 
     Parameters
@@ -65,14 +68,23 @@ def top_k_of(q: np.ndarray, r: np.ndarray, ids: np.ndarray, top_k: int,
         else:
             j = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
-            best_i[s : s + block], best_s[s : s + block], ids[j],
-            np.take_along_axis(sims, j, 1), kk)
+            best_i[s : s + block], best_s[s : s + block], ids[j], np.take_along_axis(sims, j, 1), kk
+        )
     return best_i, best_s
 
 
-def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
-                  top_k: int = 1, batch_size: int = 64, block: int | None = None,
-                  scorer=None, candidates: int = 10, idf_texts: list[str] | None = None):
+def match_strings(
+    queries: list[str],
+    chunks: Iterable[list[str]],
+    encoder,
+    *,
+    top_k: int = 1,
+    batch_size: int = 64,
+    block: int | None = None,
+    scorer=None,
+    candidates: int = 10,
+    idf_texts: list[str] | None = None,
+):
     """Running top-k of each query over a stream of reference chunks.
 
     Only one chunk of reference embeddings is held at a time, so the reference side can
@@ -90,8 +102,11 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
     """
     cache = get_cache(encoder, batch_size)
     n = len(queries)
-    q = (normalize_rows(cache(queries, show_progress_bar=n > 8192)) if queries
-         else np.zeros((0, 1), np.float32))
+    q = (
+        normalize_rows(cache(queries, show_progress_bar=n > 8192))
+        if queries
+        else np.zeros((0, 1), np.float32)
+    )
     if scorer is not None:
         from pearl.applications.matcher import NgramVectorizer
 
@@ -106,15 +121,17 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
     for chunk in chunks:
         if not chunk:
             continue
-        r = normalize_rows(encoder.encode(chunk, batch_size=batch_size,
-                                          show_progress_bar=len(chunk) > 8192))
+        r = normalize_rows(
+            encoder.encode(chunk, batch_size=batch_size, show_progress_bar=len(chunk) > 8192)
+        )
         if n:
             ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
             if scorer is None:
                 ci, cs = top_k_of(q, r, ids, top_k, block)
             else:
-                ci, cs = combined_top_k(q, q_ng, r, ngrams.transform(chunk), ids, scorer,
-                                        width, candidates, block)
+                ci, cs = combined_top_k(
+                    q, q_ng, r, ngrams.transform(chunk), ids, scorer, width, candidates, block
+                )
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
@@ -122,8 +139,7 @@ def match_strings(queries: list[str], chunks: Iterable[list[str]], encoder, *,
     return best_i, best_s
 
 
-def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int
-             ) -> tuple[np.ndarray, np.ndarray]:
+def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
     """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
     the scorer's width, because fewer references exist, is padded to the runner-up column
     its probabilities read)."""
@@ -136,9 +152,17 @@ def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int
     return ids[:, :width], probs[:, :width]
 
 
-def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, scorer,
-                   top_k: int, candidates: int = 10, block: int | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def combined_top_k(
+    q: np.ndarray,
+    q_ng,
+    r: np.ndarray,
+    r_ng,
+    ids: np.ndarray,
+    scorer,
+    top_k: int,
+    candidates: int = 10,
+    block: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Top-k references of each query by combined match probability, among the
     ``candidates`` nearest by embedding cosine and the ``candidates`` nearest by n-gram
     cosine (unit embeddings ``q``, ``r``; unit n-gram rows ``q_ng``, ``r_ng``; reference
@@ -154,11 +178,17 @@ def combined_top_k(q: np.ndarray, q_ng, r: np.ndarray, r_ng, ids: np.ndarray, sc
     for s in range(0, len(q), block):
         emb = q[s : s + block] @ r.T
         ng = (q_ng[s : s + block] @ r_ng.T).toarray()
-        cand = np.concatenate([np.argpartition(-emb, c - 1, axis=1)[:, :c],
-                               np.argpartition(-ng, c - 1, axis=1)[:, :c]], axis=1)
+        cand = np.concatenate(
+            [
+                np.argpartition(-emb, c - 1, axis=1)[:, :c],
+                np.argpartition(-ng, c - 1, axis=1)[:, :c],
+            ],
+            axis=1,
+        )
         cand.sort(axis=1)
         prob = scorer.score(np.take_along_axis(emb, cand, 1), np.take_along_axis(ng, cand, 1))
         prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
-            best_i[s : s + block], best_s[s : s + block], ids[cand], prob, top_k)
+            best_i[s : s + block], best_s[s : s + block], ids[cand], prob, top_k
+        )
     return best_i, best_s

@@ -30,7 +30,8 @@ def _unique_embeddings(values, model, batch_size):
     if len(uniq) > MAX_UNIQUE:
         raise ValueError(
             f"{len(uniq)} distinct values; clustering is quadratic and capped at {MAX_UNIQUE}."
-            " Deduplicate against a reference list with pearl.EntityIndex instead.")
+            " Deduplicate against a reference list with pearl.EntityIndex instead."
+        )
     enc = get_encoder(model)
     emb = normalize_rows(get_cache(enc, batch_size)(uniq)) if uniq else None
     return texts, nulls, uniq, emb, enc
@@ -43,14 +44,16 @@ def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> n
     ng = NgramVectorizer().fit(uniq).transform(uniq)
     dist = np.empty((len(uniq), len(uniq)), dtype=np.float32)
     for s in range(0, len(uniq), block):
-        dist[s : s + block] = 1.0 - scorer.probability(emb[s : s + block] @ emb.T,
-                                                       (ng[s : s + block] @ ng.T).toarray())
+        dist[s : s + block] = 1.0 - scorer.probability(
+            emb[s : s + block] @ emb.T, (ng[s : s + block] @ ng.T).toarray()
+        )
     np.fill_diagonal(dist, 0.0)
     return np.maximum(dist, (dist.T + dist) / 2)  # symmetric up to rounding
 
 
-def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
-            dist: np.ndarray | None = None) -> np.ndarray:
+def _labels(
+    emb: np.ndarray, n_clusters: int | None, threshold: float, dist: np.ndarray | None = None
+) -> np.ndarray:
     n = len(emb)
     if n == 1:
         return np.zeros(1, dtype=np.int64)
@@ -58,17 +61,23 @@ def _labels(emb: np.ndarray, n_clusters: int | None, threshold: float,
     if n_clusters is not None:
         if not 1 <= n_clusters <= n:
             raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
-        model = AgglomerativeClustering(n_clusters=n_clusters, metric=metric,
-                                        linkage="average")
+        model = AgglomerativeClustering(n_clusters=n_clusters, metric=metric, linkage="average")
     else:
-        model = AgglomerativeClustering(n_clusters=None, metric=metric, linkage="average",
-                                        distance_threshold=1.0 - threshold)
+        model = AgglomerativeClustering(
+            n_clusters=None, metric=metric, linkage="average", distance_threshold=1.0 - threshold
+        )
     return model.fit_predict(emb if dist is None else dist).astype(np.int64)
 
 
-def cluster(values, *, n_clusters: int | None = None, threshold: float | None = None,
-            model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "combined"
-            ) -> np.ndarray:
+def cluster(
+    values,
+    *,
+    n_clusters: int | None = None,
+    threshold: float | None = None,
+    model: Any = DEFAULT_MODEL,
+    batch_size: int = 64,
+    matcher: Any = "combined",
+) -> np.ndarray:
     """Cluster string values by how likely they name the same thing.
 
     Average-linkage agglomerative clustering of the distinct values, by default on the
@@ -120,8 +129,15 @@ def cluster(values, *, n_clusters: int | None = None, threshold: float | None = 
     return out
 
 
-def deduplicate(values, *, threshold: float | None = None, n_clusters: int | None = None,
-                model: Any = DEFAULT_MODEL, batch_size: int = 64, matcher: Any = "combined"):
+def deduplicate(
+    values,
+    *,
+    threshold: float | None = None,
+    n_clusters: int | None = None,
+    model: Any = DEFAULT_MODEL,
+    batch_size: int = 64,
+    matcher: Any = "combined",
+):
     """Map each value to a canonical representative of its cluster.
 
     Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and
@@ -155,8 +171,14 @@ def deduplicate(values, *, threshold: float | None = None, n_clusters: int | Non
     >>> deduplicate(["Paris", "Paris", "paris", "Pariss", "London"]).tolist()
     ['Paris', 'Paris', 'Paris', 'Paris', 'London']
     """
-    labels = cluster(values, n_clusters=n_clusters, threshold=threshold, model=model,
-                     batch_size=batch_size, matcher=matcher)
+    labels = cluster(
+        values,
+        n_clusters=n_clusters,
+        threshold=threshold,
+        model=model,
+        batch_size=batch_size,
+        matcher=matcher,
+    )
     texts, nulls = to_string_list(values, non_string="str")
     counts: dict[int, Counter] = {}
     for t, lab in zip(texts, labels, strict=True):

@@ -18,8 +18,12 @@ __all__ = ["PhraseEmbedder"]
 def _column(X):
     """The single column of X (Series, 1-d array, list, or one-column DataFrame/2-d array)."""
     name = None
-    if not hasattr(X, "columns") and not isinstance(X, np.ndarray | list | tuple) and \
-            hasattr(X, "__array__") and not hasattr(X, "to_numpy"):
+    if (
+        not hasattr(X, "columns")
+        and not isinstance(X, np.ndarray | list | tuple)
+        and hasattr(X, "__array__")
+        and not hasattr(X, "to_numpy")
+    ):
         X = np.asarray(X)  # another array-like (e.g. one that only implements __array__)
     elif isinstance(X, list | tuple) and len(X) and isinstance(X[0], list | tuple):
         X = np.array([list(row) for row in X], dtype=object)  # rows of one cell each
@@ -82,8 +86,16 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
     >>> pipe = make_pipeline(PhraseEmbedder(n_components=30), LogisticRegression())
     """
 
-    def __init__(self, model=DEFAULT_MODEL, *, n_components=None, normalize=True,
-                 handle_missing="empty", batch_size=64, device=None):
+    def __init__(
+        self,
+        model=DEFAULT_MODEL,
+        *,
+        n_components=None,
+        normalize=True,
+        handle_missing="empty",
+        batch_size=64,
+        device=None,
+    ):
         self.model = model
         self.n_components = n_components
         self.normalize = normalize
@@ -93,8 +105,9 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
 
     def _embed(self, X):
         col, name = _column(X)
-        texts, _ = to_string_list(col, missing=self.handle_missing, non_string="error",
-                                  name=name or "X")
+        texts, _ = to_string_list(
+            col, missing=self.handle_missing, non_string="error", name=name or "X"
+        )
         emb = self._embeddings()(texts, show_progress_bar=len(texts) > 8192)
         emb = normalize_rows(emb) if self.normalize else np.asarray(emb, dtype=np.float32)
         return emb, name
@@ -123,8 +136,8 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
             k = self.n_components
             if not 1 <= k <= min(emb.shape):
                 raise ValueError(
-                    f"n_components={k} must be between 1 and min(n_samples, dim) = "
-                    f"{min(emb.shape)}")
+                    f"n_components={k} must be between 1 and min(n_samples, dim) = {min(emb.shape)}"
+                )
             self.pca_ = PCA(n_components=k, random_state=0).fit(emb)
             emb = self.pca_.transform(emb).astype(np.float32)
         return emb

@@ -21,8 +21,16 @@ from pearl.encoders import (
 )
 from pearl.encoders.base import is_embedding_model
 
-__all__ = ["get_encoder", "load_embedding_model", "HeldModel", "get_cache", "clear_caches",
-           "to_string_list", "is_missing", "expected_fingerprint"]
+__all__ = [
+    "get_encoder",
+    "load_embedding_model",
+    "HeldModel",
+    "get_cache",
+    "clear_caches",
+    "to_string_list",
+    "is_missing",
+    "expected_fingerprint",
+]
 
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, str | None], Any] = {}
@@ -35,13 +43,17 @@ def load_embedding_model(model: Any = None, device: str | None = None):
     if is_embedding_model(model):
         return model
     if model is not None and not isinstance(model, str | os.PathLike):
-        raise InputTypeError(f"model must be a name, a folder or an encoder with .encode(), got "
-                        f"{type(model).__name__}")
+        raise InputTypeError(
+            f"model must be a name, a folder or an encoder with .encode(), got "
+            f"{type(model).__name__}"
+        )
     name = os.fspath(model or DEFAULT_MODEL)
     encoder = load_encoder(name, device=device)
     if not is_embedding_model(encoder):
-        raise ValueError(f"model {name!r} scores pairs of strings and makes no embeddings; "
-                         "the table tools need an embedding model")
+        raise ValueError(
+            f"model {name!r} scores pairs of strings and makes no embeddings; "
+            "the table tools need an embedding model"
+        )
     return encoder
 
 
@@ -69,17 +81,23 @@ class HeldModel:
         """This estimator's embedding cache over its model (rebuilt when the model,
         device or batch size parameters change)."""
         device, batch_size = getattr(self, "device", None), getattr(self, "batch_size", 64)
-        key = (id(self.model) if is_embedding_model(self.model) else str(self.model),
-               device, batch_size)
-        if getattr(self, "_embedding_cache", None) is None or \
-                getattr(self, "_cache_key", key) != key:
+        key = (
+            id(self.model) if is_embedding_model(self.model) else str(self.model),
+            device,
+            batch_size,
+        )
+        if (
+            getattr(self, "_embedding_cache", None) is None
+            or getattr(self, "_cache_key", key) != key
+        ):
             if self.model is None:  # an estimator names its model (the default is one)
-                raise InputTypeError("model must be a name, a folder or an encoder with "
-                                ".encode(), got NoneType")
+                raise InputTypeError(
+                    "model must be a name, a folder or an encoder with .encode(), got NoneType"
+                )
             self._cache_key = key
             self._embedding_cache = EmbeddingCache(
-                load_embedding_model(self.model, device), persist=False,
-                batch_size=batch_size)
+                load_embedding_model(self.model, device), persist=False, batch_size=batch_size
+            )
         return self._embedding_cache
 
     def __getstate__(self):
@@ -124,8 +142,9 @@ def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
     with _LOCK:
         cache = _CACHES.get(encoder.fingerprint)
         if cache is None:
-            cache = _CACHES[encoder.fingerprint] = EmbeddingCache(encoder, persist=False,
-                                                                 batch_size=batch_size)
+            cache = _CACHES[encoder.fingerprint] = EmbeddingCache(
+                encoder, persist=False, batch_size=batch_size
+            )
         return cache
 
 
@@ -143,8 +162,9 @@ def is_missing(value: Any) -> bool:
         return False
 
 
-def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
-                   name: str = "values", labels=None) -> tuple[list[str], np.ndarray]:
+def to_string_list(
+    values, *, missing: str = "empty", non_string: str = "error", name: str = "values", labels=None
+) -> tuple[list[str], np.ndarray]:
     """Turn a column into strings.
 
     Parameters
@@ -176,16 +196,18 @@ def to_string_list(values, *, missing: str = "empty", non_string: str = "error",
             nulls.append(False)
         elif is_missing(v):
             if missing == "error":
-                raise ValueError(f"{_where(name, i, labels)} is missing; fill or drop missing "
-                                 "values")
+                raise ValueError(
+                    f"{_where(name, i, labels)} is missing; fill or drop missing values"
+                )
             out.append("")
             nulls.append(True)
         elif non_string == "str" and not isinstance(v, (list, dict, set, tuple)):
             out.append(str(v))
             nulls.append(False)
         else:
-            raise ValueError(f"{_where(name, i, labels)} is {type(v).__name__} ({v!r:.40}), "
-                             "expected str")
+            raise ValueError(
+                f"{_where(name, i, labels)} is {type(v).__name__} ({v!r:.40}), expected str"
+            )
     return out, np.array(nulls, dtype=bool)
 
 

@@ -45,12 +45,13 @@ class SearchResult:
         """A long pandas DataFrame: query, rank, name, id, score."""
         import pandas as pd
 
-        rows = [(q, r + 1, self.names[i][r], int(self.ids[i, r]), float(self.scores[i, r]))
-                for i, q in enumerate(self.queries) for r in range(self.ids.shape[1])
-                if self.ids[i, r] >= 0]
+        rows = [
+            (q, r + 1, self.names[i][r], int(self.ids[i, r]), float(self.scores[i, r]))
+            for i, q in enumerate(self.queries)
+            for r in range(self.ids.shape[1])
+            if self.ids[i, r] >= 0
+        ]
         return pd.DataFrame(rows, columns=["query", "rank", "name", "id", "score"])
-
-
 
 
 class EntityIndex:
@@ -80,8 +81,16 @@ class EntityIndex:
     [['The New York Times', 'New York Post']]
     """
 
-    def __init__(self, model: Any = DEFAULT_MODEL, *, index: str = "flat", hnsw_m: int = 32,
-                 ef_search: int = 128, nprobe: int = 16, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        model: Any = DEFAULT_MODEL,
+        *,
+        index: str = "flat",
+        hnsw_m: int = 32,
+        ef_search: int = 128,
+        nprobe: int = 16,
+        batch_size: int = 64,
+    ) -> None:
         self.model = model
         self.index = check_choice(index, "index", ("flat", "hnsw", "ivf"))
         self.hnsw_m = check_int(hnsw_m, "hnsw_m", 2)
@@ -104,8 +113,9 @@ class EntityIndex:
         import time
 
         t0 = time.perf_counter()
-        emb = self.encoder.encode(texts, batch_size=self.batch_size, normalize=True,
-                                  show_progress_bar=progress)
+        emb = self.encoder.encode(
+            texts, batch_size=self.batch_size, normalize=True, show_progress_bar=progress
+        )
         self.encode_seconds_ += time.perf_counter() - t0
         return normalize_rows(emb)
 
@@ -174,8 +184,9 @@ class EntityIndex:
         if vecs.ndim != 2 or len(vecs) != len(items):
             raise ValueError(f"{len(items)} names but embeddings of shape {vecs.shape}")
         if self._faiss is not None and vecs.shape[1] != self._faiss.d:
-            raise ValueError(f"embeddings have {vecs.shape[1]} dimensions, the index "
-                             f"{self._faiss.d}")
+            raise ValueError(
+                f"embeddings have {vecs.shape[1]} dimensions, the index {self._faiss.d}"
+            )
         if not np.isfinite(vecs).all():
             raise ValueError("embeddings contain NaN or infinite values")
         vecs = normalize_rows(vecs)
@@ -188,8 +199,15 @@ class EntityIndex:
         return len(self.names_)
 
     # -- searching ------------------------------------------------------------------------
-    def search(self, queries, top_k: int = 5, *, show_progress_bar: bool | None = None,
-               matcher: Any = "cosine", candidates: int = 50) -> SearchResult:
+    def search(
+        self,
+        queries,
+        top_k: int = 5,
+        *,
+        show_progress_bar: bool | None = None,
+        matcher: Any = "cosine",
+        candidates: int = 50,
+    ) -> SearchResult:
         """The ``top_k`` nearest names of each query.
 
         Parameters
@@ -250,29 +268,38 @@ class EntityIndex:
         ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
         raw = scorer.score(wide.scores, ng)  # ranks without the calibration's flat steps
         raw[ids < 0] = -np.inf
-        top_i, top_s = merge_top_k(np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64),
-                                   ids, raw, scorer.width(top_k))  # + a runner-up
+        top_i, top_s = merge_top_k(
+            np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, scorer.width(top_k)
+        )  # + a runner-up
         top_i, top_s = scorer.keep_top(top_i, top_s, top_k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
-        return SearchResult(queries=wide.queries, names=names, ids=top_i,
-                            scores=top_s.astype(np.float32))
+        return SearchResult(
+            queries=wide.queries, names=names, ids=top_i, scores=top_s.astype(np.float32)
+        )
 
-    def search_embeddings(self, embeddings: np.ndarray, top_k: int = 5,
-                          queries: list[str] | None = None) -> SearchResult:
+    def search_embeddings(
+        self, embeddings: np.ndarray, top_k: int = 5, queries: list[str] | None = None
+    ) -> SearchResult:
         """Like :meth:`search`, for query embeddings computed beforehand."""
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
         top_k = check_int(top_k, "top_k", 1)
         q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
         if q.ndim != 2 or q.shape[1] != self._faiss.d:
-            raise ValueError(f"query embeddings of shape {q.shape}; this index holds "
-                             f"{self._faiss.d}-d vectors (another model made them?)")
+            raise ValueError(
+                f"query embeddings of shape {q.shape}; this index holds "
+                f"{self._faiss.d}-d vectors (another model made them?)"
+            )
         if not np.isfinite(q).all():
             raise ValueError("query embeddings contain NaN or infinite values")
         scores, ids = self._faiss.search(q, min(top_k, len(self)))
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
-        return SearchResult(queries=queries or [""] * len(q), names=names,
-                            ids=ids.astype(np.int64), scores=scores.astype(np.float32))
+        return SearchResult(
+            queries=queries or [""] * len(q),
+            names=names,
+            ids=ids.astype(np.int64),
+            scores=scores.astype(np.float32),
+        )
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, folder: str | os.PathLike) -> Path:
@@ -287,18 +314,26 @@ class EntityIndex:
             raise ValueError("nothing to save: the index is empty")
         folder = Path(folder)
         enc = self.encoder
-        meta = {"format": _FORMAT, "model": str(getattr(enc, "model_name", self.model)),
-                "fingerprint": enc.fingerprint, "index": self.index, "size": len(self),
-                "dim": int(self._faiss.d), "hnsw_m": self.hnsw_m, "ef_search": self.ef_search,
-                "nprobe": self.nprobe}
+        meta = {
+            "format": _FORMAT,
+            "model": str(getattr(enc, "model_name", self.model)),
+            "fingerprint": enc.fingerprint,
+            "index": self.index,
+            "size": len(self),
+            "dim": int(self._faiss.d),
+            "hnsw_m": self.hnsw_m,
+            "ef_search": self.ef_search,
+            "nprobe": self.nprobe,
+        }
         try:
             with atomic_dir(folder, replaceable="meta.json") as tmp:
                 faiss.write_index(self._faiss, str(tmp / "index.faiss"))
                 with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
                     for n in self.names_:
                         f.write(json.dumps(n, ensure_ascii=False) + "\n")
-                meta["sha256"] = {name: _sha256(tmp / name)
-                                  for name in ("index.faiss", "names.jsonl")}
+                meta["sha256"] = {
+                    name: _sha256(tmp / name) for name in ("index.faiss", "names.jsonl")
+                }
                 (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
         except RuntimeError as exc:  # faiss reports a failed write (a full disk) this way
             raise OSError(f"could not write the index to {folder}: {exc}") from exc
@@ -342,42 +377,66 @@ class EntityIndex:
                 f"the index {folder} was built with the model {meta['model']!r}, which is "
                 "not a model installed with pearl; an index never loads a model folder it "
                 "names. Pass the model explicitly (model= or -m) if you have it and trust "
-                "it.")
+                "it."
+            )
         source = model if model is not None else meta["model"]
         expected = expected_fingerprint(source)
         if expected is not None and expected != meta["fingerprint"]:
             raise ValueError(_mismatch(folder, meta, expected))
         for name, digest in meta["sha256"].items():
             if not (folder / name).is_file() or _sha256(folder / name) != digest:
-                raise OSError(f"corrupt index folder {folder}: {name} does not match the "
-                              "checksum recorded in meta.json")
+                raise OSError(
+                    f"corrupt index folder {folder}: {name} does not match the "
+                    "checksum recorded in meta.json"
+                )
         try:
-            names = [json.loads(line) for line in
-                     (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()]
+            names = [
+                json.loads(line)
+                for line in (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()
+            ]
             raw = faiss.read_index(str(folder / "index.faiss"))
         except (OSError, ValueError, RuntimeError) as exc:  # RecursionError is one too
             raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
         if not all(isinstance(n, str) for n in names):
             raise OSError(f"corrupt index folder {folder}: names.jsonl holds non-strings")
         if raw.ntotal != len(names) or meta["size"] != len(names) or raw.d != meta["dim"]:
-            raise OSError(f"corrupt index folder {folder}: {raw.ntotal} vectors of "
-                          f"{raw.d} dimensions, {len(names)} names, meta says "
-                          f"{meta['size']} of {meta['dim']}")
-        obj = cls(model=source, index=meta["index"], hnsw_m=meta["hnsw_m"],
-                  ef_search=meta["ef_search"], nprobe=meta["nprobe"])
+            raise OSError(
+                f"corrupt index folder {folder}: {raw.ntotal} vectors of "
+                f"{raw.d} dimensions, {len(names)} names, meta says "
+                f"{meta['size']} of {meta['dim']}"
+            )
+        obj = cls(
+            model=source,
+            index=meta["index"],
+            hnsw_m=meta["hnsw_m"],
+            ef_search=meta["ef_search"],
+            nprobe=meta["nprobe"],
+        )
         fingerprint = obj.encoder.fingerprint
         if fingerprint != meta["fingerprint"]:
             raise ValueError(_mismatch(folder, meta, fingerprint))
         if obj.encoder.embedding_dim != meta["dim"]:
-            raise ValueError(f"index {folder} holds {meta['dim']}-d vectors; the model "
-                             f"makes {obj.encoder.embedding_dim}-d ones")
+            raise ValueError(
+                f"index {folder} holds {meta['dim']}-d vectors; the model "
+                f"makes {obj.encoder.embedding_dim}-d ones"
+            )
         _check_vectors(raw, folder)
         obj._faiss, obj.names_ = raw, names
         return obj
 
 
-_META_TYPES = {"format": int, "model": str, "fingerprint": str, "index": str, "size": int,
-               "dim": int, "hnsw_m": int, "ef_search": int, "nprobe": int, "sha256": dict}
+_META_TYPES = {
+    "format": int,
+    "model": str,
+    "fingerprint": str,
+    "index": str,
+    "size": int,
+    "dim": int,
+    "hnsw_m": int,
+    "ef_search": int,
+    "nprobe": int,
+    "sha256": dict,
+}
 
 
 def _sha256(path: Path) -> str:
@@ -399,43 +458,69 @@ def _check_vectors(raw, folder: Path) -> None:
             if n:
                 ids = faiss.rev_swig_ptr(lists.get_ids(i), n)
                 if ids.min() < 0 or ids.max() >= raw.ntotal:
-                    raise OSError(f"corrupt index folder {folder}: inverted list {i} holds "
-                                  f"ids outside 0..{raw.ntotal - 1}")
+                    raise OSError(
+                        f"corrupt index folder {folder}: inverted list {i} holds "
+                        f"ids outside 0..{raw.ntotal - 1}"
+                    )
         ivf.make_direct_map()
     step = 65536
     for start in range(0, raw.ntotal, step):
         block = raw.reconstruct_n(start, min(step, raw.ntotal - start))
         if not np.isfinite(block).all() or (np.abs(block) > 1.01).any():
-            raise OSError(f"corrupt index folder {folder}: stored vectors are not finite "
-                          "unit vectors")
+            raise OSError(
+                f"corrupt index folder {folder}: stored vectors are not finite unit vectors"
+            )
 
 
 def _read_meta(path: Path) -> dict:
     """``meta.json`` of an index folder, every field checked for type and range."""
     meta = read_json_object(path, "index metadata")
     if meta.get("format") != _FORMAT:
-        raise OSError(f"{path}: index format {meta.get('format')!r:.20}, this pearl reads "
-                      f"{_FORMAT} (which records checksums); rebuild the index with "
-                      "pearl index build")
+        raise OSError(
+            f"{path}: index format {meta.get('format')!r:.20}, this pearl reads "
+            f"{_FORMAT} (which records checksums); rebuild the index with "
+            "pearl index build"
+        )
     for key, kind in _META_TYPES.items():
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise OSError(f"corrupt index metadata {path}: {key!r} must be a "
-                          f"{kind.__name__}, got {value!r:.60}")
-    if not all(isinstance(k, str) and k in {"index.faiss", "names.jsonl"}
-               and isinstance(v, str) and len(v) == 64 for k, v in meta["sha256"].items()) \
-            or len(meta["sha256"]) != 2:
-        raise OSError(f"corrupt index metadata {path}: 'sha256' must give the checksums of "
-                      "index.faiss and names.jsonl")
+            raise OSError(
+                f"corrupt index metadata {path}: {key!r} must be a "
+                f"{kind.__name__}, got {value!r:.60}"
+            )
+    if (
+        not all(
+            isinstance(k, str)
+            and k in {"index.faiss", "names.jsonl"}
+            and isinstance(v, str)
+            and len(v) == 64
+            for k, v in meta["sha256"].items()
+        )
+        or len(meta["sha256"]) != 2
+    ):
+        raise OSError(
+            f"corrupt index metadata {path}: 'sha256' must give the checksums of "
+            "index.faiss and names.jsonl"
+        )
     if meta["index"] not in {"flat", "hnsw", "ivf"}:
         raise OSError(f"{path}: unknown index type {meta['index']!r}")
-    if min(meta["size"], meta["dim"] - 1, meta["hnsw_m"] - 1, meta["ef_search"] - 1,
-           meta["nprobe"] - 1) < 0:
+    if (
+        min(
+            meta["size"],
+            meta["dim"] - 1,
+            meta["hnsw_m"] - 1,
+            meta["ef_search"] - 1,
+            meta["nprobe"] - 1,
+        )
+        < 0
+    ):
         raise OSError(f"corrupt index metadata {path}: negative or zero sizes")
     return meta
 
 
 def _mismatch(folder: Path, meta: dict, fingerprint: str) -> str:
-    return (f"index {folder} was built with model {meta['model']!r} (fingerprint "
-            f"{meta['fingerprint']}); the given model has fingerprint {fingerprint}. "
-            "Rebuild the index with this model.")
+    return (
+        f"index {folder} was built with model {meta['model']!r} (fingerprint "
+        f"{meta['fingerprint']}); the given model has fingerprint {fingerprint}. "
+        "Rebuild the index with this model."
+    )

@@ -26,13 +26,29 @@ from pearl.applications.tables import (
 )
 from pearl.encoders import DEFAULT_MODEL
 
-__all__ = ["fuzzy_join", "assemble_join", "output_columns", "check_join_options",
-           "match_names", "join_keys", "check_threshold"]
+__all__ = [
+    "fuzzy_join",
+    "assemble_join",
+    "output_columns",
+    "check_join_options",
+    "match_names",
+    "join_keys",
+    "check_threshold",
+]
 
 
-def assemble_join(left_df: pd.DataFrame, right_df: pd.DataFrame, ids: np.ndarray,
-                  scores: np.ndarray, *, threshold: float, how: str, return_score: bool,
-                  add_rank: bool, names: dict[str, str] | None = None) -> pd.DataFrame:
+def assemble_join(
+    left_df: pd.DataFrame,
+    right_df: pd.DataFrame,
+    ids: np.ndarray,
+    scores: np.ndarray,
+    *,
+    threshold: float,
+    how: str,
+    return_score: bool,
+    add_rank: bool,
+    names: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """The joined table from each left row's top-k right row ids and scores.
 
     ``right_df`` is indexed by the ids in ``ids`` (its columns already renamed); a left row
@@ -67,8 +83,7 @@ def assemble_join(left_df: pd.DataFrame, right_df: pd.DataFrame, ids: np.ndarray
     return out
 
 
-def output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
-                    ) -> dict[str, str]:
+def output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool) -> dict[str, str]:
     """The renaming of the right columns; a clash that would overwrite or duplicate an
     input column is a ``ValueError`` naming it (the match columns are named apart by
     :func:`match_names`). ``score`` and ``rank`` are kept for callers of the old
@@ -80,7 +95,8 @@ def output_columns(left_cols, right_cols, suffix: str, score: bool, rank: bool
     if clashes:
         raise ValueError(
             f"the joined table would have two columns named {clashes}: rename those columns "
-            f"of the inputs, or pass another suffix (now {suffix!r})")
+            f"of the inputs, or pass another suffix (now {suffix!r})"
+        )
     return rename
 
 
@@ -100,16 +116,21 @@ def match_names(columns, score: bool = True, rank: bool = True) -> dict[str, str
     return names
 
 
-def check_join_options(*, left_on, right_on, suffix, how, top_k, threshold, return_score,
-                       batch_size) -> tuple[str, int, float, bool, int]:
+def check_join_options(
+    *, left_on, right_on, suffix, how, top_k, threshold, return_score, batch_size
+) -> tuple[str, int, float, bool, int]:
     """Check the options every fuzzy join shares (by type and range, naming the option);
     returns ``how, top_k, threshold, return_score, batch_size``."""
     for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
         if not isinstance(value, str) or not value:
             raise InputTypeError(f"{name} must be a non-empty string, got {value!r:.40}")
-    return (check_choice(how, "how", ("left", "inner")), check_int(top_k, "top_k", 1),
-            check_float(threshold, "threshold", -1.0, 1.0),
-            check_bool(return_score, "return_score"), check_int(batch_size, "batch_size", 1))
+    return (
+        check_choice(how, "how", ("left", "inner")),
+        check_int(top_k, "top_k", 1),
+        check_float(threshold, "threshold", -1.0, 1.0),
+        check_bool(return_score, "return_score"),
+        check_int(batch_size, "batch_size", 1),
+    )
 
 
 def _check_matcher(matcher: Any, precision: float | None):
@@ -117,8 +138,10 @@ def _check_matcher(matcher: Any, precision: float | None):
     if precision is not None:
         check_float(precision, "precision", 0.0, 1.0)
         if matcher == "cosine":
-            raise ValueError("precision= needs a combined matcher (matcher='combined'): a "
-                             "cosine is not a probability")
+            raise ValueError(
+                "precision= needs a combined matcher (matcher='combined'): a "
+                "cosine is not a probability"
+            )
     return matcher
 
 
@@ -134,10 +157,15 @@ def _check_right(right) -> None:
     """A DataFrame, or an iterable of DataFrames (chunks), and nothing else."""
     if _is_frame(right):
         return
-    if isinstance(right, str | bytes | dict) or not hasattr(right, "__iter__") \
-            or isinstance(right, pd.Series | np.ndarray):
-        raise InputTypeError("right must be a pandas or polars DataFrame, or an iterable of "
-                        f"DataFrames (chunks), got {type(right).__name__}")
+    if (
+        isinstance(right, str | bytes | dict)
+        or not hasattr(right, "__iter__")
+        or isinstance(right, pd.Series | np.ndarray)
+    ):
+        raise InputTypeError(
+            "right must be a pandas or polars DataFrame, or an iterable of "
+            f"DataFrames (chunks), got {type(right).__name__}"
+        )
 
 
 def _check_unique_columns(frame, name: str) -> None:
@@ -169,16 +197,18 @@ class _RightStream:
     def _read(self, part) -> list[str]:
         """Keep one chunk's rows; its non-null keys (null right keys are never indexed)."""
         if not _is_frame(part):
-            raise InputTypeError("right must be a DataFrame or an iterable of DataFrames; a "
-                            f"chunk is a {type(part).__name__}")
+            raise InputTypeError(
+                "right must be a DataFrame or an iterable of DataFrames; a "
+                f"chunk is a {type(part).__name__}"
+            )
         part = _to_pandas(part, "right")
         _check_unique_columns(part, "right")
         if self.right_on not in part.columns:
-            raise MissingKeyError(f"right has no column {self.right_on!r}; columns: "
-                           f"{list(part.columns)}")
+            raise MissingKeyError(
+                f"right has no column {self.right_on!r}; columns: {list(part.columns)}"
+            )
         self.columns = list(part.columns)
-        keys, nulls = to_string_list(part[self.right_on], non_string="str",
-                                     name=self.right_on)
+        keys, nulls = to_string_list(part[self.right_on], non_string="str", name=self.right_on)
         self.frames.append(part.reset_index(drop=True))
         keep = np.flatnonzero(~nulls)
         self.positions.append(keep + self.n_rows)
@@ -202,8 +232,7 @@ class _RightStream:
 
     def rows_of(self, key_ids: np.ndarray) -> np.ndarray:
         """Right-table rows of matched key ids (-1 stays -1)."""
-        mapping = np.concatenate(self.positions) if self.positions else \
-            np.zeros(0, dtype=np.int64)
+        mapping = np.concatenate(self.positions) if self.positions else np.zeros(0, dtype=np.int64)
         if not len(mapping):
             return np.full(key_ids.shape, -1, dtype=np.int64)
         return np.where(key_ids >= 0, mapping[np.maximum(key_ids, 0)], -1)
@@ -295,8 +324,15 @@ def fuzzy_join(
     """
     left_on, right_on = join_keys(on, left_on, right_on)
     how, top_k, threshold, return_score, batch_size = check_join_options(
-        left_on=left_on, right_on=right_on, suffix=suffix, how=how, top_k=top_k,
-        threshold=threshold, return_score=return_score, batch_size=batch_size)
+        left_on=left_on,
+        right_on=right_on,
+        suffix=suffix,
+        how=how,
+        top_k=top_k,
+        threshold=threshold,
+        return_score=return_score,
+        batch_size=batch_size,
+    )
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, kind = to_pandas_table(left, "left")
@@ -321,22 +357,39 @@ def fuzzy_join(
     # Null keys never match: null left keys are not searched, null right keys not indexed.
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     live = np.flatnonzero(~lnull)
-    li, ls = match_strings([lkeys[i] for i in live], stream.keys(), encoder, top_k=top_k,
-                           batch_size=batch_size, scorer=scorer,
-                           idf_texts=idf)
+    li, ls = match_strings(
+        [lkeys[i] for i in live],
+        stream.keys(),
+        encoder,
+        top_k=top_k,
+        batch_size=batch_size,
+        scorer=scorer,
+        idf_texts=idf,
+    )
     if scorer is not None and precision is not None:
-        threshold = threshold_for_precision(ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(),
-                                            precision)
+        threshold = threshold_for_precision(
+            ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision
+        )
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls
 
     right_df = stream.frame()
-    right_df = right_df.rename(columns=output_columns(left_df.columns, right_df.columns,
-                                                      suffix, return_score, top_k > 1))
+    right_df = right_df.rename(
+        columns=output_columns(left_df.columns, right_df.columns, suffix, return_score, top_k > 1)
+    )
     names = match_names([*left_df.columns, *right_df.columns], return_score, top_k > 1)
-    out = assemble_join(left_df, right_df, ids, scores, threshold=threshold, how=how,
-                        return_score=return_score, add_rank=top_k > 1, names=names)
+    out = assemble_join(
+        left_df,
+        right_df,
+        ids,
+        scores,
+        threshold=threshold,
+        how=how,
+        return_score=return_score,
+        add_rank=top_k > 1,
+        names=names,
+    )
     return from_pandas_table(out, kind)
 
 
@@ -355,7 +408,9 @@ def check_threshold(threshold: float, matcher: Any) -> float:
     """A threshold in the range of the matcher's scores: a probability in [0, 1] for a
     combined matcher, a cosine in [-1, 1] for ``"cosine"``."""
     if matcher != "cosine" and not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be a match probability in [0, 1] with the combined "
-                         f"matcher, got {threshold}; with matcher='cosine' it is a cosine "
-                         "in [-1, 1]")
+        raise ValueError(
+            f"threshold must be a match probability in [0, 1] with the combined "
+            f"matcher, got {threshold}; with matcher='cosine' it is a cosine "
+            "in [-1, 1]"
+        )
     return threshold

@@ -25,9 +25,15 @@ import numpy as np
 
 from pearl._validation import check_choice, check_float
 
-__all__ = ["NgramVectorizer", "MatchScorer", "threshold_for_precision", "WEIGHTS_FILE",
-           "nonnegative_logistic",
-           "check_matcher", "scorer_for"]
+__all__ = [
+    "NgramVectorizer",
+    "MatchScorer",
+    "threshold_for_precision",
+    "WEIGHTS_FILE",
+    "nonnegative_logistic",
+    "check_matcher",
+    "scorer_for",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +63,12 @@ class NgramVectorizer:
         training-pipeline queries (``benchmarks/data/matcher_weights.py``).
     """
 
-    def __init__(self, ngram_range: tuple[int, int] = (2, 4), n_features: int = 2 ** 20,
-                 word_weight: float = 0.5):
+    def __init__(
+        self,
+        ngram_range: tuple[int, int] = (2, 4),
+        n_features: int = 2**20,
+        word_weight: float = 0.5,
+    ):
         self.ngram_range = ngram_range
         self.n_features = n_features
         self.word_weight = word_weight
@@ -76,13 +86,14 @@ class NgramVectorizer:
         from scipy.sparse import csr_matrix, hstack
         from sklearn.feature_extraction.text import HashingVectorizer
 
-        common = dict(n_features=self.n_features, alternate_sign=False, norm=None,
-                      lowercase=True)
-        chars = HashingVectorizer(analyzer="char_wb", ngram_range=self.ngram_range,
-                                  **common).transform(texts)
+        common = dict(n_features=self.n_features, alternate_sign=False, norm=None, lowercase=True)
+        chars = HashingVectorizer(
+            analyzer="char_wb", ngram_range=self.ngram_range, **common
+        ).transform(texts)
         if self.word_weight > 0:
-            words = HashingVectorizer(analyzer="word", token_pattern=r"(?u)\b\w+\b",
-                                      **common).transform(texts)
+            words = HashingVectorizer(
+                analyzer="word", token_pattern=r"(?u)\b\w+\b", **common
+            ).transform(texts)
         else:
             words = csr_matrix((len(texts), self.n_features), dtype=chars.dtype)
         return hstack([chars, words], format="csr")
@@ -107,10 +118,9 @@ class NgramVectorizer:
         x = self.tfidf_.transform(counts).tocsr().astype(np.float64)
         rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
         word = x.indices >= self.n_features
-        sq = x.data ** 2
+        sq = x.data**2
         # a block's norm, 1 for a row without entries in it (nothing to scale there)
-        norms = [np.sqrt(np.bincount(rows[m], sq[m], minlength=x.shape[0])) for m in
-                 (~word, word)]
+        norms = [np.sqrt(np.bincount(rows[m], sq[m], minlength=x.shape[0])) for m in (~word, word)]
         norms = [np.where(n > 0, n, 1.0) for n in norms]
         scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
         x.data = x.data * scale
@@ -205,8 +215,9 @@ class MatchScorer:
             out = 1.0 / (1.0 + np.exp(-(a * z + b * lead + c)))
         return np.where(np.isneginf(s), -np.inf, out).astype(np.float32)
 
-    def calibrate_margin(self, best: np.ndarray, runner_up: np.ndarray,
-                         labels: np.ndarray) -> MatchScorer:
+    def calibrate_margin(
+        self, best: np.ndarray, runner_up: np.ndarray, labels: np.ndarray
+    ) -> MatchScorer:
         """A copy with a :attr:`margin` model fitted on labelled best candidates: their raw
         scores, their runner-up's raw scores (-inf: none) and whether the best one is the
         match. Logistic regression with ``a, b >= 0`` (a higher score or a wider lead never
@@ -216,13 +227,14 @@ class MatchScorer:
         finite = np.isfinite(z1 - z2)
         cap = float(np.percentile((z1 - z2)[finite], 99)) if finite.any() else 1.0
         x = np.stack([z1, np.minimum(np.where(finite, z1 - z2, cap), cap)], axis=1)
-        a, b, c = nonnegative_logistic(x, y, np.full_like(y, 1.0 / len(y)),
-                                        start=np.array([1.0, 0.0, 0.0]))
-        return MatchScorer(self.weights, self.bias, self.source, self.calibration,
-                           (a, b, c, cap))
+        a, b, c = nonnegative_logistic(
+            x, y, np.full_like(y, 1.0 / len(y)), start=np.array([1.0, 0.0, 0.0])
+        )
+        return MatchScorer(self.weights, self.bias, self.source, self.calibration, (a, b, c, cap))
 
-    def keep_top(self, ids: np.ndarray, raw: np.ndarray,
-                 top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    def keep_top(
+        self, ids: np.ndarray, raw: np.ndarray, top_k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores,
         :meth:`width` columns, best first) with their probabilities (:meth:`ranked`)."""
         return ids[:, :top_k], self.ranked(raw)[:, :top_k]
@@ -231,8 +243,9 @@ class MatchScorer:
         """Match probabilities, float32, the shape of the inputs."""
         return self.calibrated(self.score(emb_cos, ngram_cos))
 
-    def calibrate(self, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
-                  max_points: int = 64) -> MatchScorer:
+    def calibrate(
+        self, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray, max_points: int = 64
+    ) -> MatchScorer:
         """A copy whose probabilities are calibrated on these labelled candidates by
         isotonic regression of the labels on :meth:`score` (at most ``max_points``
         breakpoints kept)."""
@@ -240,17 +253,30 @@ class MatchScorer:
 
         s = self.score(emb_cos, ngram_cos)
         iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
-            s, np.asarray(labels, dtype=np.float64))
+            s, np.asarray(labels, dtype=np.float64)
+        )
         xs, ys = iso.X_thresholds_, iso.y_thresholds_
         if len(xs) > max_points:
             keep = np.unique(np.linspace(0, len(xs) - 1, max_points).round().astype(int))
             xs, ys = xs[keep], ys[keep]
-        return MatchScorer(self.weights, self.bias, self.source,
-                           ([float(x) for x in xs], [float(y) for y in ys]), self.margin)
+        return MatchScorer(
+            self.weights,
+            self.bias,
+            self.source,
+            ([float(x) for x in xs], [float(y) for y in ys]),
+            self.margin,
+        )
 
     @classmethod
-    def fit(cls, emb_cos: np.ndarray, ngram_cos: np.ndarray, labels: np.ndarray,
-            balanced: bool = False, source: str = "", l2: float = 1e-3) -> MatchScorer:
+    def fit(
+        cls,
+        emb_cos: np.ndarray,
+        ngram_cos: np.ndarray,
+        labels: np.ndarray,
+        balanced: bool = False,
+        source: str = "",
+        l2: float = 1e-3,
+    ) -> MatchScorer:
         """Logistic regression on labelled pairs (1: same thing, 0: different), with the
         three weights held non-negative.
 
@@ -264,8 +290,13 @@ class MatchScorer:
         sw = np.ones_like(y)
         if balanced:
             sw = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
-        w = nonnegative_logistic(_features(emb_cos, ngram_cos), y, sw / sw.sum(),
-                                  start=np.array([1.0, 1.0, 0.0, 0.0]), l2=l2)
+        w = nonnegative_logistic(
+            _features(emb_cos, ngram_cos),
+            y,
+            sw / sw.sum(),
+            start=np.array([1.0, 1.0, 0.0, 0.0]),
+            l2=l2,
+        )
         return cls(tuple(w[:3]), w[3], source)
 
     def to_dict(self) -> dict[str, Any]:
@@ -279,31 +310,50 @@ class MatchScorer:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchScorer:
         w = data.get("weights")
-        if not (isinstance(w, list) and len(w) == 3 and all(isinstance(x, int | float)
-                                                           for x in w)) or \
-                not isinstance(data.get("bias"), int | float):
+        if not (
+            isinstance(w, list) and len(w) == 3 and all(isinstance(x, int | float) for x in w)
+        ) or not isinstance(data.get("bias"), int | float):
             raise ValueError("a MatchScorer needs 3 numeric weights and a numeric bias")
         cal = data.get("calibration")
         if cal is not None:
-            ok = (isinstance(cal, list) and len(cal) == 2
-                  and all(isinstance(c, list) and c and all(isinstance(v, int | float)
-                                                            for v in c) for c in cal)
-                  and len(cal[0]) == len(cal[1]) and np.all(np.diff(cal[0]) >= 0)
-                  and all(0 <= v <= 1 for v in cal[1]))
+            ok = (
+                isinstance(cal, list)
+                and len(cal) == 2
+                and all(
+                    isinstance(c, list) and c and all(isinstance(v, int | float) for v in c)
+                    for c in cal
+                )
+                and len(cal[0]) == len(cal[1])
+                and np.all(np.diff(cal[0]) >= 0)
+                and all(0 <= v <= 1 for v in cal[1])
+            )
             if not ok:
-                raise ValueError("a MatchScorer calibration is two equal-length lists: "
-                                 "increasing scores and probabilities in [0, 1]")
+                raise ValueError(
+                    "a MatchScorer calibration is two equal-length lists: "
+                    "increasing scores and probabilities in [0, 1]"
+                )
             cal = ([float(v) for v in cal[0]], [float(v) for v in cal[1]])
         margin = data.get("margin")
         if margin is not None:
-            if not (isinstance(margin, list) and len(margin) == 4
-                    and all(isinstance(v, int | float) and np.isfinite(v) for v in margin)
-                    and margin[0] >= 0 and margin[1] >= 0 and margin[3] > 0):
-                raise ValueError("a MatchScorer margin model is four finite numbers "
-                                 "[a >= 0, b >= 0, c, cap > 0]")
+            if not (
+                isinstance(margin, list)
+                and len(margin) == 4
+                and all(isinstance(v, int | float) and np.isfinite(v) for v in margin)
+                and margin[0] >= 0
+                and margin[1] >= 0
+                and margin[3] > 0
+            ):
+                raise ValueError(
+                    "a MatchScorer margin model is four finite numbers [a >= 0, b >= 0, c, cap > 0]"
+                )
             margin = tuple(float(v) for v in margin)
-        return cls(tuple(float(x) for x in w), float(data["bias"]), str(data.get("source", "")),
-                   cal, margin)
+        return cls(
+            tuple(float(x) for x in w),
+            float(data["bias"]),
+            str(data.get("source", "")),
+            cal,
+            margin,
+        )
 
     @classmethod
     def for_encoder(cls, encoder) -> MatchScorer:
@@ -315,13 +365,20 @@ class MatchScorer:
 
         table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
         name = str(getattr(encoder, "model_name", getattr(encoder, "name", "")))
-        entry = next((v for v in table["models"].values()
-                      if v.get("fingerprint") == getattr(encoder, "fingerprint", None)), None)
+        entry = next(
+            (
+                v
+                for v in table["models"].values()
+                if v.get("fingerprint") == getattr(encoder, "fingerprint", None)
+            ),
+            None,
+        )
         if entry is None and not written_as_path(name):  # a folder never borrows a name's
             entry = table["models"].get(name)
         if entry is None:
-            logger.info("no matcher weights learned for %s; using those of %s", name,
-                        table["default"])
+            logger.info(
+                "no matcher weights learned for %s; using those of %s", name, table["default"]
+            )
             entry = table["models"][table["default"]]
         return cls.from_dict(entry)
 
@@ -333,8 +390,9 @@ def _check_labels(labels: np.ndarray) -> np.ndarray:
     return y
 
 
-def nonnegative_logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np.ndarray,
-                         l2: float = 0.0) -> list[float]:
+def nonnegative_logistic(
+    x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np.ndarray, l2: float = 0.0
+) -> list[float]:
     """Weights (all >= 0) and a free bias of the logistic regression of ``y`` on the columns
     of ``x``, minimising the ``sw``-weighted log loss plus ``l2`` x the squared weights."""
     from scipy.optimize import minimize
@@ -349,8 +407,9 @@ def nonnegative_logistic(x: np.ndarray, y: np.ndarray, sw: np.ndarray, start: np
         grad = np.concatenate([x.T @ g + 2 * l2 * theta[:k], [g.sum()]])
         return float(sw @ nll + l2 * theta[:k] @ theta[:k]), grad
 
-    res = minimize(loss, start, jac=True, method="L-BFGS-B",
-                   bounds=[(0, None)] * k + [(None, None)])
+    res = minimize(
+        loss, start, jac=True, method="L-BFGS-B", bounds=[(0, None)] * k + [(None, None)]
+    )
     return [float(v) for v in res.x]
 
 
@@ -373,8 +432,7 @@ def threshold_for_precision(probabilities: np.ndarray, precision: float) -> floa
         confident match falls short.
     """
     precision = check_float(precision, "precision", 0.0, 1.0)
-    p = np.sort(np.asarray(probabilities, dtype=np.float64)[
-        np.isfinite(probabilities)])[::-1]
+    p = np.sort(np.asarray(probabilities, dtype=np.float64)[np.isfinite(probabilities)])[::-1]
     if not len(p):
         return 1.0
     expected = np.cumsum(p) / np.arange(1, len(p) + 1)

@@ -26,8 +26,15 @@ import numpy as np
 
 from pearl._validation import InputTypeError
 
-__all__ = ["table_kind", "table_columns", "to_pandas_table", "from_pandas_table", "column_cells",
-           "column_like", "is_table"]
+__all__ = [
+    "table_kind",
+    "table_columns",
+    "to_pandas_table",
+    "from_pandas_table",
+    "column_cells",
+    "column_like",
+    "is_table",
+]
 
 
 def table_kind(obj: Any) -> str | None:
@@ -72,8 +79,10 @@ def to_pandas_table(obj: Any, name: str = "table"):
         return obj.collect().to_pandas(use_pyarrow_extension_array=True), kind
     if kind == "pyarrow":
         return obj.to_pandas(types_mapper=pd.ArrowDtype), kind
-    raise InputTypeError(f"{name} must be a pandas, polars (eager or lazy) or pyarrow table, got "
-                    f"{type(obj).__name__}")
+    raise InputTypeError(
+        f"{name} must be a pandas, polars (eager or lazy) or pyarrow table, got "
+        f"{type(obj).__name__}"
+    )
 
 
 def from_pandas_table(frame, kind: str):
@@ -98,8 +107,10 @@ def _only_column(obj: Any, name: str):
         obj = obj.collect()
     columns = table_columns(obj)
     if len(columns) != 1:
-        raise ValueError(f"{name} is a table of {len(columns)} columns {columns[:5]}; pass "
-                         "one column (a one-column table, or table[column])")
+        raise ValueError(
+            f"{name} is a table of {len(columns)} columns {columns[:5]}; pass "
+            "one column (a one-column table, or table[column])"
+        )
     if kind == "pandas":
         return obj.iloc[:, 0]
     if kind == "pyarrow":
@@ -123,8 +134,10 @@ def column_cells(values: Any, name: str = "values") -> list:
     if module.startswith("pyarrow"):  # Array, ChunkedArray: nulls become None
         return values.to_pylist()
     if isinstance(values, str | bytes | dict):
-        raise InputTypeError(f"{name} must be a column of values (a Series, array or list), got "
-                        f"{type(values).__name__}")
+        raise InputTypeError(
+            f"{name} must be a column of values (a Series, array or list), got "
+            f"{type(values).__name__}"
+        )
     if hasattr(values, "to_list"):  # pandas and polars Series
         return values.to_list()
     if isinstance(values, np.ndarray):
@@ -153,11 +166,18 @@ def column_like(values: Any, cells: list, name: str | None = None):
         import pyarrow as pa
 
         kind = getattr(source, "type", pa.string())
-        return pa.array(cells, type=kind if pa.types.is_string(kind)
-                        or pa.types.is_large_string(kind) else pa.string())
+        return pa.array(
+            cells,
+            type=kind
+            if pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            else pa.string(),
+        )
     if isinstance(source, pd.Series):
-        dtype = source.dtype if isinstance(source.dtype, pd.StringDtype) or (
-            isinstance(source.dtype, pd.ArrowDtype)
-            and "string" in str(source.dtype)) else object
+        dtype = (
+            source.dtype
+            if isinstance(source.dtype, pd.StringDtype)
+            or (isinstance(source.dtype, pd.ArrowDtype) and "string" in str(source.dtype))
+            else object
+        )
         return pd.Series(cells, index=source.index, name=label, dtype=dtype)
     return pd.Series(cells, name=label, dtype=object)

@@ -37,21 +37,30 @@ def _chunks(doc: str, words: int) -> list[str]:
     return [" ".join(toks[i : i + words]) for i in range(0, max(len(toks), 1), words)] or [""]
 
 
-def document_vocabulary(documents: list[str], min_df: int = 5, max_terms: int = 20_000,
-                        ngram_range: tuple[int, int] = (1, 3)) -> list[str]:
+def document_vocabulary(
+    documents: list[str],
+    min_df: int = 5,
+    max_terms: int = 20_000,
+    ngram_range: tuple[int, int] = (1, 3),
+) -> list[str]:
     """Words and phrases to describe topics with: the word n-grams found in at least
     ``min_df`` documents, without English stopwords at their edges, most frequent first."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
-    vec = CountVectorizer(ngram_range=ngram_range, min_df=min_df, token_pattern=_WORD.pattern,
-                          lowercase=True)
+    vec = CountVectorizer(
+        ngram_range=ngram_range, min_df=min_df, token_pattern=_WORD.pattern, lowercase=True
+    )
     counts = vec.fit_transform(documents)
     terms = vec.get_feature_names_out()
     df = np.asarray((counts > 0).sum(0)).ravel()
-    keep = [i for i in np.argsort(-df, kind="stable")
-            if not (terms[i].split()[0] in ENGLISH_STOP_WORDS
-                    or terms[i].split()[-1] in ENGLISH_STOP_WORDS)
-            and not terms[i].replace(" ", "").isdigit()]
+    keep = [
+        i
+        for i in np.argsort(-df, kind="stable")
+        if not (
+            terms[i].split()[0] in ENGLISH_STOP_WORDS or terms[i].split()[-1] in ENGLISH_STOP_WORDS
+        )
+        and not terms[i].replace(" ", "").isdigit()
+    ]
     return [str(terms[i]) for i in keep[:max_terms]]
 
 
@@ -89,10 +98,21 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         Mean loss per epoch.
     """
 
-    def __init__(self, n_topics: int = 20, *, model: Any = DEFAULT_MODEL, negatives: int = 5,
-                 ortho_weight: float = 1.0, epochs: int = 30, batch_size: int = 128,
-                 lr: float = 0.01, chunk_words: int = 32, n_terms: int = 10, seed: int = 0,
-                 show_progress_bar: bool = False):
+    def __init__(
+        self,
+        n_topics: int = 20,
+        *,
+        model: Any = DEFAULT_MODEL,
+        negatives: int = 5,
+        ortho_weight: float = 1.0,
+        epochs: int = 30,
+        batch_size: int = 128,
+        lr: float = 0.01,
+        chunk_words: int = 32,
+        n_terms: int = 10,
+        seed: int = 0,
+        show_progress_bar: bool = False,
+    ):
         self.n_topics = n_topics
         self.model = model
         self.negatives = negatives
@@ -138,8 +158,9 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         opt = torch.optim.Adam([r], lr=self.lr)
         eye = torch.eye(k)
         self.loss_ = []
-        for _ in tqdm(range(epochs), desc="topics", unit="epoch",
-                      disable=not self.show_progress_bar):
+        for _ in tqdm(
+            range(epochs), desc="topics", unit="epoch", disable=not self.show_progress_bar
+        ):
             order = torch.randperm(len(x), generator=gen)
             total = 0.0
             for s in range(0, len(x), batch):
@@ -148,8 +169,13 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
                 rn = torch.nn.functional.normalize(r, dim=1)
                 t = torch.softmax(xb @ r.T, dim=1)
                 recon = t @ r
-                hinge = torch.relu(1 - (recon * xb).sum(1, keepdim=True)
-                                   + torch.einsum("bd,bnd->bn", recon, z)).sum(1).mean()
+                hinge = (
+                    torch.relu(
+                        1 - (recon * xb).sum(1, keepdim=True) + torch.einsum("bd,bnd->bn", recon, z)
+                    )
+                    .sum(1)
+                    .mean()
+                )
                 ortho = torch.linalg.norm(rn @ rn.T - eye)
                 loss = hinge + self.ortho_weight * ortho
                 opt.zero_grad()
@@ -189,10 +215,13 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
     def topics_frame(self) -> pd.DataFrame:
         """One row per (topic, rank): topic, rank, term, score."""
         check_is_fitted(self, "topics_")
-        return pd.DataFrame([{"topic": k, "rank": i + 1, "term": term,
-                              "score": float(self.topic_scores_[k, i])}
-                             for k, terms in enumerate(self.topics_)
-                             for i, term in enumerate(terms)])
+        return pd.DataFrame(
+            [
+                {"topic": k, "rank": i + 1, "term": term, "score": float(self.topic_scores_[k, i])}
+                for k, terms in enumerate(self.topics_)
+                for i, term in enumerate(terms)
+            ]
+        )
 
 
 def read_documents(path, split: str = "lines") -> list[str]:
@@ -225,15 +254,18 @@ def write_topics(model: PhraseTopicModel, documents: list[str], output) -> None:
         frame.insert(0, "document", np.arange(len(documents)))
         frame.to_csv(tmp / "document_topics.csv", index=False)
         lines = ["# Topics", "", "| topic | share of documents | terms |", "|---:|---:|---|"]
-        lines += [f"| {k} | {prevalence[k]:.1%} | {', '.join(terms)} |"
-                  for k, terms in enumerate(model.topics_)]
+        lines += [
+            f"| {k} | {prevalence[k]:.1%} | {', '.join(terms)} |"
+            for k, terms in enumerate(model.topics_)
+        ]
         (tmp / "topics.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         order = np.argsort(-prevalence)
         fig, ax = plt.subplots(figsize=(8, 0.35 * len(order) + 1))
         ax.barh(range(len(order)), prevalence[order][::-1])
         ax.set_yticks(range(len(order)))
-        ax.set_yticklabels([f"{k}: {', '.join(model.topics_[k][:3])}" for k in order][::-1],
-                           fontsize=7)
+        ax.set_yticklabels(
+            [f"{k}: {', '.join(model.topics_[k][:3])}" for k in order][::-1], fontsize=7
+        )
         ax.set_xlabel("mean topic share over the documents")
         fig.tight_layout()
         fig.savefig(tmp / "topics.png", dpi=110)

@@ -37,8 +37,13 @@ def _letters(phrase: str) -> list[int]:
 
 def swap_chars(phrase: str, rng: random.Random) -> str:
     """Swap two adjacent letters ("times" -> "tiems")."""
-    idx = [i for i in _letters(phrase) if i + 1 < len(phrase) and phrase[i + 1].isalpha()
-           and phrase[i].lower() != phrase[i + 1].lower()]
+    idx = [
+        i
+        for i in _letters(phrase)
+        if i + 1 < len(phrase)
+        and phrase[i + 1].isalpha()
+        and phrase[i].lower() != phrase[i + 1].lower()
+    ]
     if not idx:
         return phrase
     i = rng.choice(idx)

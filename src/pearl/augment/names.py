@@ -35,8 +35,9 @@ from pearl.augment.phrase import _SMALL, AcronymParaphraser
 __all__ = ["NameVariants", "wordnet_alias_groups", "alias_groups", "as_pairs", "NAME_TYPES"]
 
 #: Entity types (of the corpus labels ``<tag>-<type>``) whose phrases are names.
-NAME_TYPES = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART",
-                        "EVENT", "NORP", "LAW"})
+NAME_TYPES = frozenset(
+    {"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "NORP", "LAW"}
+)
 _WEB_TYPES = frozenset({"ORG", "PRODUCT", "FAC", "WORK_OF_ART", "EVENT"})
 _WORD = re.compile(r"^[A-Za-z][A-Za-z'.-]*$")
 
@@ -77,12 +78,12 @@ class NameVariants:
         else:
             out |= set(AcronymParaphraser().options(phrase))
             content = [t for t in toks if t.lower() not in _SMALL]
-            if kind in _WEB_TYPES and 1 <= len(content) <= 4 and all(
-                    t.isalnum() for t in content):
+            if kind in _WEB_TYPES and 1 <= len(content) <= 4 and all(t.isalnum() for t in content):
                 out.add("".join(t.lower() for t in content) + ".com")
                 if len(content) >= 2:
-                    out.add("".join(t[0].lower() for t in content[:-1])
-                            + content[-1].lower() + ".com")
+                    out.add(
+                        "".join(t[0].lower() for t in content[:-1]) + content[-1].lower() + ".com"
+                    )
         if len(toks) > 1:
             out.add(phrase.lower())
         return sorted(o for o in out if o and o != phrase and len(o) > 1)
@@ -109,15 +110,23 @@ def wordnet_alias_groups(wordnet_dir=None) -> list[list[str]]:
         if len(names) < 2:
             continue
         if all(n[:1].isupper() for n in names) or (
-                any(n[:1].isupper() for n in names) and synset.instance_hypernyms()):
+            any(n[:1].isupper() for n in names) and synset.instance_hypernyms()
+        ):
             groups.append(names)
     return groups
 
 
-def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
-                 wordnet: Iterable[list[str]] = (), replay: Iterable[tuple[str, str]] = (),
-                 n_replay: int = 0, exclude: Iterable[str] = (), max_variants: int = 4,
-                 seed: int = 0) -> pd.DataFrame:
+def alias_groups(
+    *,
+    records=(),
+    definitions: Iterable[tuple[str, str]] = (),
+    wordnet: Iterable[list[str]] = (),
+    replay: Iterable[tuple[str, str]] = (),
+    n_replay: int = 0,
+    exclude: Iterable[str] = (),
+    max_variants: int = 4,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Assemble alias groups as a table of ``text, group, source`` rows.
 
     Parameters
@@ -147,8 +156,7 @@ def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
             candidates.append(("variants", [rec.phrase, *forms]))
     replay = [(a, b) for a, b in replay if a and b and a != b]
     if n_replay and replay:
-        candidates += [("replay", list(p)) for p in rng.sample(replay, min(n_replay,
-                                                                           len(replay)))]
+        candidates += [("replay", list(p)) for p in rng.sample(replay, min(n_replay, len(replay)))]
     rows, group_of, seen, n_groups = [], {}, set(), 0  # group_of: casefolded -> group
     for source, members in candidates:
         members = [m.strip() for m in members if isinstance(m, str) and m.strip()]
@@ -171,8 +179,13 @@ def alias_groups(*, records=(), definitions: Iterable[tuple[str, str]] = (),
     return frame.sort_values("group", kind="stable", ignore_index=True)
 
 
-def as_pairs(frame: pd.DataFrame, negatives: dict[str, list[str]] | None = None,
-             per_group: int = 2, exclude: Iterable[str] = (), seed: int = 0) -> pd.DataFrame:
+def as_pairs(
+    frame: pd.DataFrame,
+    negatives: dict[str, list[str]] | None = None,
+    per_group: int = 2,
+    exclude: Iterable[str] = (),
+    seed: int = 0,
+) -> pd.DataFrame:
     """The groups of :func:`alias_groups` as labelled pairs (``left, right, label,
     source``), the format :func:`pearl.training.finetune.read_labelled` reads.
 
@@ -190,8 +203,15 @@ def as_pairs(frame: pd.DataFrame, negatives: dict[str, list[str]] | None = None,
         rows += [(texts[0], t, 1, source) for t in texts[1:]]
         if not negatives:
             continue
-        options = sorted({(t, n) for t in texts for n in negatives.get(t, ())
-                          if group_of.get(n, -1) != group and n.lower() not in banned})
-        rows += [(t, n, 0, "negative") for t, n in rng.sample(options, min(per_group,
-                                                                          len(options)))]
+        options = sorted(
+            {
+                (t, n)
+                for t in texts
+                for n in negatives.get(t, ())
+                if group_of.get(n, -1) != group and n.lower() not in banned
+            }
+        )
+        rows += [
+            (t, n, 0, "negative") for t, n in rng.sample(options, min(per_group, len(options)))
+        ]
     return pd.DataFrame(rows, columns=["left", "right", "label", "source"])

@@ -13,8 +13,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Paraphraser", "WordNetParaphraser", "AcronymParaphraser", "MinedParaphraser",
-           "Seq2SeqParaphraser"]
+__all__ = [
+    "Paraphraser",
+    "WordNetParaphraser",
+    "AcronymParaphraser",
+    "MinedParaphraser",
+    "Seq2SeqParaphraser",
+]
 
 
 @runtime_checkable
@@ -38,8 +43,9 @@ class WordNetParaphraser:
 
     def options(self, phrase: str) -> list[str]:
         key = "_".join(phrase.split())
-        names = {lem.name().replace("_", " ") for s in self.wn.synsets(key)[:2]
-                 for lem in s.lemmas()}
+        names = {
+            lem.name().replace("_", " ") for s in self.wn.synsets(key)[:2] for lem in s.lemmas()
+        }
         return sorted(n for n in names if n.lower() != phrase.lower())
 
     def __call__(self, phrase: str, rng: random.Random) -> str | None:
@@ -49,15 +55,41 @@ class WordNetParaphraser:
 
 _SMALL = {"the", "of", "and", "for", "a", "an", "in", "on", "at", "to", "de", "la", "&"}
 ABBREVIATIONS = {
-    "company": "Co.", "corporation": "Corp.", "incorporated": "Inc.", "limited": "Ltd.",
-    "international": "Intl", "university": "Univ.", "department": "Dept.",
-    "association": "Assn.", "street": "St.", "avenue": "Ave.", "road": "Rd.",
-    "saint": "St.", "mount": "Mt.", "national": "Natl", "government": "Govt",
-    "institute": "Inst.", "technology": "Tech", "brothers": "Bros.", "and": "&",
-    "united states": "US", "united kingdom": "UK", "new york": "NY", "los angeles": "LA",
-    "doctor": "Dr.", "professor": "Prof.", "junior": "Jr.", "senior": "Sr.",
-    "september": "Sept.", "january": "Jan.", "february": "Feb.", "august": "Aug.",
-    "october": "Oct.", "november": "Nov.", "december": "Dec.", "number": "No.",
+    "company": "Co.",
+    "corporation": "Corp.",
+    "incorporated": "Inc.",
+    "limited": "Ltd.",
+    "international": "Intl",
+    "university": "Univ.",
+    "department": "Dept.",
+    "association": "Assn.",
+    "street": "St.",
+    "avenue": "Ave.",
+    "road": "Rd.",
+    "saint": "St.",
+    "mount": "Mt.",
+    "national": "Natl",
+    "government": "Govt",
+    "institute": "Inst.",
+    "technology": "Tech",
+    "brothers": "Bros.",
+    "and": "&",
+    "united states": "US",
+    "united kingdom": "UK",
+    "new york": "NY",
+    "los angeles": "LA",
+    "doctor": "Dr.",
+    "professor": "Prof.",
+    "junior": "Jr.",
+    "senior": "Sr.",
+    "september": "Sept.",
+    "january": "Jan.",
+    "february": "Feb.",
+    "august": "Aug.",
+    "october": "Oct.",
+    "november": "Nov.",
+    "december": "Dec.",
+    "number": "No.",
 }
 
 
@@ -79,7 +111,7 @@ class AcronymParaphraser:
             if m:
                 # keep the original casing around the replaced part
                 joined = " ".join(toks)
-                out.add(joined[: m.start()] + short + joined[m.end():])
+                out.add(joined[: m.start()] + short + joined[m.end() :])
         if toks and toks[0].lower() == "the" and len(toks) > 1:
             out |= {o[4:] for o in out if o.lower().startswith("the ")}
         return sorted(o for o in out if o and o.lower() != phrase.lower() and len(o) > 1)
@@ -112,15 +144,22 @@ class MinedParaphraser:
     Call :meth:`fit` with the phrase list first.
     """
 
-    def __init__(self, encoder, min_cosine: float = 0.8, max_overlap: float = 0.34,
-                 top_k: int = 10, batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        encoder,
+        min_cosine: float = 0.8,
+        max_overlap: float = 0.34,
+        top_k: int = 10,
+        batch_size: int = 64,
+    ) -> None:
         self.encoder = encoder
         self.min_cosine, self.max_overlap, self.top_k = min_cosine, max_overlap, top_k
         self.batch_size = batch_size
         self.table_: dict[str, list[str]] = {}
 
-    def fit(self, phrases: list[str], show_progress_bar: bool = True,
-            cache=None) -> MinedParaphraser:
+    def fit(
+        self, phrases: list[str], show_progress_bar: bool = True, cache=None
+    ) -> MinedParaphraser:
         """Mine the table of paraphrases among ``phrases`` (``cache``: an optional
         :class:`~pearl.encoders.EmbeddingCache` of the same encoder to reuse)."""
         import faiss
@@ -128,9 +167,13 @@ class MinedParaphraser:
         from pearl.encoders.base import normalize_rows
 
         phrases = list(dict.fromkeys(phrases))
-        raw = cache(phrases, show_progress_bar=show_progress_bar) if cache is not None else \
-            self.encoder.encode(phrases, batch_size=self.batch_size,
-                                show_progress_bar=show_progress_bar)
+        raw = (
+            cache(phrases, show_progress_bar=show_progress_bar)
+            if cache is not None
+            else self.encoder.encode(
+                phrases, batch_size=self.batch_size, show_progress_bar=show_progress_bar
+            )
+        )
         emb = normalize_rows(raw)
         index = faiss.IndexHNSWFlat(emb.shape[1], 32, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = max(64, 2 * self.top_k)
@@ -138,9 +181,14 @@ class MinedParaphraser:
         scores, ids = index.search(emb, self.top_k + 1)
         table: dict[str, list[str]] = {}
         for i, (row_s, row_i) in enumerate(zip(scores, ids, strict=True)):
-            good = [phrases[j] for s, j in zip(row_s, row_i, strict=True)
-                    if j >= 0 and j != i and s >= self.min_cosine
-                    and token_overlap(phrases[i], phrases[j]) <= self.max_overlap]
+            good = [
+                phrases[j]
+                for s, j in zip(row_s, row_i, strict=True)
+                if j >= 0
+                and j != i
+                and s >= self.min_cosine
+                and token_overlap(phrases[i], phrases[j]) <= self.max_overlap
+            ]
             if good:
                 table[phrases[i]] = good
         self.table_ = table
@@ -158,8 +206,14 @@ class Seq2SeqParaphraser:
     default uses it offline.
     """
 
-    def __init__(self, model: str, prefix: str = "paraphrase: ", num_beams: int = 4,
-                 max_new_tokens: int = 32, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        model: str,
+        prefix: str = "paraphrase: ",
+        num_beams: int = 4,
+        max_new_tokens: int = 32,
+        device: str = "cpu",
+    ) -> None:
         self.model_name, self.prefix = model, prefix
         self.num_beams, self.max_new_tokens, self.device = num_beams, max_new_tokens, device
         self._model = self._tok = None
@@ -169,12 +223,14 @@ class Seq2SeqParaphraser:
 
         try:
             self._tok = AutoTokenizer.from_pretrained(self.model_name)
-            self._model = AutoModelForSeq2SeqLM.from_pretrained(self.model_name).to(
-                self.device).eval()
+            self._model = (
+                AutoModelForSeq2SeqLM.from_pretrained(self.model_name).to(self.device).eval()
+            )
         except OSError as exc:
-            raise OSError(f"paraphrase model {self.model_name!r} is not available offline; "
-                          "use WordNetParaphraser, AcronymParaphraser or MinedParaphraser") \
-                from exc
+            raise OSError(
+                f"paraphrase model {self.model_name!r} is not available offline; "
+                "use WordNetParaphraser, AcronymParaphraser or MinedParaphraser"
+            ) from exc
 
     def __call__(self, phrase: str, rng: random.Random) -> str | None:
         import torch
@@ -184,10 +240,12 @@ class Seq2SeqParaphraser:
         torch.manual_seed(rng.randrange(2**31))
         inputs = self._tok(self.prefix + phrase, return_tensors="pt").to(self.device)
         with torch.no_grad():
-            out = self._model.generate(**inputs, num_beams=self.num_beams,
-                                       num_return_sequences=self.num_beams,
-                                       max_new_tokens=self.max_new_tokens)
+            out = self._model.generate(
+                **inputs,
+                num_beams=self.num_beams,
+                num_return_sequences=self.num_beams,
+                max_new_tokens=self.max_new_tokens,
+            )
         cands = [c.strip() for c in self._tok.batch_decode(out, skip_special_tokens=True)]
         cands = [c for c in cands if c and c.lower() != phrase.lower()]
-        return cands[int(np.argmin([token_overlap(phrase, c) for c in cands]))] if cands \
-            else None
+        return cands[int(np.argmin([token_overlap(phrase, c) for c in cands]))] if cands else None

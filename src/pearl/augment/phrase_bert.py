@@ -26,21 +26,27 @@ def replace_one_word(phrase: str, vocabulary: list[str], rng: random.Random) -> 
     """``phrase`` with one of its non-stopword words replaced by a different random word
     of ``vocabulary`` (None when it has no such word or the vocabulary is empty)."""
     toks = phrase.split()
-    options = [i for i, t in enumerate(toks) if t.lower() not in _STOP and any(
-        c.isalpha() for c in t)]
+    options = [
+        i for i, t in enumerate(toks) if t.lower() not in _STOP and any(c.isalpha() for c in t)
+    ]
     if not options or not vocabulary:
         return None
     i = rng.choice(options)
     for _ in range(10):
         word = rng.choice(vocabulary)
         if word.lower() != toks[i].lower():
-            return " ".join([*toks[:i], word, *toks[i + 1:]])
+            return " ".join([*toks[:i], word, *toks[i + 1 :]])
     return None
 
 
-def make_triplets(rows: Iterable[tuple[str, str, str]], augmenters: dict[str, Callable],
-                  vocabulary: list[str], path: str | Path, seed: int = 0,
-                  show_progress_bar: bool = True) -> Path:
+def make_triplets(
+    rows: Iterable[tuple[str, str, str]],
+    augmenters: dict[str, Callable],
+    vocabulary: list[str],
+    path: str | Path,
+    seed: int = 0,
+    show_progress_bar: bool = True,
+) -> Path:
     """Write ``phrase, positive, negative, augmenter`` rows, atomically.
 
     Parameters
@@ -56,8 +62,9 @@ def make_triplets(rows: Iterable[tuple[str, str, str]], augmenters: dict[str, Ca
     path = Path(path)
     rows = list(rows)
     with atomic_tsv(path, ["phrase", "positive", "negative", "augmenter"]) as w:
-        for i, (phrase, positive, name) in enumerate(tqdm(rows, desc="triplets", unit="row",
-                                                           disable=not show_progress_bar)):
+        for i, (phrase, positive, name) in enumerate(
+            tqdm(rows, desc="triplets", unit="row", disable=not show_progress_bar)
+        ):
             rng = random.Random(f"{seed}:{i}")
             replaced = replace_one_word(phrase, vocabulary, rng)
             if replaced is None:

@@ -18,40 +18,56 @@ from pearl._io import atomic_tsv
 from pearl.augment.char import drop_char, insert_char, keyboard_typo, swap_chars
 from pearl.augment.token import swap_tokens
 
-__all__ = ["AugmentationSampler", "LEVELS", "default_augmenters", "precompute",
-           "read_augmented"]
+__all__ = ["AugmentationSampler", "LEVELS", "default_augmenters", "precompute", "read_augmented"]
 
 #: Granularity of each default augmenter (used to switch levels off).
-LEVELS = {"char_swap": "char", "char_drop": "char", "char_insert": "char",
-          "keyboard_typo": "char", "token_swap": "token", "wordnet_synonym": "token",
-          "glove_synonym": "token", "wordnet_paraphrase": "phrase", "acronym": "phrase",
-          "mined_paraphrase": "phrase"}
+LEVELS = {
+    "char_swap": "char",
+    "char_drop": "char",
+    "char_insert": "char",
+    "keyboard_typo": "char",
+    "token_swap": "token",
+    "wordnet_synonym": "token",
+    "glove_synonym": "token",
+    "wordnet_paraphrase": "phrase",
+    "acronym": "phrase",
+    "mined_paraphrase": "phrase",
+}
 
 Augmenter = Callable[[str, random.Random], "str | None"]
 
 
-def default_augmenters(levels: Iterable[str] = ("char", "token", "phrase"),
-                       wordnet_dir: str | None = None, glove_threshold: float = 0.8,
-                       mined=None, glove_keep_names: bool = False) -> dict[str, Augmenter]:
+def default_augmenters(
+    levels: Iterable[str] = ("char", "token", "phrase"),
+    wordnet_dir: str | None = None,
+    glove_threshold: float = 0.8,
+    mined=None,
+    glove_keep_names: bool = False,
+) -> dict[str, Augmenter]:
     """The offline augmenters of the chosen levels (``mined`` is a fitted
     :class:`~pearl.augment.phrase.MinedParaphraser`, or None to leave it out;
     ``glove_keep_names`` is :class:`~pearl.augment.token.GloveSynonyms`' ``keep_names``)."""
     levels = set(levels)
     out: dict[str, Augmenter] = {}
     if "char" in levels:
-        out.update(char_swap=swap_chars, char_drop=drop_char, char_insert=insert_char,
-                   keyboard_typo=keyboard_typo)
+        out.update(
+            char_swap=swap_chars,
+            char_drop=drop_char,
+            char_insert=insert_char,
+            keyboard_typo=keyboard_typo,
+        )
     if "token" in levels:
         from pearl.augment.token import GloveSynonyms, WordNetSynonyms
 
-        out.update(token_swap=swap_tokens, wordnet_synonym=WordNetSynonyms(wordnet_dir),
-                   glove_synonym=GloveSynonyms(threshold=glove_threshold,
-                                                 keep_names=glove_keep_names))
+        out.update(
+            token_swap=swap_tokens,
+            wordnet_synonym=WordNetSynonyms(wordnet_dir),
+            glove_synonym=GloveSynonyms(threshold=glove_threshold, keep_names=glove_keep_names),
+        )
     if "phrase" in levels:
         from pearl.augment.phrase import AcronymParaphraser, WordNetParaphraser
 
-        out.update(wordnet_paraphrase=WordNetParaphraser(wordnet_dir),
-                   acronym=AcronymParaphraser())
+        out.update(wordnet_paraphrase=WordNetParaphraser(wordnet_dir), acronym=AcronymParaphraser())
         if mined is not None:
             out["mined_paraphrase"] = mined
     return out
@@ -68,8 +84,12 @@ class AugmentationSampler:
     seed : int, default=0
     """
 
-    def __init__(self, augmenters: dict[str, Augmenter], weights: dict[str, float] | None = None,
-                 seed: int = 0) -> None:
+    def __init__(
+        self,
+        augmenters: dict[str, Augmenter],
+        weights: dict[str, float] | None = None,
+        seed: int = 0,
+    ) -> None:
         weights = weights or {}
         unknown = set(weights) - set(augmenters)
         if unknown:
@@ -93,14 +113,20 @@ class AugmentationSampler:
         return phrase, "identity"
 
 
-def precompute(phrases: Iterable[str], sampler: AugmentationSampler, path: str | Path,
-               views: int = 1, show_progress_bar: bool = True) -> Path:
+def precompute(
+    phrases: Iterable[str],
+    sampler: AugmentationSampler,
+    path: str | Path,
+    views: int = 1,
+    show_progress_bar: bool = True,
+) -> Path:
     """Write ``phrase<TAB>positive<TAB>augmenter`` rows (``views`` per phrase), atomically."""
     path = Path(path)
     phrases = list(phrases)
     with atomic_tsv(path, ["phrase", "positive", "augmenter"]) as w:
-        for i, p in enumerate(tqdm(phrases, desc="augment", unit="phrase",
-                                   disable=not show_progress_bar)):
+        for i, p in enumerate(
+            tqdm(phrases, desc="augment", unit="phrase", disable=not show_progress_bar)
+        ):
             for v in range(views):
                 pos, name = sampler.augment(p, i * views + v)
                 w.writerow([p, pos, name])

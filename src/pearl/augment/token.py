@@ -8,8 +8,30 @@ import numpy as np
 
 __all__ = ["swap_tokens", "WordNetSynonyms", "GloveSynonyms"]
 
-_STOP = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "and", "or", "by", "with",
-         "from", "is", "are", "was", "be", "it", "this", "that", "as"}
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "and",
+    "or",
+    "by",
+    "with",
+    "from",
+    "is",
+    "are",
+    "was",
+    "be",
+    "it",
+    "this",
+    "that",
+    "as",
+}
 
 
 def swap_tokens(phrase: str, rng: random.Random) -> str:
@@ -55,15 +77,17 @@ class WordNetSynonyms:
         if key not in self._cache:
             synsets = self.wn.synsets(key)[: self.senses]
             names = {lem.name().replace("_", " ") for s in synsets for lem in s.lemmas()}
-            self._cache[key] = sorted(n for n in names if n.lower() != key
-                                      and len(n.split()) <= 2)
+            self._cache[key] = sorted(n for n in names if n.lower() != key and len(n.split()) <= 2)
         return self._cache[key]
 
     def __call__(self, phrase: str, rng: random.Random) -> str:
         toks = phrase.split()
         # capitalised words are mostly names: "Times" in "The New York Times" is no metre
-        options = [i for i, t in enumerate(toks) if t.lower() not in _STOP and t.isalpha()
-                   and t.islower() and self.synonyms(t)]
+        options = [
+            i
+            for i, t in enumerate(toks)
+            if t.lower() not in _STOP and t.isalpha() and t.islower() and self.synonyms(t)
+        ]
         if not options:
             return phrase
         i = rng.choice(options)
@@ -96,8 +120,14 @@ class GloveSynonyms:
     (antonyms, co-hyponyms); the threshold trades coverage for precision.
     """
 
-    def __init__(self, threshold: float = 0.8, vocab_size: int = 50_000, top_k: int = 5,
-                 glove=None, keep_names: bool = False) -> None:
+    def __init__(
+        self,
+        threshold: float = 0.8,
+        vocab_size: int = 50_000,
+        top_k: int = 5,
+        glove=None,
+        keep_names: bool = False,
+    ) -> None:
         from pearl.encoders.base import normalize_rows
         from pearl.encoders.glove import GloveEncoder
 
@@ -124,8 +154,11 @@ class GloveSynonyms:
 
     def __call__(self, phrase: str, rng: random.Random) -> str:
         toks = phrase.split()
-        options = [i for i, t in enumerate(toks)
-                   if not (self.keep_names and t[:1].isupper()) and self.neighbours(t)]
+        options = [
+            i
+            for i, t in enumerate(toks)
+            if not (self.keep_names and t[:1].isupper()) and self.neighbours(t)
+        ]
         if not options:
             return phrase
         i = rng.choice(options)

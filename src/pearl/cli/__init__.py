@@ -29,10 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         "a sentence-transformers folder, or a Hugging Face name where the hub is reachable.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    parser.add_argument("--version", action="version",
-                        version=f"pearl {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                help="what to do")
+    parser.add_argument("--version", action="version", version=f"pearl {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do")
     for group in (use, tables, evaluate, training_data, train):
         group.register(sub)
     for name, leaf in leaf_commands(parser):
@@ -87,19 +85,85 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 #: arguments that name no file or folder
-NOT_PATHS = frozenset({
-    "texts", "batch_size", "normalize", "quiet", "column", "keys", "scheduler", "workers",
-    "partitions", "query", "candidates", "tasks", "quick", "seed", "probe_runs",
-    "retrieval_index", "no_cache", "index", "queries", "matcher", "left_on", "right_on",
-    "threshold", "top_k", "how", "precision", "right_chunksize", "right_shards", "topics",
-    "split", "min_df", "epochs", "min_freq", "typed_min_freq", "max_tokens", "no_lists",
-    "list_types", "processes", "limit", "contexts", "levels", "weights", "views",
-    "glove_threshold", "glove_keep_names", "mine_paraphrases", "min_ratio", "max_cosine",
-    "chunk_size", "device", "set", "resume", "dry_run", "loss", "encoder", "lr",
-    "validation", "patience", "max_steps", "average_weight", "save_dtype",
-    "negatives_per_group", "n_replay", "min_definitions", "max_variants", "pca_dims",
-    "n_buckets", "folder", "backbone", "train_seconds", "command", "help", "func",
-    "index_command", "io_command"})
+NOT_PATHS = frozenset(
+    {
+        "texts",
+        "batch_size",
+        "normalize",
+        "quiet",
+        "column",
+        "keys",
+        "scheduler",
+        "workers",
+        "partitions",
+        "query",
+        "candidates",
+        "tasks",
+        "quick",
+        "seed",
+        "probe_runs",
+        "retrieval_index",
+        "no_cache",
+        "index",
+        "queries",
+        "matcher",
+        "left_on",
+        "right_on",
+        "threshold",
+        "top_k",
+        "how",
+        "precision",
+        "right_chunksize",
+        "right_shards",
+        "topics",
+        "split",
+        "min_df",
+        "epochs",
+        "min_freq",
+        "typed_min_freq",
+        "max_tokens",
+        "no_lists",
+        "list_types",
+        "processes",
+        "limit",
+        "contexts",
+        "levels",
+        "weights",
+        "views",
+        "glove_threshold",
+        "glove_keep_names",
+        "mine_paraphrases",
+        "min_ratio",
+        "max_cosine",
+        "chunk_size",
+        "device",
+        "set",
+        "resume",
+        "dry_run",
+        "loss",
+        "encoder",
+        "lr",
+        "validation",
+        "patience",
+        "max_steps",
+        "average_weight",
+        "save_dtype",
+        "negatives_per_group",
+        "n_replay",
+        "min_definitions",
+        "max_variants",
+        "pca_dims",
+        "n_buckets",
+        "folder",
+        "backbone",
+        "train_seconds",
+        "command",
+        "help",
+        "func",
+        "index_command",
+        "io_command",
+    }
+)
 
 
 def guard(command: str, args) -> None:
@@ -124,8 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv  # the command line, for the records that name it
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     from pearl._validation import InputError
 
     try:

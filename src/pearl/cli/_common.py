@@ -20,6 +20,7 @@ def int_at_least(low: int):
         if value < low:
             raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
         return value
+
     return parse
 
 
@@ -32,6 +33,7 @@ def float_between(low: float, high: float):
         if not low <= value <= high:  # NaN fails too
             raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {text}")
         return value
+
     return parse
 
 
@@ -115,9 +117,15 @@ def read_table(path: str, chunksize: int | None = None):
     if suffix in PARQUET:
         require("pyarrow", "reading a Parquet table")
         return pd.read_parquet(p)
-    return pd.read_csv(p, dtype=str, keep_default_na=True, encoding="utf-8",
-                       encoding_errors="replace", chunksize=chunksize,
-                       sep="\t" if suffix in TSV else ",")
+    return pd.read_csv(
+        p,
+        dtype=str,
+        keep_default_na=True,
+        encoding="utf-8",
+        encoding_errors="replace",
+        chunksize=chunksize,
+        sep="\t" if suffix in TSV else ",",
+    )
 
 
 def data_root(args) -> Path:
@@ -138,18 +146,25 @@ def set_overrides(args) -> dict[str, str]:
 
 
 def dask_args(g) -> None:
-    g.add_argument("--scheduler", help="address of a Dask scheduler, e.g. "
-                   "tcp://host:8786 (default: a local cluster)")
-    g.add_argument("--workers", type=POSITIVE,
-                   help="worker processes of the local cluster (default: one per core)")
-    g.add_argument("--partitions", type=POSITIVE,
-                   help="repartition the (left) input into N partitions")
+    g.add_argument(
+        "--scheduler",
+        help="address of a Dask scheduler, e.g. tcp://host:8786 (default: a local cluster)",
+    )
+    g.add_argument(
+        "--workers",
+        type=POSITIVE,
+        help="worker processes of the local cluster (default: one per core)",
+    )
+    g.add_argument(
+        "--partitions", type=POSITIVE, help="repartition the (left) input into N partitions"
+    )
 
 
 def model_arg(p, multi: bool = False) -> None:
     help_ = f"model name or folder (default: {DEFAULT_MODEL})"
     if multi:
-        p.add_argument("-m", "--model", action="append",
-                       help=help_ + "; repeat to evaluate several models")
+        p.add_argument(
+            "-m", "--model", action="append", help=help_ + "; repeat to evaluate several models"
+        )
     else:
         p.add_argument("-m", "--model", default=DEFAULT_MODEL, help=help_)

@@ -25,51 +25,86 @@ def cmd_eval(args) -> int:
         load_records(out)
     failed = False
     for model in args.model or [DEFAULT_MODEL]:
-        record = evaluate(model, tasks=args.tasks, data=args.data, short_text=args.short_text,
-                          quick=args.quick, seed=args.seed, batch_size=args.batch_size,
-                          retrieval_index=args.retrieval_index, cache=not args.no_cache,
-                          show_progress_bar=not args.quiet, probe_runs=args.probe_runs)
+        record = evaluate(
+            model,
+            tasks=args.tasks,
+            data=args.data,
+            short_text=args.short_text,
+            quick=args.quick,
+            seed=args.seed,
+            batch_size=args.batch_size,
+            retrieval_index=args.retrieval_index,
+            cache=not args.no_cache,
+            show_progress_bar=not args.quiet,
+            probe_runs=args.probe_runs,
+        )
         path = save_record(record, out)
         print(f"\nwrote {path}", file=sys.stderr)
         failed |= any(v.get("status") == "error" for v in record["tasks"].values())
     report = write_report(out)
     print(render_markdown(load_records(out)))
-    print(f"this table (every model evaluated into {out}, beside the paper's published rows) "
-          f"is in {report}", file=sys.stderr)
+    print(
+        f"this table (every model evaluated into {out}, beside the paper's published rows) "
+        f"is in {report}",
+        file=sys.stderr,
+    )
     return 1 if failed else 0
 
 
 def add_eval(sub) -> None:
     """The ``pearl eval`` command."""
     p = sub.add_parser(
-        "eval", help="run the PEARL benchmark",
+        "eval",
+        help="run the PEARL benchmark",
         description="Run the PEARL benchmark (9 phrase datasets + 4 short-text sets) with the "
         "paper's protocols. Writes <output>/<model>.json and <output>/results.md (a table of "
         "every model evaluated into that folder) and prints the table.",
     )
     model_arg(p, multi=True)
-    p.add_argument("-t", "--tasks", default="all",
-                   help="comma-separated tasks or groups: all, phrase, short_text, ppdb, "
-                   "ppdb_filtered, turney, bird, yago, umls, conll2003, bc5cdr, autofj, "
-                   "twitter_s, twitter_l, atis_s, atis_l (default: all)")
-    p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark or "
-                   "../shared/data/benchmark)")
+    p.add_argument(
+        "-t",
+        "--tasks",
+        default="all",
+        help="comma-separated tasks or groups: all, phrase, short_text, ppdb, "
+        "ppdb_filtered, turney, bird, yago, umls, conll2003, bc5cdr, autofj, "
+        "twitter_s, twitter_l, atis_s, atis_l (default: all)",
+    )
+    p.add_argument(
+        "--data", help="benchmark root (default: $PEARL_DATA/benchmark or ../shared/data/benchmark)"
+    )
     p.add_argument("--short-text", help="short-text root (default: <data>/../short_text)")
-    p.add_argument("-o", "--output", help="results folder (default: $PEARL_RESULTS or "
-                   "pearl-results/, and its quick/ subfolder with --quick)")
-    p.add_argument("--quick", action="store_true",
-                   help="subsample every task for a smoke run (labelled QUICK in the output)")
-    p.add_argument("--seed", type=int_at_least(0), default=0,
-                   help="seed of splits and probes (default 0)")
-    p.add_argument("--probe-runs", type=POSITIVE, default=5,
-                   help="PPDB/PPDB-filtered: mean over N probe runs with seeds seed..seed+N-1 "
-                   "(default 5; every run and the first run's score are kept in the record; "
-                   "1 is the paper's single probe)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="results folder (default: $PEARL_RESULTS or "
+        "pearl-results/, and its quick/ subfolder with --quick)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="subsample every task for a smoke run (labelled QUICK in the output)",
+    )
+    p.add_argument(
+        "--seed", type=int_at_least(0), default=0, help="seed of splits and probes (default 0)"
+    )
+    p.add_argument(
+        "--probe-runs",
+        type=POSITIVE,
+        default=5,
+        help="PPDB/PPDB-filtered: mean over N probe runs with seeds seed..seed+N-1 "
+        "(default 5; every run and the first run's score are kept in the record; "
+        "1 is the paper's single probe)",
+    )
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
-    p.add_argument("--retrieval-index", choices=["flat", "ivfpq"], default="flat",
-                   help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ")
-    p.add_argument("--no-cache", action="store_true",
-                   help="do not read or write the on-disk embedding cache")
+    p.add_argument(
+        "--retrieval-index",
+        choices=["flat", "ivfpq"],
+        default="flat",
+        help="YAGO/UMLS search: exact (flat, default) or the paper's IVF-PQ",
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="do not read or write the on-disk embedding cache"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_eval)
 
@@ -84,23 +119,30 @@ def cmd_model_card(args) -> int:
     if is_static_folder(args.folder):
         path = write_static_model_card(args.folder, args.results, speed=args.speed)
     else:
-        path = write_model_card(args.folder, args.results, args.backbone, args.train_seconds,
-                                args.command)
+        path = write_model_card(
+            args.folder, args.results, args.backbone, args.train_seconds, args.command
+        )
     print(path)
     return 0
 
 
 def add_model_card(sub) -> None:
     """The ``pearl model-card`` command."""
-    p = sub.add_parser("model-card", help="write the README.md of a trained model folder",
-                       description="Render FOLDER/README.md from what the folder records "
-                       "(training config, loss curve) and the pearl eval records in "
-                       "--results.")
+    p = sub.add_parser(
+        "model-card",
+        help="write the README.md of a trained model folder",
+        description="Render FOLDER/README.md from what the folder records "
+        "(training config, loss curve) and the pearl eval records in "
+        "--results.",
+    )
     p.add_argument("folder", help="model folder written by pearl train or train-static")
     p.add_argument("--results", help="folder of pearl eval records (JSON)")
     p.add_argument("--backbone", help="name of the backbone's record (default: the config's)")
-    p.add_argument("--train-seconds", type=float_between(0.0, float("inf")),
-                   help="training wall time, when the folder does not record it")
+    p.add_argument(
+        "--train-seconds",
+        type=float_between(0.0, float("inf")),
+        help="training wall time, when the folder does not record it",
+    )
     p.add_argument("--command", help="the command that trained the model")
     p.add_argument("--speed", help="pearl-static: a model_speed.json record")
     p.set_defaults(func=cmd_model_card)

@@ -22,17 +22,31 @@ from pearl.cli._common import (
 
 def cmd_join_distributed(args) -> int:
     if args.precision is not None:
-        raise ValueError("--precision is not offered on Dask (it needs every partition's "
-                         "scores first): give --threshold")
+        raise ValueError(
+            "--precision is not offered on Dask (it needs every partition's "
+            "scores first): give --threshold"
+        )
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
 
         out = pdk.join_to_parquet(
-            args.left, args.right, args.output, left_on=args.left_on, right_on=args.right_on,
-            model=args.model, threshold=args.threshold, top_k=args.top_k, how=args.how,
-            batch_size=args.batch_size, right_shards=args.right_shards, index=args.index,
-            matcher=args.matcher, partitions=args.partitions, show_progress_bar=True)
+            args.left,
+            args.right,
+            args.output,
+            left_on=args.left_on,
+            right_on=args.right_on,
+            model=args.model,
+            threshold=args.threshold,
+            top_k=args.top_k,
+            how=args.how,
+            batch_size=args.batch_size,
+            right_shards=args.right_shards,
+            index=args.index,
+            matcher=args.matcher,
+            partitions=args.partitions,
+            show_progress_bar=True,
+        )
     finally:
         close_client(client)
     print(f"wrote the joined table to {out}/part-*.parquet", file=sys.stderr)
@@ -47,10 +61,19 @@ def cmd_join(args) -> int:
         return cmd_join_distributed(args)
     left = read_table(args.left)
     right = read_table(args.right, chunksize=args.right_chunksize)
-    out = fuzzy_join(left, right, left_on=args.left_on, right_on=args.right_on,
-                     threshold=args.threshold, top_k=args.top_k, how=args.how,
-                     model=args.model, batch_size=args.batch_size, matcher=args.matcher,
-                     precision=args.precision)
+    out = fuzzy_join(
+        left,
+        right,
+        left_on=args.left_on,
+        right_on=args.right_on,
+        threshold=args.threshold,
+        top_k=args.top_k,
+        how=args.how,
+        model=args.model,
+        batch_size=args.batch_size,
+        matcher=args.matcher,
+        precision=args.precision,
+    )
     write_table(out, args.output)
     score = [c for c in out.columns if str(c).startswith("match_score")][-1]
     matched = int(out[score].notna().sum())
@@ -69,15 +92,21 @@ def cmd_dedup(args) -> int:
         raise SystemExit(f"pearl: no column {args.column!r} in {args.table}")
     new_column = f"{args.column}_deduplicated"
     if new_column in table.columns:
-        raise ValueError(f"{args.table} already has a column {new_column!r}; rename "
-                         "it first (pearl never overwrites an input column)")
-    canon = deduplicate(table[args.column], threshold=args.threshold, model=args.model,
-                        matcher=args.matcher)
+        raise ValueError(
+            f"{args.table} already has a column {new_column!r}; rename "
+            "it first (pearl never overwrites an input column)"
+        )
+    canon = deduplicate(
+        table[args.column], threshold=args.threshold, model=args.model, matcher=args.matcher
+    )
     table[new_column] = canon
     write_table(table, args.output)
     changed = int((canon.notna() & (canon != table[args.column])).sum())
-    print(f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
-          f"representative ({pd.Series(canon).nunique():,} distinct left)", file=sys.stderr)
+    print(
+        f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
+        f"representative ({pd.Series(canon).nunique():,} distinct left)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -89,113 +118,183 @@ def cmd_topics(args) -> int:
         write_topics,
     )
 
-    check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []),
-                 "--output")
+    check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []), "--output")
     docs = read_documents(args.documents, args.split)
     if args.vocab:
         from pearl.data.corpus import read_corpus
 
-        present = set(document_vocabulary(docs, min_df=args.min_df, max_terms=10 ** 9))
+        present = set(document_vocabulary(docs, min_df=args.min_df, max_terms=10**9))
         vocab = [r.phrase for r in read_corpus(args.vocab) if r.phrase.lower() in present]
     else:
         vocab = document_vocabulary(docs, min_df=args.min_df)
-    model = PhraseTopicModel(args.topics, model=args.model, epochs=args.epochs,
-                             seed=args.seed, show_progress_bar=not args.quiet)
+    model = PhraseTopicModel(
+        args.topics,
+        model=args.model,
+        epochs=args.epochs,
+        seed=args.seed,
+        show_progress_bar=not args.quiet,
+    )
     model.fit(docs, vocabulary=vocab)
     write_topics(model, docs, args.output)
-    print(f"{len(docs):,} documents, {len(vocab):,} terms, {args.topics} topics in "
-          f"{args.output}", file=sys.stderr)
+    print(
+        f"{len(docs):,} documents, {len(vocab):,} terms, {args.topics} topics in {args.output}",
+        file=sys.stderr,
+    )
     print((Path(args.output) / "topics.md").read_text(encoding="utf-8"))
     return 0
 
 
 def add_join(sub) -> None:
     """The ``pearl join`` command."""
-    p = sub.add_parser("join", help="fuzzy-join two tables (CSV, TSV, Parquet)",
-                       description="Each row of LEFT takes its most similar row(s) of RIGHT: "
-                       "by default the combined matcher (embedding and character n-gram "
-                       "candidates, scored by a learned match probability); with --matcher "
-                       "cosine, the cosine of phrase embeddings. Rows below --threshold keep "
-                       "empty right columns (--how left) or are dropped (--how inner). A "
-                       "match_score column is added. Table formats follow the file names "
-                       "(.parquet, .tsv, else CSV).")
+    p = sub.add_parser(
+        "join",
+        help="fuzzy-join two tables (CSV, TSV, Parquet)",
+        description="Each row of LEFT takes its most similar row(s) of RIGHT: "
+        "by default the combined matcher (embedding and character n-gram "
+        "candidates, scored by a learned match probability); with --matcher "
+        "cosine, the cosine of phrase embeddings. Rows below --threshold keep "
+        "empty right columns (--how left) or are dropped (--how inner). A "
+        "match_score column is added. Table formats follow the file names "
+        "(.parquet, .tsv, else CSV).",
+    )
     p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
-    p.add_argument("right", help="right table file (a CSV or TSV is read in chunks, see "
-                   "--right-chunksize)")
+    p.add_argument(
+        "right", help="right table file (a CSV or TSV is read in chunks, see --right-chunksize)"
+    )
     p.add_argument("--left-on", required=True, help="string column of LEFT to match")
     p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
-    p.add_argument("-o", "--output", required=True, help="joined table to write (.csv, .tsv, "
-                   ".parquet; '-': CSV on standard output)")
-    p.add_argument("--threshold", type=COSINE, default=0.0,
-                   help="minimum match score (default 0): a probability in [0, 1] with the "
-                   "combined matcher (the default), a cosine in [-1, 1] with --matcher "
-                   "cosine")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="joined table to write (.csv, .tsv, .parquet; '-': CSV on standard output)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=COSINE,
+        default=0.0,
+        help="minimum match score (default 0): a probability in [0, 1] with the "
+        "combined matcher (the default), a cosine in [-1, 1] with --matcher "
+        "cosine",
+    )
     p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
-    p.add_argument("--how", choices=["left", "inner"], default="left",
-                   help="keep unmatched left rows (left, default) or drop them (inner)")
-    p.add_argument("--matcher", choices=["cosine", "combined"], default="combined",
-                   help="combined (default): embedding and character n-gram candidates "
-                   "scored by a learned match probability; cosine: the embeddings' cosine")
-    p.add_argument("--target-precision", "--precision", dest="precision",
-                   type=float_between(0.0, 1.0),
-                   help="with --matcher combined: pick the threshold so that the expected "
-                   "precision of the matches is at least this (e.g. 0.9); --precision is "
-                   "the older name (in sentence-transformers, precision means quantization)")
-    p.add_argument("--right-chunksize", type=POSITIVE, default=100_000,
-                   help="rows of RIGHT embedded at a time (default 100000)")
+    p.add_argument(
+        "--how",
+        choices=["left", "inner"],
+        default="left",
+        help="keep unmatched left rows (left, default) or drop them (inner)",
+    )
+    p.add_argument(
+        "--matcher",
+        choices=["cosine", "combined"],
+        default="combined",
+        help="combined (default): embedding and character n-gram candidates "
+        "scored by a learned match probability; cosine: the embeddings' cosine",
+    )
+    p.add_argument(
+        "--target-precision",
+        "--precision",
+        dest="precision",
+        type=float_between(0.0, 1.0),
+        help="with --matcher combined: pick the threshold so that the expected "
+        "precision of the matches is at least this (e.g. 0.9); --precision is "
+        "the older name (in sentence-transformers, precision means quantization)",
+    )
+    p.add_argument(
+        "--right-chunksize",
+        type=POSITIVE,
+        default=100_000,
+        help="rows of RIGHT embedded at a time (default 100000)",
+    )
     model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     g = p.add_argument_group(
-        "tables on Dask", "With --scheduler or --workers, LEFT and RIGHT are Parquet files or "
+        "tables on Dask",
+        "With --scheduler or --workers, LEFT and RIGHT are Parquet files or "
         "folders (or CSV files) and --output a Parquet folder, one part per left partition; "
         "re-running the same command after an interruption skips the finished parts. Needs "
-        "pip install 'pearl[dask]'.")
+        "pip install 'pearl[dask]'.",
+    )
     dask_args(g)
-    g.add_argument("--right-shards", type=POSITIVE, default=1,
-                   help="split the reference side into N shards (default 1: the whole "
-                   "reference index goes to each worker)")
-    g.add_argument("--index", choices=["exact", "hnsw"], default="exact",
-                   help="exact cosine top-k (default; the same result as without Dask) or "
-                   "an approximate faiss HNSW index per shard")
+    g.add_argument(
+        "--right-shards",
+        type=POSITIVE,
+        default=1,
+        help="split the reference side into N shards (default 1: the whole "
+        "reference index goes to each worker)",
+    )
+    g.add_argument(
+        "--index",
+        choices=["exact", "hnsw"],
+        default="exact",
+        help="exact cosine top-k (default; the same result as without Dask) or "
+        "an approximate faiss HNSW index per shard",
+    )
     p.set_defaults(func=cmd_join)
 
 
 def add_dedup(sub) -> None:
     """The ``pearl dedup`` command."""
-    p = sub.add_parser("dedup", help="deduplicate a column of a table (CSV, TSV, Parquet)",
-                       description="Add <column>_deduplicated: each value mapped to the most "
-                       "frequent value of its cluster of similar values.")
+    p = sub.add_parser(
+        "dedup",
+        help="deduplicate a column of a table (CSV, TSV, Parquet)",
+        description="Add <column>_deduplicated: each value mapped to the most "
+        "frequent value of its cluster of similar values.",
+    )
     p.add_argument("table", help="table file (CSV, TSV or Parquet, from the file name)")
     p.add_argument("--column", required=True, help="column to deduplicate")
-    p.add_argument("-o", "--output", required=True, help="table to write (.csv, .tsv, "
-                   ".parquet; '-': CSV on standard output)")
-    p.add_argument("--threshold", type=COSINE, default=None,
-                   help="minimum average similarity within a cluster: a match probability "
-                   "in [0, 1] (default 0.5), or a cosine with --matcher cosine (default 0.6)")
-    p.add_argument("--matcher", choices=["combined", "cosine"], default="combined",
-                   help="similarity: the combined match probability (embedding + character "
-                   "n-grams, the default) or the embedding cosine")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="table to write (.csv, .tsv, .parquet; '-': CSV on standard output)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=COSINE,
+        default=None,
+        help="minimum average similarity within a cluster: a match probability "
+        "in [0, 1] (default 0.5), or a cosine with --matcher cosine (default 0.6)",
+    )
+    p.add_argument(
+        "--matcher",
+        choices=["combined", "cosine"],
+        default="combined",
+        help="similarity: the combined match probability (embedding + character "
+        "n-grams, the default) or the embedding cosine",
+    )
     model_arg(p)
     p.set_defaults(func=cmd_dedup)
 
 
 def add_topics(sub) -> None:
     """The ``pearl topics`` command."""
-    p = sub.add_parser("topics", help="phrase-based topic model of a document collection",
-                       description="Learn K topics from documents embedded by a phrase "
-                       "model (Phrase-BERT's PNTM) and describe each by its nearest words "
-                       "and phrases. Writes topics.csv, document_topics.csv, topics.md and "
-                       "topics.png into --output.")
+    p = sub.add_parser(
+        "topics",
+        help="phrase-based topic model of a document collection",
+        description="Learn K topics from documents embedded by a phrase "
+        "model (Phrase-BERT's PNTM) and describe each by its nearest words "
+        "and phrases. Writes topics.csv, document_topics.csv, topics.md and "
+        "topics.png into --output.",
+    )
     p.add_argument("documents", help="UTF-8 text file of documents")
     p.add_argument("-k", "--topics", type=POSITIVE, default=20, help="topics (default 20)")
     p.add_argument("-o", "--output", required=True, help="folder to write")
-    p.add_argument("--split", choices=["lines", "blank"], default="lines",
-                   help="one document per line (default) or blocks between empty lines")
-    p.add_argument("--vocab", help="describe topics with the phrases of this corpus.tsv "
-                   "(pearl build-corpus) found in the documents; default: the documents' "
-                   "frequent word n-grams")
-    p.add_argument("--min-df", type=POSITIVE, default=5,
-                   help="documents a term must occur in (default 5)")
+    p.add_argument(
+        "--split",
+        choices=["lines", "blank"],
+        default="lines",
+        help="one document per line (default) or blocks between empty lines",
+    )
+    p.add_argument(
+        "--vocab",
+        help="describe topics with the phrases of this corpus.tsv "
+        "(pearl build-corpus) found in the documents; default: the documents' "
+        "frequent word n-grams",
+    )
+    p.add_argument(
+        "--min-df", type=POSITIVE, default=5, help="documents a term must occur in (default 5)"
+    )
     p.add_argument("--epochs", type=POSITIVE, default=30, help="training epochs (default 30)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
     model_arg(p)

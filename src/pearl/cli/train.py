@@ -31,12 +31,16 @@ def cmd_train(args) -> int:
         return 0
     result = Trainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
     if result.interrupted:
-        print(f"interrupted at step {result.steps}/{result.total_steps}; the checkpoint is in "
-              f"{config.checkpoints}. Continue with the same command and --resume.",
-              file=sys.stderr)
+        print(
+            f"interrupted at step {result.steps}/{result.total_steps}; the checkpoint is in "
+            f"{config.checkpoints}. Continue with the same command and --resume.",
+            file=sys.stderr,
+        )
         return 130
-    print(f"trained {result.steps} steps in {result.seconds:.0f} s; model saved to "
-          f"{result.output}", file=sys.stderr)
+    print(
+        f"trained {result.steps} steps in {result.seconds:.0f} s; model saved to {result.output}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -44,15 +48,31 @@ def cmd_finetune(args) -> int:
     from pearl.training.finetune import finetune, read_labelled
 
     check_output(args.output, [args.pairs], "--output")
-    res = finetune(read_labelled(args.pairs), args.output, model=args.model, loss=args.loss,
-                   encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size,
-                   lr=args.lr, max_steps=args.max_steps, average_weight=args.average_weight,
-                   validation=args.validation, patience=args.patience, seed=args.seed,
-                   save_dtype=args.save_dtype, show_progress_bar=not args.quiet,
-                   record={"command": "pearl " + shlex.join(args.argv),
-                           "data": str(args.pairs)})
-    summary = {"output": str(res.output), "epochs": res.epochs, "best_epoch": res.best_epoch,
-               "validation_top1": res.validation_top1, "seconds": round(res.seconds, 1)}
+    res = finetune(
+        read_labelled(args.pairs),
+        args.output,
+        model=args.model,
+        loss=args.loss,
+        encoder=args.encoder,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        max_steps=args.max_steps,
+        average_weight=args.average_weight,
+        validation=args.validation,
+        patience=args.patience,
+        seed=args.seed,
+        save_dtype=args.save_dtype,
+        show_progress_bar=not args.quiet,
+        record={"command": "pearl " + shlex.join(args.argv), "data": str(args.pairs)},
+    )
+    summary = {
+        "output": str(res.output),
+        "epochs": res.epochs,
+        "best_epoch": res.best_epoch,
+        "validation_top1": res.validation_top1,
+        "seconds": round(res.seconds, 1),
+    }
     if args.dev and args.test:
         import pandas as pd
 
@@ -63,46 +83,83 @@ def cmd_finetune(args) -> int:
             f = pd.read_csv(path, dtype=str, keep_default_na=False)
             return f["left"].tolist(), f["right"].tolist(), f["label"].astype(int).tolist()
 
-        summary["evaluation"] = threshold_accuracy(load_encoder(str(res.output)),
-                                                   pairs(args.dev), pairs(args.test))
+        summary["evaluation"] = threshold_accuracy(
+            load_encoder(str(res.output)), pairs(args.dev), pairs(args.test)
+        )
     print(json.dumps(summary, indent=2))
     return 0
 
 
 def add_finetune(sub) -> None:
     """The ``pearl finetune`` command."""
-    p = sub.add_parser("finetune", help="specialise a model on your own labelled matches",
-                       description="Fine-tune a model on labelled matches (a CSV of pairs: "
-                       "left,right,label with label 1 for a match and 0 for a non-match; or "
-                       "of groups: text,group) with SentPWNet's multi-similarity loss. A "
-                       "share of the groups is held out for early stopping; the best "
-                       "weights are saved as a model folder every pearl tool loads.")
+    p = sub.add_parser(
+        "finetune",
+        help="specialise a model on your own labelled matches",
+        description="Fine-tune a model on labelled matches (a CSV of pairs: "
+        "left,right,label with label 1 for a match and 0 for a non-match; or "
+        "of groups: text,group) with SentPWNet's multi-similarity loss. A "
+        "share of the groups is held out for early stopping; the best "
+        "weights are saved as a model folder every pearl tool loads.",
+    )
     p.add_argument("pairs", help="CSV of labelled pairs or groups")
     p.add_argument("-o", "--output", required=True, help="model folder to write")
     model_arg(p)
-    p.add_argument("--loss", choices=["ms", "infonce", "triplet"], default="ms",
-                   help="multi-similarity with locality weighting (default), InfoNCE or "
-                   "triplet")
+    p.add_argument(
+        "--loss",
+        choices=["ms", "infonce", "triplet"],
+        default="ms",
+        help="multi-similarity with locality weighting (default), InfoNCE or triplet",
+    )
     p.add_argument("--epochs", type=POSITIVE, default=10, help="at most N epochs (default 10)")
-    p.add_argument("-b", "--batch-size", type=int_at_least(2), default=64,
-                   help="strings per batch (default 64)")
-    p.add_argument("--encoder", choices=["transformer", "bilstm", "cnn"],
-                   default="transformer",
-                   help="fine-tune --model (default), or train SentPWNet's BiLSTM or CNN "
-                   "over GloVe vectors from scratch (no transformer; --model is unused)")
-    p.add_argument("--lr", type=float_between(1e-8, 1.0),
-                   help="learning rate (default 2e-5 for a transformer, 1e-3 otherwise)")
-    p.add_argument("--validation", type=float_between(0.0, 0.9), default=0.1,
-                   help="share of groups held out for early stopping (default 0.1)")
-    p.add_argument("--patience", type=POSITIVE, default=2,
-                   help="epochs without improvement before stopping (default 2)")
-    p.add_argument("--max-steps", type=int_at_least(0), default=0,
-                   help="stop after N batches in all (default 0: no cap)")
-    p.add_argument("--average-weight", type=float_between(0.0, 1.0), default=0.0,
-                   help="save W * original + (1 - W) * fine-tuned weights (default 0: the "
-                   "fine-tuned weights)")
-    p.add_argument("--save-dtype", choices=["float32", "float16"], default="float32",
-                   help="storage type of the saved weights (default float32)")
+    p.add_argument(
+        "-b",
+        "--batch-size",
+        type=int_at_least(2),
+        default=64,
+        help="strings per batch (default 64)",
+    )
+    p.add_argument(
+        "--encoder",
+        choices=["transformer", "bilstm", "cnn"],
+        default="transformer",
+        help="fine-tune --model (default), or train SentPWNet's BiLSTM or CNN "
+        "over GloVe vectors from scratch (no transformer; --model is unused)",
+    )
+    p.add_argument(
+        "--lr",
+        type=float_between(1e-8, 1.0),
+        help="learning rate (default 2e-5 for a transformer, 1e-3 otherwise)",
+    )
+    p.add_argument(
+        "--validation",
+        type=float_between(0.0, 0.9),
+        default=0.1,
+        help="share of groups held out for early stopping (default 0.1)",
+    )
+    p.add_argument(
+        "--patience",
+        type=POSITIVE,
+        default=2,
+        help="epochs without improvement before stopping (default 2)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=int_at_least(0),
+        default=0,
+        help="stop after N batches in all (default 0: no cap)",
+    )
+    p.add_argument(
+        "--average-weight",
+        type=float_between(0.0, 1.0),
+        default=0.0,
+        help="save W * original + (1 - W) * fine-tuned weights (default 0: the fine-tuned weights)",
+    )
+    p.add_argument(
+        "--save-dtype",
+        choices=["float32", "float16"],
+        default="float32",
+        help="storage type of the saved weights (default float32)",
+    )
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
     p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
     p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
@@ -118,10 +175,12 @@ def cmd_distill_static(args) -> int:
     from pearl.training.trainer import save_model
 
     module = distill_static(args.model, pca_dims=args.pca_dims, n_buckets=args.n_buckets)
-    save_model(SentenceTransformer(modules=[module, Normalize()], device="cpu"),
-               Path(args.output))
-    print(f"distilled {args.model} into {args.output} ({module.num_embeddings:,} tokens x "
-          f"{module.embedding_dim})", file=sys.stderr)
+    save_model(SentenceTransformer(modules=[module, Normalize()], device="cpu"), Path(args.output))
+    print(
+        f"distilled {args.model} into {args.output} ({module.num_embeddings:,} tokens x "
+        f"{module.embedding_dim})",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -134,30 +193,39 @@ def cmd_train_static(args) -> int:
         overrides["output"] = args.output
     config = load_config(args.config, overrides, config_class=StaticConfig)
     check_io(config.outputs(), [*config.inputs(), args.config])
-    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume
-                                                                     ).output
+    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume).output
     print(f"saved pearl-static to {out}", file=sys.stderr)
     return 0
 
 
 def add_train(sub) -> None:
     """The ``pearl train`` command."""
-    p = sub.add_parser("train", help="train a PEARL model",
-                       description="Contrastive training of a fused phrase + character "
-                       "encoder with hard negatives and the phrase-type loss. Options come "
-                       "from --config (TOML) and --set KEY=VALUE overrides; --dry-run prints "
-                       "the resolved configuration.")
+    p = sub.add_parser(
+        "train",
+        help="train a PEARL model",
+        description="Contrastive training of a fused phrase + character "
+        "encoder with hard negatives and the phrase-type loss. Options come "
+        "from --config (TOML) and --set KEY=VALUE overrides; --dry-run prints "
+        "the resolved configuration.",
+    )
     p.add_argument("-c", "--config", help="TOML configuration file (see configs/)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override one option, e.g. --set batch_size=64; repeatable")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override one option, e.g. --set batch_size=64; repeatable",
+    )
     p.add_argument("-o", "--output", help="model folder to write (overrides the config)")
     p.add_argument("--backbone", help="backbone model name or folder")
     p.add_argument("--corpus", help="corpus.tsv of typed phrases")
     p.add_argument("--augmented", help="augmented positives TSV")
     p.add_argument("--negatives", help="hard negatives TSV")
-    p.add_argument("--resume", action="store_true",
-                   help="continue from the last checkpoint of the same configuration "
-                        "(a larger epochs or max_steps extends a finished run)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the last checkpoint of the same configuration "
+        "(a larger epochs or max_steps extends a finished run)",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the configuration and stop")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
@@ -165,29 +233,44 @@ def add_train(sub) -> None:
 
 def add_distill_static(sub) -> None:
     """The ``pearl distill-static`` command."""
-    p = sub.add_parser("distill-static", help="distil a static model from a transformer",
-                       description="model2vec's distillation of --model (one vector per "
-                       "token, PCA, SIF weights) plus an empty hashed character n-gram "
-                       "table, saved as a sentence-transformers folder. Needs pip install "
-                       "'pearl[static]'.")
+    p = sub.add_parser(
+        "distill-static",
+        help="distil a static model from a transformer",
+        description="model2vec's distillation of --model (one vector per "
+        "token, PCA, SIF weights) plus an empty hashed character n-gram "
+        "table, saved as a sentence-transformers folder. Needs pip install "
+        "'pearl[static]'.",
+    )
     p.add_argument("-o", "--output", required=True, help="model folder to write")
-    p.add_argument("-m", "--model", default="all-MiniLM-L6-v2",
-                   help="transformer to distil (default all-MiniLM-L6-v2)")
+    p.add_argument(
+        "-m",
+        "--model",
+        default="all-MiniLM-L6-v2",
+        help="transformer to distil (default all-MiniLM-L6-v2)",
+    )
     p.add_argument("--pca-dims", type=POSITIVE, default=256, help="vector size (default 256)")
-    p.add_argument("--n-buckets", type=POSITIVE, default=16384,
-                   help="rows of the character n-gram table (default 16384)")
+    p.add_argument(
+        "--n-buckets",
+        type=POSITIVE,
+        default=16384,
+        help="rows of the character n-gram table (default 16384)",
+    )
     p.set_defaults(func=cmd_distill_static)
 
 
 def add_train_static(sub) -> None:
     """The ``pearl train-static`` command."""
-    p = sub.add_parser("train-static", help="train pearl-static (distil, then PEARL's objective)",
-                       description="Distil the backbone with model2vec, add hashed character "
-                       "n-gram vectors, and train both with InfoNCE, hard negatives and the "
-                       "type loss on the training-data files (see configs/pearl-static.toml).")
+    p = sub.add_parser(
+        "train-static",
+        help="train pearl-static (distil, then PEARL's objective)",
+        description="Distil the backbone with model2vec, add hashed character "
+        "n-gram vectors, and train both with InfoNCE, hard negatives and the "
+        "type loss on the training-data files (see configs/pearl-static.toml).",
+    )
     p.add_argument("-c", "--config", help="TOML configuration file")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override one option; repeatable")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override one option; repeatable"
+    )
     p.add_argument("-o", "--output", help="model folder to write (overrides the config)")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

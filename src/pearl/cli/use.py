@@ -20,17 +20,26 @@ from pearl.cli._common import (
 
 def cmd_encode_table(args) -> int:
     if not args.input or not args.output:
-        raise SystemExit("pearl: --column encodes a table: give --input TABLE (Parquet or "
-                         "CSV) and --output FOLDER (Parquet)")
+        raise SystemExit(
+            "pearl: --column encodes a table: give --input TABLE (Parquet or "
+            "CSV) and --output FOLDER (Parquet)"
+        )
     check_output(args.output, [args.input], "--output")
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
 
         out = pdk.encode_to_parquet(
-            args.input, args.column, args.output, model=args.model,
-            keys=args.keys.split(",") if args.keys else None, batch_size=args.batch_size,
-            normalize=args.normalize, partitions=args.partitions, show_progress_bar=not args.quiet)
+            args.input,
+            args.column,
+            args.output,
+            model=args.model,
+            keys=args.keys.split(",") if args.keys else None,
+            batch_size=args.batch_size,
+            normalize=args.normalize,
+            partitions=args.partitions,
+            show_progress_bar=not args.quiet,
+        )
     finally:
         close_client(client)
     print(f"wrote the embeddings of {args.column!r} to {out}/part-*.parquet", file=sys.stderr)
@@ -50,12 +59,19 @@ def cmd_encode(args) -> int:
     enc = load_encoder(args.model)
     if not is_embedding_model(enc):
         raise SystemExit(f"pearl: {args.model} has no embeddings")
-    emb = enc.encode(texts, batch_size=args.batch_size, normalize=args.normalize,
-                     show_progress_bar=not args.quiet)
+    emb = enc.encode(
+        texts,
+        batch_size=args.batch_size,
+        normalize=args.normalize,
+        show_progress_bar=not args.quiet,
+    )
     if args.output in (None, "-"):
         for t, v in zip(texts, emb, strict=True):
-            print(json.dumps({"text": t, "embedding": [round(float(x), 6) for x in v]},
-                             ensure_ascii=False))
+            print(
+                json.dumps(
+                    {"text": t, "embedding": [round(float(x), 6) for x in v]}, ensure_ascii=False
+                )
+            )
         return 0
     with atomic_path(args.output) as tmp, open(tmp, "wb") as f:
         if args.output.endswith(".npy"):
@@ -93,11 +109,15 @@ def cmd_index_build(args) -> int:
     from pearl.applications import EntityIndex
 
     check_output(args.output, [args.names], "--output")
-    idx = EntityIndex.from_file(args.names, model=args.model, index=args.index,
-                                batch_size=args.batch_size)
+    idx = EntityIndex.from_file(
+        args.names, model=args.model, index=args.index, batch_size=args.batch_size
+    )
     idx.save(args.output)
-    print(f"indexed {len(idx):,} names into {args.output} ({args.index}; encoding "
-          f"{idx.encode_seconds_:.1f}s, index {idx.index_seconds_:.1f}s)", file=sys.stderr)
+    print(
+        f"indexed {len(idx):,} names into {args.output} ({args.index}; encoding "
+        f"{idx.encode_seconds_:.1f}s, index {idx.index_seconds_:.1f}s)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -123,33 +143,46 @@ def cmd_index_search(args) -> int:
 
 def add_encode(sub) -> None:
     """The ``pearl encode`` command."""
-    p = sub.add_parser("encode", help="embed phrases",
-                       description="Embed phrases given as arguments and/or one per line in "
-                       "--input. Output: JSON lines on stdout, or --output FILE (.npy for a "
-                       "float32 array, anything else for CSV).")
+    p = sub.add_parser(
+        "encode",
+        help="embed phrases",
+        description="Embed phrases given as arguments and/or one per line in "
+        "--input. Output: JSON lines on stdout, or --output FILE (.npy for a "
+        "float32 array, anything else for CSV).",
+    )
     p.add_argument("texts", nargs="*", help="phrases to embed")
     p.add_argument("-i", "--input", help="file with one phrase per line ('-' for stdin)")
-    p.add_argument("-o", "--output", help="write embeddings to FILE (.npy or .csv); '-' "
-                   "or none: JSON lines on standard output")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="write embeddings to FILE (.npy or .csv); '-' or none: JSON lines on standard output",
+    )
     model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="batch size (default 64)")
     p.add_argument("--normalize", action="store_true", help="L2-normalise the embeddings")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     g = p.add_argument_group(
-        "tables on Dask", "With --column, --input is a Parquet file or folder (or a CSV file) "
+        "tables on Dask",
+        "With --column, --input is a Parquet file or folder (or a CSV file) "
         "and --output a Parquet folder: one part per partition, the key columns beside an "
-        "'embedding' column. Needs pip install 'pearl[dask]'.")
+        "'embedding' column. Needs pip install 'pearl[dask]'.",
+    )
     g.add_argument("--column", help="string column of --input to embed")
-    g.add_argument("--keys", help="comma-separated columns to keep beside the embedding "
-                   "(default: the embedded column)")
+    g.add_argument(
+        "--keys",
+        help="comma-separated columns to keep beside the embedding (default: the embedded column)",
+    )
     dask_args(g)
     p.set_defaults(func=cmd_encode)
 
 
 def add_similarity(sub) -> None:
     """The ``pearl similarity`` command."""
-    p = sub.add_parser("similarity", help="rank candidates by cosine similarity to a query",
-                       description="Print the candidates sorted by cosine similarity to QUERY.")
+    p = sub.add_parser(
+        "similarity",
+        help="rank candidates by cosine similarity to a query",
+        description="Print the candidates sorted by cosine similarity to QUERY.",
+    )
     p.add_argument("query", help="the query phrase")
     p.add_argument("candidates", nargs="*", help="candidate phrases")
     p.add_argument("-i", "--input", help="file with one candidate per line ('-' for stdin)")
@@ -159,37 +192,63 @@ def add_similarity(sub) -> None:
 
 def add_index(sub) -> None:
     """The ``pearl index`` command."""
-    p = sub.add_parser("index", help="build or query an entity retrieval index",
-                       description="Entity retrieval over a dictionary of canonical names.")
-    isub = p.add_subparsers(dest="index_command", required=True, metavar="ACTION",
-                            help="build: index a names file; search: query an index")
-    q = isub.add_parser("build", help="index a file of names (one per line)",
-                        description="Encode every line of NAMES and save a faiss index, the "
-                        "names and the model identity into --output.")
+    p = sub.add_parser(
+        "index",
+        help="build or query an entity retrieval index",
+        description="Entity retrieval over a dictionary of canonical names.",
+    )
+    isub = p.add_subparsers(
+        dest="index_command",
+        required=True,
+        metavar="ACTION",
+        help="build: index a names file; search: query an index",
+    )
+    q = isub.add_parser(
+        "build",
+        help="index a file of names (one per line)",
+        description="Encode every line of NAMES and save a faiss index, the "
+        "names and the model identity into --output.",
+    )
     q.add_argument("names", help="text file, one canonical name per line")
     q.add_argument("-o", "--output", required=True, help="index folder to write")
     model_arg(q)
-    q.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
-                   help="flat: exact (default); hnsw or ivf: approximate, for large "
-                   "dictionaries")
+    q.add_argument(
+        "--index",
+        choices=["flat", "hnsw", "ivf"],
+        default="flat",
+        help="flat: exact (default); hnsw or ivf: approximate, for large dictionaries",
+    )
     q.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     q.set_defaults(func=cmd_index_build)
-    q = isub.add_parser("search", help="query a saved index",
-                        description="Print (or write as CSV) the top-k nearest names of each "
-                        "query: query, rank, name, id, score.")
+    q = isub.add_parser(
+        "search",
+        help="query a saved index",
+        description="Print (or write as CSV) the top-k nearest names of each "
+        "query: query, rank, name, id, score.",
+    )
     q.add_argument("index_dir", help="folder written by 'pearl index build'")
     q.add_argument("queries", nargs="*", help="query phrases")
     q.add_argument("-i", "--input", help="file of queries, one per line (batch mode)")
-    q.add_argument("-k", "--top-k", type=POSITIVE, default=5,
-                   help="matches per query (default 5)")
-    q.add_argument("--matcher", choices=["cosine", "combined"], default="cosine",
-                   help="rank by cosine (default), or re-rank the nearest 50 by the combined "
-                   "match probability (embedding + character n-grams)")
-    q.add_argument("-o", "--output", help="write the matches to a table file (.csv, .tsv, "
-                   ".parquet; '-': CSV on standard output); default: printed")
-    q.add_argument("-m", "--model", default=None,
-                   help="model (default: the one recorded in the index; another model is "
-                   "refused)")
+    q.add_argument("-k", "--top-k", type=POSITIVE, default=5, help="matches per query (default 5)")
+    q.add_argument(
+        "--matcher",
+        choices=["cosine", "combined"],
+        default="cosine",
+        help="rank by cosine (default), or re-rank the nearest 50 by the combined "
+        "match probability (embedding + character n-grams)",
+    )
+    q.add_argument(
+        "-o",
+        "--output",
+        help="write the matches to a table file (.csv, .tsv, "
+        ".parquet; '-': CSV on standard output); default: printed",
+    )
+    q.add_argument(
+        "-m",
+        "--model",
+        default=None,
+        help="model (default: the one recorded in the index; another model is refused)",
+    )
     q.set_defaults(func=cmd_index_search)
 
 

@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 __all__ = ["long_form", "find_definitions", "mine_definitions"]
 
 _SHORT = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9&.\-]{1,9})\s*\)")
-_BAD = set("()[];:,\"<>|")
+_BAD = set('()[];:,"<>|')
 
 
 def long_form(short: str, words: list[str]) -> str | None:
@@ -57,21 +57,25 @@ def find_definitions(text: str) -> list[tuple[str, str]]:
         short = m.group(1).rstrip(".-")
         if sum(c.isalpha() for c in short) < 2 or not any(c.isupper() for c in short):
             continue
-        words = text[:m.start()].split()
+        words = text[: m.start()].split()
         k = min(len(short) + 5, 2 * len(short))
         lf = long_form(short, words[-k:])
         if not lf:
             continue
         lf = lf.strip(" ,")
-        if (len(lf.split()) < 2 or len(lf) <= len(short) or _BAD & set(lf)
-                or "<unk>" in lf or lf.split()[0].lower() in {"and", "of", "the", "or"}):
+        if (
+            len(lf.split()) < 2
+            or len(lf) <= len(short)
+            or _BAD & set(lf)
+            or "<unk>" in lf
+            or lf.split()[0].lower() in {"and", "of", "the", "or"}
+        ):
             continue
         out.append((lf, short))
     return out
 
 
-def mine_definitions(texts: Iterable[str] | str | Path,
-                     show_progress_bar: bool = True) -> Counter:
+def mine_definitions(texts: Iterable[str] | str | Path, show_progress_bar: bool = True) -> Counter:
     """Count the acronym definitions in ``texts`` (strings, or a corpus folder read with
     :func:`pearl.data.sources.iter_text`)."""
     if isinstance(texts, str | Path):

@@ -22,8 +22,8 @@ def masked_context(doc, start: int, end: int, window: int) -> str:
     """The words of ``doc``'s sentence around tokens ``start:end``, at most ``window`` either
     side, with the span replaced by :data:`MASK`."""
     sent = doc[start].sent
-    left = doc[max(sent.start, start - window):start]
-    right = doc[end:min(sent.end, end + window)]
+    left = doc[max(sent.start, start - window) : start]
+    right = doc[end : min(sent.end, end + window)]
     words = [t.text for t in left] + [MASK] + [t.text for t in right]
     return " ".join(" ".join(words).split())
 
@@ -49,11 +49,11 @@ def read_contexts(path: str | Path) -> dict[str, str]:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no contexts file {path} (write one with "
-                                "pearl build-corpus --contexts N)")
+        raise FileNotFoundError(
+            f"no contexts file {path} (write one with pearl build-corpus --contexts N)"
+        )
     with open(path, encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f, delimiter="\t")
         if not {"phrase", "context"} <= set(reader.fieldnames or ()):
             raise ValueError(f"{path} needs the columns phrase and context")
-        return {row["phrase"]: row["context"] for row in reader
-                if row["phrase"] and row["context"]}
+        return {row["phrase"]: row["context"] for row in reader if row["phrase"] and row["context"]}

@@ -27,8 +27,15 @@ from pearl.data.lexicon import iter_name_lists, iter_wordnet_index, iter_wordnet
 from pearl.data.phrases import extract_spans, phrase_entity
 from pearl.data.sources import SkipReport, iter_text
 
-__all__ = ["CorpusStats", "PhraseRecord", "build_corpus", "is_junk", "load_spacy",
-           "read_corpus", "write_stats"]
+__all__ = [
+    "CorpusStats",
+    "PhraseRecord",
+    "build_corpus",
+    "is_junk",
+    "load_spacy",
+    "read_corpus",
+    "write_stats",
+]
 
 
 def load_spacy(parser: bool = True):
@@ -149,14 +156,32 @@ def build_corpus(
     report = SkipReport()
     junk: Counter = Counter()
     freq, labels, sources, seen_in = _count_text_phrases(
-        corpus_root, report, junk, max_tokens, batch_size, n_process, limit, show_progress_bar,
-        contexts)
+        corpus_root,
+        report,
+        junk,
+        max_tokens,
+        batch_size,
+        n_process,
+        limit,
+        show_progress_bar,
+        contexts,
+    )
     records = _keep_frequent(freq, labels, sources, min_freq, typed_min_freq, junk)
     del labels, sources
     if include_lists:
         listed = _list_phrases(corpus_root, lexicon_root, list_types, report)
-        records.update(_type_list_phrases(listed, records, freq, list_types, max_tokens,
-                                          batch_size, n_process, show_progress_bar))
+        records.update(
+            _type_list_phrases(
+                listed,
+                records,
+                freq,
+                list_types,
+                max_tokens,
+                batch_size,
+                n_process,
+                show_progress_bar,
+            )
+        )
     with atomic_tsv(out_dir / "corpus.tsv", ["phrase", "label", "frequency", "source"]) as w:
         for text in sorted(records):
             r = records[text]
@@ -168,9 +193,17 @@ def build_corpus(
     return stats
 
 
-def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_tokens: int,
-                        batch_size: int, n_process: int, limit: int | None,
-                        show_progress_bar: bool, contexts: int = 0):
+def _count_text_phrases(
+    corpus_root,
+    report: SkipReport,
+    junk: Counter,
+    max_tokens: int,
+    batch_size: int,
+    n_process: int,
+    limit: int | None,
+    show_progress_bar: bool,
+    contexts: int = 0,
+):
     """Parse the raw text and count each phrase, with its labels and sources in context
     (and, with ``contexts`` > 0, its first masked context)."""
     freq: Counter = Counter()
@@ -186,8 +219,9 @@ def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_toke
             yield unit.text, unit.source
 
     bar = tqdm(desc="parse text", unit="line", disable=not show_progress_bar)
-    for doc, source in nlp.pipe(units(), as_tuples=True, batch_size=batch_size,
-                                n_process=n_process):
+    for doc, source in nlp.pipe(
+        units(), as_tuples=True, batch_size=batch_size, n_process=n_process
+    ):
         bar.update()
         for start, end, lex in extract_spans(doc):
             span = doc[start:end]
@@ -208,9 +242,14 @@ def _count_text_phrases(corpus_root, report: SkipReport, junk: Counter, max_toke
     return freq, labels, sources, seen_in
 
 
-def _keep_frequent(freq: Counter, labels: dict[str, Counter], sources: dict[str, Counter],
-                   min_freq: int, typed_min_freq: int, junk: Counter
-                   ) -> dict[str, PhraseRecord]:
+def _keep_frequent(
+    freq: Counter,
+    labels: dict[str, Counter],
+    sources: dict[str, Counter],
+    min_freq: int,
+    typed_min_freq: int,
+    junk: Counter,
+) -> dict[str, PhraseRecord]:
     """Phrases seen often enough (typed ones against ``typed_min_freq``), with their most
     frequent label and source."""
     records = {}
@@ -223,29 +262,39 @@ def _keep_frequent(freq: Counter, labels: dict[str, Counter], sources: dict[str,
     return records
 
 
-def _list_phrases(corpus_root, lexicon_root, list_types: str, report: SkipReport
-                  ) -> list[tuple[str, str, str, str | None]]:
+def _list_phrases(
+    corpus_root, lexicon_root, list_types: str, report: SkipReport
+) -> list[tuple[str, str, str, str | None]]:
     """WordNet lemmas and NLTK name lists: (phrase, lexical class, source, entity type
     given by the list or None)."""
     listed: list[tuple[str, str, str, str | None]] = []
     if lexicon_root is not None:
         wordnet = Path(lexicon_root) / "wordnet"
         if list_types == "tagger":
-            listed += [(lemma, lex, "wordnet", None) for lemma, lex in
-                       iter_wordnet_index(wordnet, report)]
+            listed += [
+                (lemma, lex, "wordnet", None) for lemma, lex in iter_wordnet_index(wordnet, report)
+            ]
         else:
-            listed += [(lemma, lex, "wordnet", ent) for lemma, lex, ent in
-                       iter_wordnet_lemmas(wordnet, report)]
+            listed += [
+                (lemma, lex, "wordnet", ent)
+                for lemma, lex, ent in iter_wordnet_lemmas(wordnet, report)
+            ]
     nltk_dir = Path(corpus_root) / "nltk"
     if nltk_dir.is_dir():
-        listed += [(name, "NP", pkg, ent) for name, pkg, ent in
-                   iter_name_lists(nltk_dir, report)]
+        listed += [(name, "NP", pkg, ent) for name, pkg, ent in iter_name_lists(nltk_dir, report)]
     return listed
 
 
-def _type_list_phrases(listed, records: dict[str, PhraseRecord], freq: Counter,
-                       list_types: str, max_tokens: int, batch_size: int, n_process: int,
-                       show_progress_bar: bool) -> dict[str, PhraseRecord]:
+def _type_list_phrases(
+    listed,
+    records: dict[str, PhraseRecord],
+    freq: Counter,
+    list_types: str,
+    max_tokens: int,
+    batch_size: int,
+    n_process: int,
+    show_progress_bar: bool,
+) -> dict[str, PhraseRecord]:
     """Records for the list phrases not already kept from the text, typed by spaCy's NER on
     the isolated phrase (``"tagger"``) or by their lists (``"lists"``)."""
     first: dict[str, tuple[str, str]] = {}  # lexical class and source of first sight
@@ -260,26 +309,36 @@ def _type_list_phrases(listed, records: dict[str, PhraseRecord], freq: Counter,
     if list_types == "tagger":
         ents = {}
         ner = load_spacy(parser=False)
-        for doc, text in tqdm(ner.pipe(((t, t) for t in first), as_tuples=True,
-                                       batch_size=batch_size, n_process=n_process),
-                              total=len(first), desc="type list phrases", unit="phrase",
-                              disable=not show_progress_bar):
-            ents[text] = next((e.label_ for e in doc.ents
-                               if e.start == 0 and e.end == len(doc)), None)
+        for doc, text in tqdm(
+            ner.pipe(
+                ((t, t) for t in first), as_tuples=True, batch_size=batch_size, n_process=n_process
+            ),
+            total=len(first),
+            desc="type list phrases",
+            unit="phrase",
+            disable=not show_progress_bar,
+        ):
+            ents[text] = next(
+                (e.label_ for e in doc.ents if e.start == 0 and e.end == len(doc)), None
+            )
     else:
         ents = {t: _best(types[t]) if types.get(t) else None for t in first}
-    return {text: PhraseRecord(text, make_label(lex, ents[text]), freq.get(text, 0), src)
-            for text, (lex, src) in first.items()}
+    return {
+        text: PhraseRecord(text, make_label(lex, ents[text]), freq.get(text, 0), src)
+        for text, (lex, src) in first.items()
+    }
 
 
-def _statistics(records: dict[str, PhraseRecord], report: SkipReport, junk: Counter,
-                seconds: float) -> CorpusStats:
+def _statistics(
+    records: dict[str, PhraseRecord], report: SkipReport, junk: Counter, seconds: float
+) -> CorpusStats:
     """Counts by lexical class, entity type and source, and what was skipped."""
-    stats = CorpusStats(phrases=len(records), skipped={**report.as_dict()["skipped"],
-                                                       **{f"phrase: {k}": v for k, v in
-                                                          junk.items()}},
-                        input={"files_read": report.files, "text_units": report.units},
-                        seconds=round(seconds, 1))
+    stats = CorpusStats(
+        phrases=len(records),
+        skipped={**report.as_dict()["skipped"], **{f"phrase: {k}": v for k, v in junk.items()}},
+        input={"files_read": report.files, "text_units": report.units},
+        seconds=round(seconds, 1),
+    )
     lex_c, ent_c, src_c = Counter(), Counter(), Counter()
     for r in records.values():
         lex, ent = split_label(r.label)
@@ -299,19 +358,37 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
     write_text_atomic(out_dir / "stats.json", json.dumps(data, indent=2) + "\n")
     n = max(stats.phrases, 1)
     typed = n - stats.by_entity.get("OTHER", 0)
-    md = [f"# Phrase corpus: {stats.phrases:,} phrases", "",
-          "| lexical class | phrases | share |", "|---|---:|---:|"]
+    md = [
+        f"# Phrase corpus: {stats.phrases:,} phrases",
+        "",
+        "| lexical class | phrases | share |",
+        "|---|---:|---:|",
+    ]
     md += [f"| {k} | {v:,} | {100 * v / n:.1f}% |" for k, v in stats.by_lexical.items()]
-    md += ["", f"Entity types ({typed:,} typed phrases; OTHER: "
-           f"{stats.by_entity.get('OTHER', 0):,}, {100 * stats.by_entity.get('OTHER', 0) / n:.1f}%"
-           " of all)", "", "| entity type | phrases | share of typed |", "|---|---:|---:|"]
-    md += [f"| {k} | {v:,} | {100 * v / max(typed, 1):.1f}% |"
-           for k, v in sorted(stats.by_entity.items(), key=lambda kv: -kv[1]) if k != "OTHER"]
+    md += [
+        "",
+        f"Entity types ({typed:,} typed phrases; OTHER: "
+        f"{stats.by_entity.get('OTHER', 0):,}, {100 * stats.by_entity.get('OTHER', 0) / n:.1f}%"
+        " of all)",
+        "",
+        "| entity type | phrases | share of typed |",
+        "|---|---:|---:|",
+    ]
+    md += [
+        f"| {k} | {v:,} | {100 * v / max(typed, 1):.1f}% |"
+        for k, v in sorted(stats.by_entity.items(), key=lambda kv: -kv[1])
+        if k != "OTHER"
+    ]
     md += ["", "| source | phrases |", "|---|---:|"]
     md += [f"| {k} | {v:,} |" for k, v in stats.by_source.items()]
     md += ["", "Skipped:", ""] + [f"- {k}: {v:,}" for k, v in sorted(stats.skipped.items())]
-    md += ["", f"Input: {stats.input}. Build time: {stats.seconds:.0f} s.", "",
-           "![phrases per class and type](stats.png)", ""]
+    md += [
+        "",
+        f"Input: {stats.input}. Build time: {stats.seconds:.0f} s.",
+        "",
+        "![phrases per class and type](stats.png)",
+        "",
+    ]
     write_text_atomic(out_dir / "stats.md", "\n".join(md))
 
     from pearl._extras import pyplot
@@ -321,10 +398,10 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
     fig, ax = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 3]})
     ax[0].bar(list(stats.by_lexical), list(stats.by_lexical.values()), color="#4c72b0")
     ax[0].set_title("phrases per lexical class")
-    ents = sorted(((k, v) for k, v in stats.by_entity.items() if k != "OTHER"),
-                  key=lambda kv: -kv[1])
-    ax[1].bar([k for k, _ in ents], [100 * v / max(typed, 1) for _, v in ents],
-              color="#dd8452")
+    ents = sorted(
+        ((k, v) for k, v in stats.by_entity.items() if k != "OTHER"), key=lambda kv: -kv[1]
+    )
+    ax[1].bar([k for k, _ in ents], [100 * v / max(typed, 1) for _, v in ents], color="#dd8452")
     ax[1].set_title("entity types (share of typed phrases, without OTHER)")
     ax[1].tick_params(axis="x", rotation=60)
     fig.tight_layout()

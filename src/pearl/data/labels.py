@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-__all__ = ["LEXICAL_CLASSES", "ENTITY_TYPES", "LABELS", "LABEL_TO_ID", "make_label",
-           "split_label"]
+__all__ = ["LEXICAL_CLASSES", "ENTITY_TYPES", "LABELS", "LABEL_TO_ID", "make_label", "split_label"]
 
 LEXICAL_CLASSES = ("NP", "VP", "PP", "ADVP", "ADJP")
-ENTITY_TYPES = ("CARDINAL", "DATE", "EVENT", "FAC", "GPE", "LANGUAGE", "LAW", "LOC", "MONEY",
-                "NORP", "ORDINAL", "ORG", "PERCENT", "PERSON", "PRODUCT", "QUANTITY", "TIME",
-                "WORK_OF_ART")
+ENTITY_TYPES = (
+    "CARDINAL",
+    "DATE",
+    "EVENT",
+    "FAC",
+    "GPE",
+    "LANGUAGE",
+    "LAW",
+    "LOC",
+    "MONEY",
+    "NORP",
+    "ORDINAL",
+    "ORG",
+    "PERCENT",
+    "PERSON",
+    "PRODUCT",
+    "QUANTITY",
+    "TIME",
+    "WORK_OF_ART",
+)
 #: 95 labels: ``LEX-TYPE`` for the 90 typed combinations and ``LEX-OTHER`` for the 5 untyped.
 LABELS = tuple(f"{lex}-{ent}" for lex in LEXICAL_CLASSES for ent in ENTITY_TYPES + ("OTHER",))
 LABEL_TO_ID = {label: i for i, label in enumerate(LABELS)}

@@ -35,8 +35,7 @@ _PEOPLES = {7967382, 7942152, 8166552}  # ethnic_group.n.01, people.n.01, nation
 _STRUCTURES = {4341686, 3315023}  # structure.n.01, facility.n.01
 
 
-def wordnet_entity_type(lexname: str, ancestors: set[int], instance: bool = True
-                        ) -> str | None:
+def wordnet_entity_type(lexname: str, ancestors: set[int], instance: bool = True) -> str | None:
     """The OntoNotes type of a WordNet noun synset that names something, or None.
 
     Parameters
@@ -106,7 +105,7 @@ def _parse_data_line(line: str) -> tuple[int, int, list[str], list[tuple[str, in
 
 def _clean_lemma(word: str) -> str:
     if word.endswith(")") and "(" in word:  # adjective markers: (a), (p), (ip)
-        word = word[:word.rindex("(")]
+        word = word[: word.rindex("(")]
     return word.replace("_", " ")
 
 
@@ -122,8 +121,9 @@ def _wordnet_lines(path: Path, report: SkipReport) -> Iterator[str]:
     yield from (line for line in lines if line and not line.startswith(" "))
 
 
-def iter_wordnet_index(wordnet_dir: str | Path, report: SkipReport | None = None
-                       ) -> Iterator[tuple[str, str]]:
+def iter_wordnet_index(
+    wordnet_dir: str | Path, report: SkipReport | None = None
+) -> Iterator[tuple[str, str]]:
     """``(lemma, lexical_class)`` for every lemma of WordNet's ``index.<pos>`` files,
     lower-cased as the index stores them (the first corpus, ``list_types="tagger"``)."""
     report = report if report is not None else SkipReport()
@@ -134,8 +134,9 @@ def iter_wordnet_index(wordnet_dir: str | Path, report: SkipReport | None = None
                 yield lemma, lex
 
 
-def iter_wordnet_lemmas(wordnet_dir: str | Path, report: SkipReport | None = None
-                        ) -> Iterator[tuple[str, str, str | None]]:
+def iter_wordnet_lemmas(
+    wordnet_dir: str | Path, report: SkipReport | None = None
+) -> Iterator[tuple[str, str, str | None]]:
     """``(lemma, lexical_class, entity_type)`` for every lemma of WordNet's ``data.<pos>``
     files, in file order, underscores turned into spaces and case kept.
 
@@ -154,8 +155,10 @@ def iter_wordnet_lemmas(wordnet_dir: str | Path, report: SkipReport | None = Non
                 report.skip("malformed WordNet line")
                 continue
             synsets[parsed[0]] = parsed
-        parents = {off: [t for sym, t in ptrs if sym in {"@", "@i"}]
-                   for off, (_, _, _, ptrs) in synsets.items()}
+        parents = {
+            off: [t for sym, t in ptrs if sym in {"@", "@i"}]
+            for off, (_, _, _, ptrs) in synsets.items()
+        }
         for off, (_, lexnum, words, ptrs) in synsets.items():
             instance = any(sym == "@i" for sym, _ in ptrs)
             ent = None
@@ -180,8 +183,9 @@ def _list_type(package: str, member: str) -> str:
     return "NORP" if member.rsplit("/", 1)[-1].startswith("nationalities") else "GPE"
 
 
-def iter_name_lists(nltk_dir: str | Path, report: SkipReport | None = None
-                    ) -> Iterator[tuple[str, str, str]]:
+def iter_name_lists(
+    nltk_dir: str | Path, report: SkipReport | None = None
+) -> Iterator[tuple[str, str, str]]:
     """``(name, package, entity_type)`` from ``names.zip`` (first names: PERSON) and
     ``gazetteers.zip`` (countries, US states and cities, provinces: GPE; nationalities:
     NORP)."""
@@ -192,8 +196,7 @@ def iter_name_lists(nltk_dir: str | Path, report: SkipReport | None = None
             with zipfile.ZipFile(path) as z:
                 for member in sorted(z.namelist()):
                     base = member.rsplit("/", 1)[-1]
-                    if not base.endswith(".txt") or base.upper().startswith(("README",
-                                                                             "LICENSE")):
+                    if not base.endswith(".txt") or base.upper().startswith(("README", "LICENSE")):
                         continue
                     report.files += 1
                     ent = _list_type(package, member)

@@ -22,8 +22,10 @@ _VERB_GROUP_DEPS = {"aux", "auxpass", "neg"}
 def _left_extend(tok, deps: set[str], allowed_pos: set[str] | None = None) -> int:
     """Leftmost index reachable by contiguous children of ``tok`` with the given deps."""
     start = tok.i
-    lefts = sorted((c for c in tok.lefts if c.dep_ in deps and
-                    (allowed_pos is None or c.pos_ in allowed_pos)), key=lambda c: -c.i)
+    lefts = sorted(
+        (c for c in tok.lefts if c.dep_ in deps and (allowed_pos is None or c.pos_ in allowed_pos)),
+        key=lambda c: -c.i,
+    )
     for c in lefts:
         if c.i == start - 1:
             start = c.i
@@ -33,12 +35,15 @@ def _left_extend(tok, deps: set[str], allowed_pos: set[str] | None = None) -> in
 
 
 def _verb_group(tok) -> tuple[int, int] | None:
-    if tok.pos_ != "VERB" and not (tok.pos_ == "AUX" and tok.dep_ in {"ROOT", "ccomp",
-                                                                      "xcomp", "conj"}
-                                   and not any(c.pos_ == "VERB" for c in tok.children)):
+    if tok.pos_ != "VERB" and not (
+        tok.pos_ == "AUX"
+        and tok.dep_ in {"ROOT", "ccomp", "xcomp", "conj"}
+        and not any(c.pos_ == "VERB" for c in tok.children)
+    ):
         return None
-    members = {tok.i} | {c.i for c in tok.lefts if c.dep_ in _VERB_GROUP_DEPS or
-                         (c.dep_ == "aux" and c.tag_ == "TO")}
+    members = {tok.i} | {
+        c.i for c in tok.lefts if c.dep_ in _VERB_GROUP_DEPS or (c.dep_ == "aux" and c.tag_ == "TO")
+    }
     advs = {c.i for c in tok.lefts if c.dep_ == "advmod" and c.pos_ == "ADV"}
     start = tok.i
     while start - 1 in members or (start - 1 in advs and start - 2 in members):
@@ -71,6 +76,7 @@ def extract_spans(doc) -> list[tuple[int, int, str]]:
             objs = [c for c in tok.rights if c.dep_ == "pobj" and c.i in chunks]
             if objs and chunks[objs[0].i][0] == tok.i + 1:
                 spans.append((tok.i, chunks[objs[0].i][1], "PP"))
+
     def claim(start: int, end: int, label: str) -> None:
         if not any(covered[i] for i in range(start, end)):
             spans.append((start, end, label))
@@ -90,8 +96,9 @@ def phrase_entity(doc, start: int, end: int) -> str | None:
     """The NER label of an entity covering exactly the span (a leading determiner may
     lie outside the entity), else None."""
     for ent in doc.ents:
-        if ent.end == end and (ent.start == start or (
-                ent.start == start + 1 and doc[start].pos_ == "DET")):
+        if ent.end == end and (
+            ent.start == start or (ent.start == start + 1 and doc[start].pos_ == "DET")
+        ):
             return ent.label_
         if ent.start > end:
             break

@@ -62,7 +62,7 @@ def _is_tagged(line: str) -> bool:
 
 def _untag(line: str) -> str:
     words = [tok.rsplit("/", 1)[0] for tok in line.split()]
-    return " ".join("\"" if w in {"``", "''"} else w for w in words)
+    return " ".join('"' if w in {"``", "''"} else w for w in words)
 
 
 def _clean_wikitext(line: str) -> str | None:
@@ -85,8 +85,9 @@ def _lines(raw: bytes, report: SkipReport) -> Iterator[str]:
 
 def _units_of_member(package: str, name: str, raw: bytes, report: SkipReport):
     base = name.rsplit("/", 1)[-1]
-    if base.upper().startswith(("README", "LICENSE")) or base.endswith((".xml", ".mrg", ".prd",
-                                                                         ".pos")):
+    if base.upper().startswith(("README", "LICENSE")) or base.endswith(
+        (".xml", ".mrg", ".prd", ".pos")
+    ):
         return
     if package == "treebank" and "/raw/" not in name:
         return
@@ -159,13 +160,15 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
                             report.skip("unreadable or oversized file")
                             continue
                         report.files += 1
-                        yield from _emit(package, _units_of_member(package, m, raw, report),
-                                         report)
+                        yield from _emit(package, _units_of_member(package, m, raw, report), report)
             except (OSError, zipfile.BadZipFile):
                 report.skip("unreadable file")
             continue
-        if path.suffix not in {".txt", ".tokens", ""} or path.name.upper().startswith(
-                ("README", "PROVENANCE", "LICENSE")) or path.suffix == ".md":
+        if (
+            path.suffix not in {".txt", ".tokens", ""}
+            or path.name.upper().startswith(("README", "PROVENANCE", "LICENSE"))
+            or path.suffix == ".md"
+        ):
             continue
         try:
             raw = path.read_bytes()
@@ -176,5 +179,3 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
         src = "wikitext2" if path.suffix == ".tokens" else path.stem
         pkg = "wikitext2" if path.suffix == ".tokens" else "text"
         yield from _emit(src, _units_of_member(pkg, path.name, raw, report), report)
-
-

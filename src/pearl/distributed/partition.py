@@ -30,10 +30,26 @@ from pearl.applications.join import assemble_join
 from pearl.applications.matcher import NgramVectorizer
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["Shard", "Query", "Candidates", "shard_frequencies", "fit_ngrams", "encode_texts",
-           "encode_partition", "query_embeddings", "reference_shard", "concat_shards",
-           "shard_top_k", "merge_candidates", "join_partition", "write_part", "row_ids",
-           "set_torch_threads", "embedding_frame", "read_manifest"]
+__all__ = [
+    "Shard",
+    "Query",
+    "Candidates",
+    "shard_frequencies",
+    "fit_ngrams",
+    "encode_texts",
+    "encode_partition",
+    "query_embeddings",
+    "reference_shard",
+    "concat_shards",
+    "shard_top_k",
+    "merge_candidates",
+    "join_partition",
+    "write_part",
+    "row_ids",
+    "set_torch_threads",
+    "embedding_frame",
+    "read_manifest",
+]
 
 _ROW_BITS = 32
 
@@ -54,8 +70,7 @@ def set_torch_threads(n: int) -> None:
     threadpool_limits(limits=max(1, int(n)), user_api="blas")
 
 
-def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool
-                 ) -> np.ndarray:
+def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool) -> np.ndarray:
     """Embeddings of a list of strings by the process's copy of ``model``."""
     encoder = get_encoder(model)
     if not texts:
@@ -64,16 +79,23 @@ def encode_texts(model: Any, texts: list[str], batch_size: int, normalize: bool
     return normalize_rows(emb) if normalize else np.asarray(emb, dtype=np.float32)
 
 
-def encode_partition(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64,
-                     normalize: bool = False, handle_missing: str = "empty") -> np.ndarray:
+def encode_partition(
+    part: pd.DataFrame,
+    column: str,
+    model: Any,
+    batch_size: int = 64,
+    normalize: bool = False,
+    handle_missing: str = "empty",
+) -> np.ndarray:
     """Embeddings of one partition's string column, shape (len(part), dim), float32.
 
     Missing values are embedded as ``""`` (``"empty"``, as ``PhraseEmbedder`` does) or raise
     ``ValueError`` (``"error"``); other non-strings raise ``ValueError`` naming the row by
     its index label in the table.
     """
-    texts, _ = to_string_list(part[column], missing=handle_missing, non_string="error",
-                              name=column, labels=part.index)
+    texts, _ = to_string_list(
+        part[column], missing=handle_missing, non_string="error", name=column, labels=part.index
+    )
     return encode_texts(model, texts, batch_size, normalize)
 
 
@@ -86,8 +108,7 @@ class Query:
     texts: list[str]
 
 
-def query_embeddings(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64
-                     ) -> Query:
+def query_embeddings(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64) -> Query:
     """Unit embeddings of the non-null keys of a left partition, and their positions.
 
     Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``.
@@ -116,8 +137,14 @@ class Shard:
         return len(self.rows)
 
 
-def reference_shard(part: pd.DataFrame, column: str, partition: int, model: Any,
-                    batch_size: int = 64, ngrams: bool = False) -> Shard:
+def reference_shard(
+    part: pd.DataFrame,
+    column: str,
+    partition: int,
+    model: Any,
+    batch_size: int = 64,
+    ngrams: bool = False,
+) -> Shard:
     """Embed one reference partition (null keys are kept as rows but never matched);
     with ``ngrams``, also count its keys' hashed character n-grams."""
     keys, nulls = to_string_list(part[column], non_string="str", name=column)
@@ -142,19 +169,20 @@ def fit_ngrams(frequencies: list[tuple[np.ndarray, int]]) -> NgramVectorizer:
     return NgramVectorizer().fit_frequencies(df, sum(n for _, n in frequencies))
 
 
-def concat_shards(shards: list[Shard], index: str = "exact", hnsw_m: int = 32,
-                  ef_search: int = 128) -> Shard:
+def concat_shards(
+    shards: list[Shard], index: str = "exact", hnsw_m: int = 32, ef_search: int = 128
+) -> Shard:
     """One shard of several (given in partition order), optionally with a faiss HNSW
     index."""
     dims = {s.emb.shape[1] for s in shards}
-    emb = (np.concatenate([s.emb for s in shards]) if shards
-           else np.zeros((0, 1), np.float32))
+    emb = np.concatenate([s.emb for s in shards]) if shards else np.zeros((0, 1), np.float32)
     counts = [s.counts for s in shards if s.counts is not None]
-    out = Shard(emb=emb.astype(np.float32, copy=False),
-                ids=np.concatenate([s.ids for s in shards]) if shards
-                else np.zeros(0, np.int64),
-                rows=pd.concat([s.rows for s in shards]) if shards else pd.DataFrame(),
-                counts=sp.vstack(counts).tocsr() if counts else None)
+    out = Shard(
+        emb=emb.astype(np.float32, copy=False),
+        ids=np.concatenate([s.ids for s in shards]) if shards else np.zeros(0, np.int64),
+        rows=pd.concat([s.rows for s in shards]) if shards else pd.DataFrame(),
+        counts=sp.vstack(counts).tocsr() if counts else None,
+    )
     if len(dims) > 1:
         raise ValueError(f"reference shards of different widths {sorted(dims)}")
     if index == "hnsw" and len(out.emb):
@@ -176,25 +204,37 @@ class Candidates:
     rows: pd.DataFrame
 
 
-def shard_top_k(query: Query, shard: Shard, top_k: int, scorer=None,
-                ngrams: NgramVectorizer | None = None) -> Candidates:
+def shard_top_k(
+    query: Query, shard: Shard, top_k: int, scorer=None, ngrams: NgramVectorizer | None = None
+) -> Candidates:
     """The top-k of a partition's queries within one shard: by cosine (exact, or faiss if
     indexed), or with a ``scorer`` by the combined match probability (``ngrams``: the
     reference side's n-gram weights; the scores are then the scorer's raw scores, which
     :func:`join_partition` turns into probabilities)."""
     q = query.emb
     if scorer is not None:
-        ids, scores = combined_top_k(q, ngrams.transform(query.texts), shard.emb,
-                                     ngrams.weigh(shard.counts), shard.ids, scorer, top_k)
+        ids, scores = combined_top_k(
+            q,
+            ngrams.transform(query.texts),
+            shard.emb,
+            ngrams.weigh(shard.counts),
+            shard.ids,
+            scorer,
+            top_k,
+        )
     elif shard.index is not None and len(q):
         import faiss
 
         idx = faiss.deserialize_index(shard.index)
         scores, pos = idx.search(q, min(top_k, len(shard.emb)))
         ids = np.where(pos >= 0, shard.ids[np.maximum(pos, 0)], -1)
-        ids, scores = merge_top_k(np.zeros((len(q), 0), np.int64),
-                                  np.zeros((len(q), 0), np.float32), ids,
-                                  scores.astype(np.float32), top_k)
+        ids, scores = merge_top_k(
+            np.zeros((len(q), 0), np.int64),
+            np.zeros((len(q), 0), np.float32),
+            ids,
+            scores.astype(np.float32),
+            top_k,
+        )
     else:
         ids, scores = top_k_of(q, shard.emb, shard.ids, top_k)
     hit = np.unique(ids[ids >= 0])
@@ -211,22 +251,42 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
-def join_partition(part: pd.DataFrame, query: Query, cands: Candidates,
-                   rename: dict[str, str], *, threshold: float, how: str,
-                   return_score: bool, top_k: int, scorer=None,
-                   names: dict[str, str] | None = None) -> pd.DataFrame:
+def join_partition(
+    part: pd.DataFrame,
+    query: Query,
+    cands: Candidates,
+    rename: dict[str, str],
+    *,
+    threshold: float,
+    how: str,
+    return_score: bool,
+    top_k: int,
+    scorer=None,
+    names: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first."""
     live = query.live
     # with a scorer, the candidates hold one more than top_k: the runner-up of a single match
-    top_i, top_s = (keep_top(scorer, cands.ids, cands.scores, top_k)
-                    if scorer is not None else (cands.ids, cands.scores))
+    top_i, top_s = (
+        keep_top(scorer, cands.ids, cands.scores, top_k)
+        if scorer is not None
+        else (cands.ids, cands.scores)
+    )
     ids = np.full((len(part), top_i.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(part), top_i.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = top_i, top_s
-    return assemble_join(part.reset_index(drop=True), cands.rows.rename(columns=rename), ids,
-                         scores, threshold=threshold, how=how, return_score=return_score,
-                         add_rank=top_k > 1, names=names)
+    return assemble_join(
+        part.reset_index(drop=True),
+        cands.rows.rename(columns=rename),
+        ids,
+        scores,
+        threshold=threshold,
+        how=how,
+        return_score=return_score,
+        add_rank=top_k > 1,
+        names=names,
+    )
 
 
 def write_part(frame: pd.DataFrame, folder: str | os.PathLike, partition: int) -> str:

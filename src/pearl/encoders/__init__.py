@@ -44,14 +44,17 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     return PhraseEncoder(name, device=device, trust_remote_code=trust_remote_code)
 
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    'Encoder': 'pearl.encoders.base',
-    'cosine_matrix': 'pearl.encoders.base',
-    'EmbeddingCache': 'pearl.encoders.cache',
-    'GloveEncoder': 'pearl.encoders.glove',
-    'DEFAULT_MODEL': 'pearl.encoders.resolve',
-    'PhraseEncoder': 'pearl.encoders.phrase',
-    'KNOWN_MODELS': 'pearl.encoders.resolve',
-    'resolve_model_path': 'pearl.encoders.resolve',
-    'StringDistance': 'pearl.encoders.string_distance',
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Encoder": "pearl.encoders.base",
+        "cosine_matrix": "pearl.encoders.base",
+        "EmbeddingCache": "pearl.encoders.cache",
+        "GloveEncoder": "pearl.encoders.glove",
+        "DEFAULT_MODEL": "pearl.encoders.resolve",
+        "PhraseEncoder": "pearl.encoders.phrase",
+        "KNOWN_MODELS": "pearl.encoders.resolve",
+        "resolve_model_path": "pearl.encoders.resolve",
+        "StringDistance": "pearl.encoders.string_distance",
+    },
+)

@@ -54,8 +54,14 @@ class EmbeddingCache:
         instead of being discarded. Only pearl's own cache cleans itself.
     """
 
-    def __init__(self, encoder, root: str | os.PathLike | None = None, persist: bool = True,
-                 batch_size: int = 64, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        encoder,
+        root: str | os.PathLike | None = None,
+        persist: bool = True,
+        batch_size: int = 64,
+        read_only: bool = False,
+    ) -> None:
         self.encoder = encoder
         self.read_only = read_only
         self.persist = persist and not read_only
@@ -96,18 +102,22 @@ class EmbeddingCache:
                 texts, vecs = self._read_shard(npy, meta, dim)
             except (OSError, ValueError) as exc:
                 if self.read_only:
-                    raise OSError(f"damaged embedding shard {npy}: {exc}; this folder is "
-                                  "an input, so pearl leaves it as it is") from exc
-                logger.warning("discarding the embedding cache shard %s (%s); its texts will "
-                               "be encoded again", npy, exc)
+                    raise OSError(
+                        f"damaged embedding shard {npy}: {exc}; this folder is "
+                        "an input, so pearl leaves it as it is"
+                    ) from exc
+                logger.warning(
+                    "discarding the embedding cache shard %s (%s); its texts will be encoded again",
+                    npy,
+                    exc,
+                )
                 npy.unlink(missing_ok=True)
                 meta.unlink(missing_ok=True)
                 continue
             dim = vecs.shape[1]
             self._append(texts, vecs)
 
-    def _read_shard(self, npy: Path, meta: Path, dim: int | None
-                    ) -> tuple[list[str], np.ndarray]:
+    def _read_shard(self, npy: Path, meta: Path, dim: int | None) -> tuple[list[str], np.ndarray]:
         """The texts and vectors of one shard, or ``ValueError`` saying what is wrong."""
         info = read_json(meta, "embedding shard")
         if not isinstance(info, dict) or info.get("format") != _FORMAT:
@@ -116,16 +126,21 @@ class EmbeddingCache:
         if hashlib.sha256(data).hexdigest() != info.get("sha256"):
             raise ValueError("checksum mismatch")
         if info.get("fingerprint") != self.fingerprint:
-            raise ValueError(f"made by model {info.get('fingerprint')!r}, not "
-                             f"{self.fingerprint!r}")
+            raise ValueError(f"made by model {info.get('fingerprint')!r}, not {self.fingerprint!r}")
         texts = info.get("texts")
         vecs = np.load(io.BytesIO(data), allow_pickle=False)
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ValueError("texts are not a list of strings")
-        if vecs.ndim != 2 or vecs.dtype != np.float32 or len(vecs) != len(texts) or \
-                vecs.shape[1] != info.get("dim"):
-            raise ValueError(f"vectors of shape {vecs.shape} ({vecs.dtype}) for "
-                             f"{len(texts)} texts of width {info.get('dim')}")
+        if (
+            vecs.ndim != 2
+            or vecs.dtype != np.float32
+            or len(vecs) != len(texts)
+            or vecs.shape[1] != info.get("dim")
+        ):
+            raise ValueError(
+                f"vectors of shape {vecs.shape} ({vecs.dtype}) for "
+                f"{len(texts)} texts of width {info.get('dim')}"
+            )
         if dim is not None and vecs.shape[1] != dim:
             raise ValueError(f"{vecs.shape[1]}-d vectors, the model makes {dim}-d ones")
         if not np.isfinite(vecs).all():
@@ -139,8 +154,13 @@ class EmbeddingCache:
         buf = io.BytesIO()
         np.save(buf, np.ascontiguousarray(vecs, dtype=np.float32), allow_pickle=False)
         data = buf.getvalue()
-        info = {"format": _FORMAT, "fingerprint": self.fingerprint, "dim": int(vecs.shape[1]),
-                "sha256": hashlib.sha256(data).hexdigest(), "texts": texts}
+        info = {
+            "format": _FORMAT,
+            "fingerprint": self.fingerprint,
+            "dim": int(vecs.shape[1]),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "texts": texts,
+        }
         # vectors first: a shard without its JSON is never read
         with atomic_path(stem.with_suffix(".npy")) as tmp:
             tmp.write_bytes(data)
@@ -159,8 +179,9 @@ class EmbeddingCache:
         items = check_texts(texts)
         new = list(dict.fromkeys(t for t in items if t not in self._index))
         if new:
-            vecs = self.encoder.encode(new, batch_size=self.batch_size,
-                                       show_progress_bar=show_progress_bar)
+            vecs = self.encoder.encode(
+                new, batch_size=self.batch_size, show_progress_bar=show_progress_bar
+            )
             self.n_encoded += len(new)
             self._append(new, vecs)
             if self.persist:

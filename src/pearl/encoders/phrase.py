@@ -27,7 +27,6 @@ __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
 logger = logging.getLogger(__name__)
 
 
-
 def _hub_reachable(timeout: float = 3.0) -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes"}:
         return False
@@ -61,13 +60,17 @@ def _load_sentence_transformer(model: str, device: str | None, trust_remote_code
         snap = None
     if snap is None:
         offline = ", ".join(KNOWN_MODELS)
-        hint = (f" A folder {target!r} exists here: write it as a path (./{target}) to use "
-                "it." if Path(target).is_dir() else "")
+        hint = (
+            f" A folder {target!r} exists here: write it as a path (./{target}) to use it."
+            if Path(target).is_dir()
+            else ""
+        )
         if not _hub_reachable():
             raise OSError(
                 f"model {model!r} is neither a local folder nor a known offline model, and "
                 f"the Hugging Face hub is not reachable. Offline choices: {offline}, or the "
-                f"path of a sentence-transformers folder.{hint}")
+                f"path of a sentence-transformers folder.{hint}"
+            )
         snap, root = _hub_snapshot(target, local_only=False)
     return open_model_folder(snap, device, trust_remote_code, root=root).float(), target
 
@@ -119,16 +122,19 @@ class PhraseEncoder(Encoder):
         truncate_dim: int | None = None,
     ) -> None:
         if not isinstance(model, str | os.PathLike):
-            raise InputTypeError("model must be a name or a folder path, got "
-                                 f"{type(model).__name__}")
+            raise InputTypeError(
+                f"model must be a name or a folder path, got {type(model).__name__}"
+            )
         self.chunk_size = check_int(chunk_size, "chunk_size", 1)
-        self.truncate_dim = None if truncate_dim is None else check_int(truncate_dim,
-                                                                        "truncate_dim", 1)
+        self.truncate_dim = (
+            None if truncate_dim is None else check_int(truncate_dim, "truncate_dim", 1)
+        )
         self.trust_remote_code = check_bool(trust_remote_code, "trust_remote_code")
         self.model_name = str(model)
         self.device = device or "cpu"
-        self.model, self.path = _load_sentence_transformer(model, self.device,
-                                                           self.trust_remote_code)
+        self.model, self.path = _load_sentence_transformer(
+            model, self.device, self.trust_remote_code
+        )
         self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
         self._check_pooling()
@@ -139,9 +145,7 @@ class PhraseEncoder(Encoder):
                 module.get_pooling_mode_str() if hasattr(module, "get_pooling_mode_str") else None
             )
             if mode is not None and mode != "mean":
-                logger.warning(
-                    "%s pools with %r; PEARL uses mean pooling", self.model_name, mode
-                )
+                logger.warning("%s pools with %r; PEARL uses mean pooling", self.model_name, mode)
 
     @property
     def _full_dim(self) -> int:
@@ -221,14 +225,18 @@ class PhraseEncoder(Encoder):
         """
         given = [v for v in (texts, sentences, inputs) if v is not None]
         if len(given) != 1:
-            raise InputTypeError("give the phrases once: texts (first argument), sentences= or "
-                            "inputs=")
+            raise InputTypeError(
+                "give the phrases once: texts (first argument), sentences= or inputs="
+            )
         texts = given[0]
         if output_value != "sentence_embedding":
-            raise ValueError("PhraseEncoder.encode offers output_value='sentence_embedding' "
-                             f"only, got {output_value!r}")
-        precision = check_choice(precision, "precision",
-                                 ("float32", "int8", "uint8", "binary", "ubinary"))
+            raise ValueError(
+                "PhraseEncoder.encode offers output_value='sentence_embedding' "
+                f"only, got {output_value!r}"
+            )
+        precision = check_choice(
+            precision, "precision", ("float32", "int8", "uint8", "binary", "ubinary")
+        )
         single = isinstance(texts, str)
         items = check_texts(texts)
         prefix = self._prompt(prompt, prompt_name)
@@ -236,9 +244,13 @@ class PhraseEncoder(Encoder):
             items = [prefix + t for t in items]
         batch_size = check_int(batch_size, "batch_size", 1)
         normalize = check_bool(normalize, "normalize") or check_bool(
-            normalize_embeddings, "normalize_embeddings")
-        dim = self.truncate_dim if truncate_dim is None else check_int(truncate_dim,
-                                                                       "truncate_dim", 1)
+            normalize_embeddings, "normalize_embeddings"
+        )
+        dim = (
+            self.truncate_dim
+            if truncate_dim is None
+            else check_int(truncate_dim, "truncate_dim", 1)
+        )
         emb = self._encode_all(items, batch_size, show_progress_bar)
         if dim is not None:
             emb = np.ascontiguousarray(emb[:, :dim])
@@ -269,8 +281,9 @@ class PhraseEncoder(Encoder):
             return ""
         prompts = getattr(self.model, "prompts", {}) or {}
         if prompt_name not in prompts:
-            raise ValueError(f"prompt_name {prompt_name!r} is not one of the model's prompts "
-                             f"{sorted(prompts)}")
+            raise ValueError(
+                f"prompt_name {prompt_name!r} is not one of the model's prompts {sorted(prompts)}"
+            )
         return prompts[prompt_name]
 
     def get_sentence_embedding_dimension(self) -> int:
@@ -279,8 +292,9 @@ class PhraseEncoder(Encoder):
 
     get_embedding_dimension = get_sentence_embedding_dimension
 
-    def _encode_all(self, items: list[str], batch_size: int,
-                    show_progress_bar: bool | None) -> np.ndarray:
+    def _encode_all(
+        self, items: list[str], batch_size: int, show_progress_bar: bool | None
+    ) -> np.ndarray:
         """float32 embeddings of checked strings, chunk by chunk, unnormalised."""
         n = len(items)
         if n == 0:
@@ -288,8 +302,9 @@ class PhraseEncoder(Encoder):
         if show_progress_bar is None:
             show_progress_bar = n > self.chunk_size
         out: np.ndarray | None = None
-        with tqdm(total=n, disable=not show_progress_bar, desc=f"encode {self.name}",
-                  unit="phrase") as bar:
+        with tqdm(
+            total=n, disable=not show_progress_bar, desc=f"encode {self.name}", unit="phrase"
+        ) as bar:
             for start in range(0, n, self.chunk_size):
                 chunk = items[start : start + self.chunk_size]
                 emb = self._encode_chunk(chunk, batch_size, False)
@@ -303,8 +318,13 @@ class PhraseEncoder(Encoder):
         from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
         if not isinstance(self.model[0], StaticEmbedding):
-            return self.model.encode(chunk, batch_size=batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=normalize, show_progress_bar=False)
+            return self.model.encode(
+                chunk,
+                batch_size=batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=normalize,
+                show_progress_bar=False,
+            )
         # a static model: no padding, so no length sorting; the texts are already checked
         # strings, so sentence-transformers' per-row input-type inference is skipped
         import torch

@@ -32,8 +32,14 @@ from pathlib import Path
 
 from pearl.paths import cache_dir
 
-__all__ = ["DEFAULT_MODEL", "KNOWN_MODELS", "resolve_model_path", "assemble_mpnet",
-           "written_as_path", "model_folder"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "KNOWN_MODELS",
+    "resolve_model_path",
+    "assemble_mpnet",
+    "written_as_path",
+    "model_folder",
+]
 
 #: The one default model of the package: ``PhraseEncoder()``, the table tools, the CLI and
 #: ``evaluate`` all load it when given no model. It is chosen by the rules of
@@ -133,7 +139,7 @@ def written_as_path(model: str | os.PathLike) -> bool:
     if isinstance(model, os.PathLike):
         return True
     s = str(model)
-    return ("/" in s or os.sep in s or s.startswith((".", "~")) or os.path.isabs(s))
+    return "/" in s or os.sep in s or s.startswith((".", "~")) or os.path.isabs(s)
 
 
 def resolve_model_path(model: str | os.PathLike) -> str:
@@ -166,8 +172,7 @@ def resolve_model_path(model: str | os.PathLike) -> str:
     if key in SHIPPED:
         folder = PRETRAINED / key
         if not (folder / "modules.json").is_file():
-            raise OSError(f"the shipped {key} model is missing from {folder}; "
-                          "reinstall pearl")
+            raise OSError(f"the shipped {key} model is missing from {folder}; reinstall pearl")
         return str(folder)
     if key == "all-MiniLM-L6-v2":
         return str(_minilm_dir())

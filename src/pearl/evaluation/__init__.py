@@ -14,14 +14,17 @@ __all__ = [
     "write_report",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    'EmbeddingCache': 'pearl.encoders.cache',
-    'load_records': 'pearl.evaluation.report',
-    'render_markdown': 'pearl.evaluation.report',
-    'save_record': 'pearl.evaluation.report',
-    'write_report': 'pearl.evaluation.report',
-    'averages': 'pearl.evaluation.runner',
-    'evaluate': 'pearl.evaluation.runner',
-    'TASKS': 'pearl.evaluation.tasks',
-    'select_tasks': 'pearl.evaluation.tasks',
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "EmbeddingCache": "pearl.encoders.cache",
+        "load_records": "pearl.evaluation.report",
+        "render_markdown": "pearl.evaluation.report",
+        "save_record": "pearl.evaluation.report",
+        "write_report": "pearl.evaluation.report",
+        "averages": "pearl.evaluation.runner",
+        "evaluate": "pearl.evaluation.runner",
+        "TASKS": "pearl.evaluation.tasks",
+        "select_tasks": "pearl.evaluation.tasks",
+    },
+)

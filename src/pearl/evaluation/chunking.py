@@ -111,8 +111,13 @@ def score_spans(pairs) -> dict[str, dict[str, float]]:
     for lab in LEXICAL_CLASSES:
         p = tp[lab] / n_pred[lab] if n_pred[lab] else 0.0
         r = tp[lab] / n_gold[lab] if n_gold[lab] else 0.0
-        out[lab] = {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0,
-                    "predicted": n_pred[lab], "gold": n_gold[lab]}
+        out[lab] = {
+            "precision": p,
+            "recall": r,
+            "f1": 2 * p * r / (p + r) if p + r else 0.0,
+            "predicted": n_pred[lab],
+            "gold": n_gold[lab],
+        }
     return out
 
 
@@ -123,8 +128,10 @@ def measure_agreement(nltk_dir: str | Path, nlp=None) -> dict[str, dict]:
     nlp = nlp or load_spacy()
     nltk_dir = Path(nltk_dir)
     result = {}
-    for name, gold_iter in (("conll2000", conll2000_gold(nltk_dir / "conll2000.zip")),
-                            ("treebank", treebank_gold(nltk_dir / "treebank.zip"))):
+    for name, gold_iter in (
+        ("conll2000", conll2000_gold(nltk_dir / "conll2000.zip")),
+        ("treebank", treebank_gold(nltk_dir / "treebank.zip")),
+    ):
         pairs = []
         for words, gold in gold_iter:
             doc = _parse(nlp, words)

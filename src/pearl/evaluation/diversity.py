@@ -40,8 +40,9 @@ def longest_common_substring(a: str, b: str) -> int:
     return best
 
 
-def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], top_k: int = 10,
-                      batch_size: int = 256) -> dict[str, float]:
+def lexical_diversity(
+    encoder, vocabulary: list[str], queries: list[str], top_k: int = 10, batch_size: int = 256
+) -> dict[str, float]:
     """The three measures (module docstring) over the ``top_k`` nearest neighbours of each query
     in ``vocabulary``.
 
@@ -68,8 +69,14 @@ def lexical_diversity(encoder, vocabulary: list[str], queries: list[str], top_k:
             for n in neighbours:
                 n_tokens = set(n.lower().split())
                 new.append(len(n_tokens - q_tokens) / max(len(q_tokens), 1))
-                lcs.append(100 * longest_common_substring(query.lower(), n.lower())
-                           / max(len(n), 1))
+                lcs.append(
+                    100 * longest_common_substring(query.lower(), n.lower()) / max(len(n), 1)
+                )
                 lev.append(levenshtein(query.lower(), n.lower()))
-    return {"new_tokens": float(np.mean(new)), "lcs_precision": float(np.mean(lcs)),
-            "levenshtein": float(np.mean(lev)), "queries": len(queries), "top_k": top_k}
+    return {
+        "new_tokens": float(np.mean(new)),
+        "lcs_precision": float(np.mean(lcs)),
+        "levenshtein": float(np.mean(lev)),
+        "queries": len(queries),
+        "top_k": top_k,
+    }

@@ -38,17 +38,23 @@ def _render(template: str, **values) -> str:
 def _default_note(name: str) -> str:
     if name != DEFAULT_MODEL:
         return ""
-    return ("\nThis is pearl's default model (`pearl.DEFAULT_MODEL`), chosen by the rules "
-            "written in pearl's docs/models.md.\n")
+    return (
+        "\nThis is pearl's default model (`pearl.DEFAULT_MODEL`), chosen by the rules "
+        "written in pearl's docs/models.md.\n"
+    )
 
 
 def _record(records: list[dict], name: str) -> dict | None:
     return next((r for r in records if r["model"] == name), None)
 
 
-def write_model_card(folder: str | Path, results: str | Path | None = None,
-                     backbone_name: str | None = None, train_seconds: float | None = None,
-                     command: str | None = None) -> Path:
+def write_model_card(
+    folder: str | Path,
+    results: str | Path | None = None,
+    backbone_name: str | None = None,
+    train_seconds: float | None = None,
+    command: str | None = None,
+) -> Path:
     """Render ``<folder>/README.md``; returns its path.
 
     Parameters
@@ -73,8 +79,10 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
     loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
     last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
     first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
-    switches = {k: cfg[k] for k in ("use_chars", "type_loss", "char_aug", "token_aug",
-                                    "phrase_aug", "average")}
+    switches = {
+        k: cfg[k]
+        for k in ("use_chars", "type_loss", "char_aug", "token_aug", "phrase_aug", "average")
+    }
     lines = [
         f"- Character encoder pretrained for {cfg['char_pretrain_steps']} steps to mimic the "
         f"backbone's embeddings of the {cfg['char_pretrain_words']:,} most frequent corpus "
@@ -85,45 +93,61 @@ def write_model_card(folder: str | Path, results: str | Path | None = None,
         f"- Components: {switches}.",
     ]
     if cfg.get("type_loss") and cfg.get("type_balance"):
-        lines.append(f"- Type classes weighted by (n_max / n_c) ** {cfg['type_balance']} "
-                     "(capped at 10).")
+        lines.append(
+            f"- Type classes weighted by (n_max / n_c) ** {cfg['type_balance']} (capped at 10)."
+        )
     if cfg.get("normalize", False):
         lines.append("- The folder ends with a `Normalize` module: encodings are unit vectors.")
     if first and last:
-        lines.append(f"- Loss {first[1]:.3f} at step 1, {last[1]:.3f} at step {int(last[0])} "
-                     "(curve: `training/loss.png`, values: `training/loss.tsv`).")
+        lines.append(
+            f"- Loss {first[1]:.3f} at step 1, {last[1]:.3f} at step {int(last[0])} "
+            "(curve: `training/loss.png`, values: `training/loss.tsv`)."
+        )
     if train_seconds:
         cpus = cfg.get("machine", {}).get("cpus")
-        lines.append(f"- Training wall time: {train_seconds / 60:.0f} min"
-                     + (f" on {cpus} CPU cores" if cpus else "")
-                     + ", character-encoder pretraining included.")
+        lines.append(
+            f"- Training wall time: {train_seconds / 60:.0f} min"
+            + (f" on {cpus} CPU cores" if cpus else "")
+            + ", character-encoder pretraining included."
+        )
     if command:
         lines += ["", "Command:", "", f"    {command}"]
     pairs = cfg.get("training_pairs")
-    lines = [_render("model_card.md", name=name, backbone=cfg["backbone"],
-                     char_out_dim=cfg["char_out_dim"], temperature=cfg["temperature"],
-                     hard_negatives=cfg["hard_negatives"],
-                     average_weight=cfg["average_weight"], default_note=_default_note(name),
-                     dtype_note="Weights are stored in float16 and computed in float32."
-                     if cfg.get("save_dtype") == "float16" else "",
-                     corpus=cfg["corpus"], augmented=cfg["augmented"],
-                     char_aug=cfg["char_aug"], token_aug=cfg["token_aug"],
-                     phrase_aug=cfg["phrase_aug"],
-                     augmenter_weights=cfg["augmenter_weights"], negatives=cfg["negatives"],
-                     pairs_line=f"- Training pairs after filtering: {pairs:,}."
-                     if isinstance(pairs, int) else "",
-                     recipe="\n".join(lines))]
+    lines = [
+        _render(
+            "model_card.md",
+            name=name,
+            backbone=cfg["backbone"],
+            char_out_dim=cfg["char_out_dim"],
+            temperature=cfg["temperature"],
+            hard_negatives=cfg["hard_negatives"],
+            average_weight=cfg["average_weight"],
+            default_note=_default_note(name),
+            dtype_note="Weights are stored in float16 and computed in float32."
+            if cfg.get("save_dtype") == "float16"
+            else "",
+            corpus=cfg["corpus"],
+            augmented=cfg["augmented"],
+            char_aug=cfg["char_aug"],
+            token_aug=cfg["token_aug"],
+            phrase_aug=cfg["phrase_aug"],
+            augmenter_weights=cfg["augmenter_weights"],
+            negatives=cfg["negatives"],
+            pairs_line=f"- Training pairs after filtering: {pairs:,}."
+            if isinstance(pairs, int)
+            else "",
+            recipe="\n".join(lines),
+        )
+    ]
     if results:
         records = load_records(results)
         rows = [r for r in (_record(records, backbone_name), _record(records, name)) if r]
         if rows:
-            lines += ["", "## Benchmark (`pearl eval`)", "",
-                      render_markdown(rows, published=False)]
+            lines += ["", "## Benchmark (`pearl eval`)", "", render_markdown(rows, published=False)]
         if len(rows) == 2:
             a, b = (r.get("averages", {}).get("avg7") for r in rows)
             if a is not None and b is not None:
-                lines += [f"Avg-7 against the backbone: {b - a:+.1f} points "
-                          f"({b:.1f} vs {a:.1f})."]
+                lines += [f"Avg-7 against the backbone: {b - a:+.1f} points ({b:.1f} vs {a:.1f})."]
     path = folder / "README.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path
@@ -139,21 +163,26 @@ def _finetune_lines(folder: Path) -> list[str]:
         return []
     rec = read_json_object(path, "fine-tuning record")
     data = f" (`{rec['data']}`)" if rec.get("data") else ""
-    lines = [f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
-             f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
-             f"loss, batches of {rec['batch_size']} ({rec['per_group']} per group), lr "
-             f"{rec['lr']}, best of {rec['epochs_run']} epochs on "
-             f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
-             f"weights averaged with the start's (weight {rec['average_weight']}), "
-             f"{rec['seconds']:.0f} s."]
+    lines = [
+        f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
+        f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
+        f"loss, batches of {rec['batch_size']} ({rec['per_group']} per group), lr "
+        f"{rec['lr']}, best of {rec['epochs_run']} epochs on "
+        f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
+        f"weights averaged with the start's (weight {rec['average_weight']}), "
+        f"{rec['seconds']:.0f} s."
+    ]
     if rec.get("command"):
         lines.append(f"- Command: `{rec['command']}`.")
     return lines
 
 
-def write_static_model_card(folder: str | Path, results: str | Path | None = None,
-                            compare: tuple[str, ...] = ("all-MiniLM-L6-v2", "pearl-minilm"),
-                            speed: str | Path | None = None) -> Path:
+def write_static_model_card(
+    folder: str | Path,
+    results: str | Path | None = None,
+    compare: tuple[str, ...] = ("all-MiniLM-L6-v2", "pearl-minilm"),
+    speed: str | Path | None = None,
+) -> Path:
     """Render the ``README.md`` of a pearl-static folder (written by ``pearl train-static``,
     possibly fine-tuned after by ``pearl finetune``).
 
@@ -163,45 +192,59 @@ def write_static_model_card(folder: str | Path, results: str | Path | None = Non
     folder = Path(folder)
     cfg = _training_config(folder, "pearl train-static")
     name = folder.name
-    extras = ((", phrase-type loss" if cfg.get("type_loss") else "")
-              + (f", and distillation of the in-batch similarities of "
-                 f"`{Path(cfg['teacher']).name}`" if cfg.get("teacher") else ""))
+    extras = (", phrase-type loss" if cfg.get("type_loss") else "") + (
+        f", and distillation of the in-batch similarities of `{Path(cfg['teacher']).name}`"
+        if cfg.get("teacher")
+        else ""
+    )
     training = [
-
         f"- Corpus `{cfg['corpus']}`, positives `{cfg['augmented']}`, hard negatives "
         f"`{cfg['negatives']}` (no benchmark data).",
         f"- {cfg.get('total_steps')} steps of batch {cfg['batch_size']} over "
         f"{cfg.get('training_pairs', 0):,} pairs, Adam lr {cfg['lr']}, seed {cfg['seed']}; "
         f"token table averaged with the distilled one (weight {cfg['average_weight']}); "
         f"weights stored in {cfg['save_dtype']}.",
-        *([f"- Teacher: the corpus phrases' embeddings in `{cfg['teacher']}` (`pearl "
-           f"teacher`), KL of the in-batch similarity distributions, weight "
-           f"{cfg.get('distill_weight')}, temperature {cfg.get('distill_temperature')}."]
-          if cfg.get("teacher") else []),
+        *(
+            [
+                f"- Teacher: the corpus phrases' embeddings in `{cfg['teacher']}` (`pearl "
+                f"teacher`), KL of the in-batch similarity distributions, weight "
+                f"{cfg.get('distill_weight')}, temperature {cfg.get('distill_temperature')}."
+            ]
+            if cfg.get("teacher")
+            else []
+        ),
         "- Command: `pearl train-static -c configs/pearl-static.toml`.",
         *_finetune_lines(folder),
     ]
-    lines = [_render("static_model_card.md", name=name, backbone=cfg["backbone"],
-                     pca_dims=cfg["pca_dims"], n_buckets=f"{cfg['n_buckets']:,}",
-                     temperature=cfg["temperature"], hard_negatives=cfg["hard_negatives"],
-                     extras=extras, default_note=_default_note(name),
-                     training="\n".join(training))]
+    lines = [
+        _render(
+            "static_model_card.md",
+            name=name,
+            backbone=cfg["backbone"],
+            pca_dims=cfg["pca_dims"],
+            n_buckets=f"{cfg['n_buckets']:,}",
+            temperature=cfg["temperature"],
+            hard_negatives=cfg["hard_negatives"],
+            extras=extras,
+            default_note=_default_note(name),
+            training="\n".join(training),
+        )
+    ]
     if results:
         records = load_records(results)
-        rows = [r for r in [*(_record(records, c) for c in compare), _record(records, name)]
-                if r]
+        rows = [r for r in [*(_record(records, c) for c in compare), _record(records, name)] if r]
         if rows:
-            lines += ["", "## Benchmark (`pearl eval`)", "",
-                      render_markdown(rows, published=False)]
+            lines += ["", "## Benchmark (`pearl eval`)", "", render_markdown(rows, published=False)]
     if speed and Path(speed).is_file():
         rec = read_json_object(speed, "speed record")
         lines += ["", "## Speed", "", f"`{rec['command']}`:", ""]
-        lines += [f"- {r['model']} (batch {r['batch_size']}): {r['phrases_per_s']:,.0f} "
-                  "phrases/s" for r in rec["rows"]]
+        lines += [
+            f"- {r['model']} (batch {r['batch_size']}): {r['phrases_per_s']:,.0f} phrases/s"
+            for r in rec["rows"]
+        ]
     path = folder / "README.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path
-
 
 
 def is_static_folder(folder: str | Path) -> bool:

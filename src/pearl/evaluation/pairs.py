@@ -27,8 +27,7 @@ def best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float
     if not len(s):
         raise ValueError("no development pairs")
     order = np.sort(np.unique(s))
-    cands = np.concatenate([[order[0] - 1e-6], (order[:-1] + order[1:]) / 2,
-                            [order[-1] + 1e-6]])
+    cands = np.concatenate([[order[0] - 1e-6], (order[:-1] + order[1:]) / 2, [order[-1] + 1e-6]])
     acc = [((s >= t).astype(int) == y).mean() for t in cands]
     i = int(np.argmax(acc))
     return float(cands[i]), float(acc[i])
@@ -57,8 +56,13 @@ def threshold_accuracy(encoder, dev: tuple, test: tuple) -> dict:
     precision = tp / max(int(pred.sum()), 1)
     recall = tp / max(int(y.sum()), 1)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"threshold": t, "dev_accuracy": dev_acc, "test_accuracy": float((pred == y).mean()),
-            "test_f1": f1, "test_pairs": int(len(y))}
+    return {
+        "threshold": t,
+        "dev_accuracy": dev_acc,
+        "test_accuracy": float((pred == y).mean()),
+        "test_f1": f1,
+        "test_pairs": int(len(y)),
+    }
 
 
 def class_separation(embeddings: np.ndarray, labels: np.ndarray) -> float:
@@ -75,8 +79,9 @@ def class_separation(embeddings: np.ndarray, labels: np.ndarray) -> float:
     return float(inter.mean() / max(intra.mean(), 1e-12))
 
 
-def plot_classes(embeddings: np.ndarray, labels: np.ndarray, path: str | Path,
-                 title: str = "") -> float:
+def plot_classes(
+    embeddings: np.ndarray, labels: np.ndarray, path: str | Path, title: str = ""
+) -> float:
     """2-D PCA scatter of the items coloured by class, with the separation ratio in the
     title; returns that ratio."""
     from pearl._extras import pyplot

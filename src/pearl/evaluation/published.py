@@ -9,8 +9,7 @@ from __future__ import annotations
 
 __all__ = ["PUBLISHED_PHRASE", "PUBLISHED_SHORT_TEXT", "PUBLISHED_SIZE"]
 
-_KEYS = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll2003", "bc5cdr",
-         "autofj"]
+_KEYS = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll2003", "bc5cdr", "autofj"]
 
 
 def _row(*values):
@@ -30,18 +29,44 @@ PUBLISHED_PHRASE: dict[str, dict[str, float]] = {
 
 #: Table 2 (short-text classification), mean and std in percent.
 PUBLISHED_SHORT_TEXT: dict[str, dict[str, tuple[float, float]]] = {
-    "Phrase-BERT": {"twitter_s": (71.9, 0.1), "twitter_l": (77.0, 0.2),
-                    "atis_s": (50.6, 1.4), "atis_l": (79.5, 2.7)},
-    "E5-small": {"twitter_s": (70.7, 0.4), "twitter_l": (78.1, 1.2),
-                 "atis_s": (92.7, 0.0), "atis_l": (94.1, 0.1)},
-    "E5-base": {"twitter_s": (72.4, 0.2), "twitter_l": (79.5, 0.4),
-                "atis_s": (93.0, 0.6), "atis_l": (96.2, 0.3)},
-    "PEARL-small": {"twitter_s": (72.8, 0.2), "twitter_l": (78.5, 0.5),
-                    "atis_s": (93.7, 0.5), "atis_l": (96.7, 0.1)},
-    "PEARL-base": {"twitter_s": (73.7, 0.3), "twitter_l": (77.1, 0.1),
-                   "atis_s": (93.2, 0.7), "atis_l": (97.4, 0.1)},
+    "Phrase-BERT": {
+        "twitter_s": (71.9, 0.1),
+        "twitter_l": (77.0, 0.2),
+        "atis_s": (50.6, 1.4),
+        "atis_l": (79.5, 2.7),
+    },
+    "E5-small": {
+        "twitter_s": (70.7, 0.4),
+        "twitter_l": (78.1, 1.2),
+        "atis_s": (92.7, 0.0),
+        "atis_l": (94.1, 0.1),
+    },
+    "E5-base": {
+        "twitter_s": (72.4, 0.2),
+        "twitter_l": (79.5, 0.4),
+        "atis_s": (93.0, 0.6),
+        "atis_l": (96.2, 0.3),
+    },
+    "PEARL-small": {
+        "twitter_s": (72.8, 0.2),
+        "twitter_l": (78.5, 0.5),
+        "atis_s": (93.7, 0.5),
+        "atis_l": (96.7, 0.1),
+    },
+    "PEARL-base": {
+        "twitter_s": (73.7, 0.3),
+        "twitter_l": (77.1, 0.1),
+        "atis_s": (93.2, 0.7),
+        "atis_l": (97.4, 0.1),
+    },
 }
 
-PUBLISHED_SIZE = {"String Distance": "-", "GloVe": "-", "Phrase-BERT": "110M",
-                  "E5-small": "34M", "E5-base": "110M", "PEARL-small": "40M",
-                  "PEARL-base": "116M"}
+PUBLISHED_SIZE = {
+    "String Distance": "-",
+    "GloVe": "-",
+    "Phrase-BERT": "110M",
+    "E5-small": "34M",
+    "E5-base": "110M",
+    "PEARL-small": "40M",
+    "PEARL-base": "116M",
+}

@@ -31,8 +31,11 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
     except OSError:
         old = None  # an unreadable earlier record is replaced, not merged
     old = old if isinstance(old, dict) else None
-    if old and old.get("fingerprint") == record.get("fingerprint") and \
-            old.get("quick") == record.get("quick"):
+    if (
+        old
+        and old.get("fingerprint") == record.get("fingerprint")
+        and old.get("quick") == record.get("quick")
+    ):
         # keep tasks of earlier runs that this run did not repeat
         merged = dict(old.get("tasks", {}))
         merged.update(record["tasks"])
@@ -50,12 +53,17 @@ def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
             record = read_json(p, "result record")
         except OSError as exc:
             raise ValueError(f"unreadable result record {p}: {exc}") from exc
-        if not isinstance(record, dict) or not isinstance(record.get("model"), str) or \
-                not isinstance(record.get("tasks", {}), dict):
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("model"), str)
+            or not isinstance(record.get("tasks", {}), dict)
+        ):
             raise ValueError(f"{p} is not a pearl result record (no 'model' and 'tasks')")
         records.append(record)
-    return sorted(records, key=lambda r: (r.get("parameters") or 0, r["model"] != "String "
-                                          "Distance", r["model"]))
+    return sorted(
+        records,
+        key=lambda r: (r.get("parameters") or 0, r["model"] != "String Distance", r["model"]),
+    )
 
 
 def format_score(v: float | None, std: float | None = None) -> str:
@@ -88,8 +96,11 @@ def _probe_note(records: list[dict[str, Any]]) -> list[str]:
             by.setdefault(n, []).append(r["model"])
     if len(by) < 2:
         return []
-    parts = [f"{'the single probe (seed 0)' if n == 1 else f'the mean of {n} probe runs'}: "
-             f"{', '.join(names)}" for n, names in sorted(by.items())]
+    parts = [
+        f"{'the single probe (seed 0)' if n == 1 else f'the mean of {n} probe runs'}: "
+        f"{', '.join(names)}"
+        for n, names in sorted(by.items())
+    ]
     return ["", "PPDB and PPDB-f of the measured rows: " + "; ".join(parts) + "."]
 
 
@@ -98,8 +109,11 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
     quick = any(r.get("quick") for r in records)
     lines: list[str] = []
     if quick:
-        lines += ["**QUICK RUN: every task subsampled (`--quick`); these figures are a smoke "
-                  "test, not comparable with full runs or with the paper.**", ""]
+        lines += [
+            "**QUICK RUN: every task subsampled (`--quick`); these figures are a smoke "
+            "test, not comparable with full runs or with the paper.**",
+            "",
+        ]
     lines += _phrase_section(records, published)
     lines += _short_text_section(records, published)
     lines += _wall_time_section(records)
@@ -109,23 +123,36 @@ def render_markdown(records: list[dict[str, Any]], published: bool = True) -> st
 def _phrase_section(records: list[dict[str, Any]], published: bool) -> list[str]:
     lines: list[str] = []
     cols = [TASKS[k].column for k in PHRASE_TASKS]
-    lines += ["### Phrase tasks", "",
-              "| Model | Size | Source | " + " | ".join(cols) + " | Avg-7 | Avg-9 |",
-              "|---|---|---|" + "---:|" * (len(cols) + 2)]
+    lines += [
+        "### Phrase tasks",
+        "",
+        "| Model | Size | Source | " + " | ".join(cols) + " | Avg-7 | Avg-9 |",
+        "|---|---|---|" + "---:|" * (len(cols) + 2),
+    ]
     for r in records:
         t = r["tasks"]
-        cells = [format_score(t[k]["score"]) if t.get(k, {}).get("status") == "ok" else
-                 ("n/a" if t.get(k, {}).get("status") == "n/a" else "–") for k in PHRASE_TASKS]
+        cells = [
+            format_score(t[k]["score"])
+            if t.get(k, {}).get("status") == "ok"
+            else ("n/a" if t.get(k, {}).get("status") == "n/a" else "–")
+            for k in PHRASE_TASKS
+        ]
         av = r.get("averages", {})
-        lines.append(f"| {r['model']} | {_size(r.get('parameters'))} | measured | "
-                     + " | ".join(cells) + f" | {format_score(av.get('avg7'))} | "
-                     f"{format_score(av.get('avg9'))} |")
+        lines.append(
+            f"| {r['model']} | {_size(r.get('parameters'))} | measured | "
+            + " | ".join(cells)
+            + f" | {format_score(av.get('avg7'))} | "
+            f"{format_score(av.get('avg9'))} |"
+        )
     if published:
         for name, row in PUBLISHED_PHRASE.items():
             av = averages(row)
             cells = [format_score(row.get(k)) for k in PHRASE_TASKS]
-            lines.append(f"| {name} | {PUBLISHED_SIZE[name]} | published | " + " | ".join(cells)
-                         + f" | {format_score(av['avg7'])} | {format_score(av['avg9'])} |")
+            lines.append(
+                f"| {name} | {PUBLISHED_SIZE[name]} | published | "
+                + " | ".join(cells)
+                + f" | {format_score(av['avg7'])} | {format_score(av['avg9'])} |"
+            )
     lines += _probe_note(records)
     lines += [
         "",
@@ -142,35 +169,52 @@ def _phrase_section(records: list[dict[str, Any]], published: bool) -> list[str]
         "copied from the paper's Table 1, not measured here.",
         "",
     ]
-    missing = [(r["model"], [TASKS[k].column for k in PHRASE_TASKS if k not in r["tasks"]])
-               for r in records]
+    missing = [
+        (r["model"], [TASKS[k].column for k in PHRASE_TASKS if k not in r["tasks"]])
+        for r in records
+    ]
     missing = [(m, cols) for m, cols in missing if cols]
     if missing:
-        lines += ["– in a measured row: not run for that model ("
-                  + "; ".join(f"{m}: {', '.join(c)}" for m, c in missing) + ").", ""]
+        lines += [
+            "– in a measured row: not run for that model ("
+            + "; ".join(f"{m}: {', '.join(c)}" for m, c in missing)
+            + ").",
+            "",
+        ]
     return lines
 
 
 def _short_text_section(records: list[dict[str, Any]], published: bool) -> list[str]:
     lines: list[str] = []
     scols = [TASKS[k].column for k in SHORT_TEXT_TASKS]
-    lines += ["### Short-text classification", "",
-              "| Model | Source | " + " | ".join(scols) + " | Avg |",
-              "|---|---|" + "---:|" * (len(scols) + 1)]
+    lines += [
+        "### Short-text classification",
+        "",
+        "| Model | Source | " + " | ".join(scols) + " | Avg |",
+        "|---|---|" + "---:|" * (len(scols) + 1),
+    ]
     for r in records:
         t = r["tasks"]
         if not any(t.get(k, {}).get("status") == "ok" for k in SHORT_TEXT_TASKS):
             continue
-        cells = [format_score(t[k]["score"], t[k].get("std")) if t.get(k, {}).get("status") == "ok"
-                 else "–" for k in SHORT_TEXT_TASKS]
-        lines.append(f"| {r['model']} | measured | " + " | ".join(cells)
-                     + f" | {format_score(r.get('averages', {}).get('short_text'))} |")
+        cells = [
+            format_score(t[k]["score"], t[k].get("std"))
+            if t.get(k, {}).get("status") == "ok"
+            else "–"
+            for k in SHORT_TEXT_TASKS
+        ]
+        lines.append(
+            f"| {r['model']} | measured | "
+            + " | ".join(cells)
+            + f" | {format_score(r.get('averages', {}).get('short_text'))} |"
+        )
     if published:
         for name, row in PUBLISHED_SHORT_TEXT.items():
             cells = [format_score(*row[k]) for k in SHORT_TEXT_TASKS]
             avg = float(np.mean([row[k][0] for k in SHORT_TEXT_TASKS]))
-            lines.append(f"| {name} | published | " + " | ".join(cells)
-                         + f" | {format_score(avg)} |")
+            lines.append(
+                f"| {name} | published | " + " | ".join(cells) + f" | {format_score(avg)} |"
+            )
     lines += [
         "",
         "Mean ± std of test accuracy over 10 seeded runs. The measured sets are built from the "
@@ -191,11 +235,17 @@ def _wall_time_section(records: list[dict[str, Any]]) -> list[str]:
     ]
     for r in records:
         t = r["tasks"]
-        cells = [f"{t[k]['wall_time_s']:.0f}" if t.get(k, {}).get("status") == "ok" else "–"
-                 for k in TASKS]
+        cells = [
+            f"{t[k]['wall_time_s']:.0f}" if t.get(k, {}).get("status") == "ok" else "–"
+            for k in TASKS
+        ]
         lines.append(f"| {r['model']} | " + " | ".join(cells) + " |")
-    errors = [(r["model"], k, v["error"]) for r in records for k, v in r["tasks"].items()
-              if v.get("status") == "error"]
+    errors = [
+        (r["model"], k, v["error"])
+        for r in records
+        for k, v in r["tasks"].items()
+        if v.get("status") == "error"
+    ]
     if errors:
         lines += ["", "### Errors", ""] + [f"- {m} / {k}: {e}" for m, k, e in errors]
     return lines

@@ -35,8 +35,16 @@ __all__ = ["evaluate", "averages", "task_scores"]
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
-    for pkg in ("pearl", "torch", "transformers", "sentence-transformers", "numpy",
-                "scikit-learn", "faiss-cpu", "scipy"):
+    for pkg in (
+        "pearl",
+        "torch",
+        "transformers",
+        "sentence-transformers",
+        "numpy",
+        "scikit-learn",
+        "faiss-cpu",
+        "scipy",
+    ):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -61,12 +69,16 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
 
     An average is None unless every dataset it covers has a score.
     """
+
     def mean(keys):
         vals = [scores.get(k) for k in keys]
         return float(np.mean(vals)) if all(v is not None for v in vals) else None
 
-    return {"avg7": mean(PAPER_OWN_TASKS), "avg9": mean(PHRASE_TASKS),
-            "short_text": mean(SHORT_TEXT_TASKS)}
+    return {
+        "avg7": mean(PAPER_OWN_TASKS),
+        "avg9": mean(PHRASE_TASKS),
+        "short_text": mean(SHORT_TEXT_TASKS),
+    }
 
 
 def evaluate(
@@ -135,14 +147,25 @@ def evaluate(
         raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
     if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
         raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
-    encoder = load_encoder(model or DEFAULT_MODEL) if model is None or isinstance(model, str) \
-        else model  # None: the default too
+    encoder = (
+        load_encoder(model or DEFAULT_MODEL) if model is None or isinstance(model, str) else model
+    )  # None: the default too
     has_embeddings = is_embedding_model(encoder)
-    embed = (EmbeddingCache(encoder, root=cache_root, persist=cache, batch_size=batch_size)
-             if has_embeddings else None)
-    ctx = TaskContext(model=encoder, embed=embed, data=data, short_text=short_text,
-                      quick=quick, seed=seed, retrieval_index=retrieval_index,
-                      probe_runs=probe_runs)
+    embed = (
+        EmbeddingCache(encoder, root=cache_root, persist=cache, batch_size=batch_size)
+        if has_embeddings
+        else None
+    )
+    ctx = TaskContext(
+        model=encoder,
+        embed=embed,
+        data=data,
+        short_text=short_text,
+        quick=quick,
+        seed=seed,
+        retrieval_index=retrieval_index,
+        probe_runs=probe_runs,
+    )
     record: dict[str, Any] = {
         "model": getattr(encoder, "name", str(model)),
         "model_source": str(getattr(encoder, "path", model)),
@@ -150,18 +173,23 @@ def evaluate(
         "parameters": _param_count(encoder),
         "quick": quick,
         "seed": seed,
-        "seeds": {"splits_and_probes": seed, "short_text_runs": "seed + run, run = 0..9",
-                  "paraphrase_probe_runs": (f"seed + run, run = 0..{probe_runs - 1}"
-                                            if probe_runs > 1 else seed),
-                  "kmeans_random_state": 0},
+        "seeds": {
+            "splits_and_probes": seed,
+            "short_text_runs": "seed + run, run = 0..9",
+            "paraphrase_probe_runs": (
+                f"seed + run, run = 0..{probe_runs - 1}" if probe_runs > 1 else seed
+            ),
+            "kmeans_random_state": 0,
+        },
         "retrieval_index": retrieval_index,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "versions": _versions(),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "tasks": {},
     }
-    bar = tqdm(keys, desc=f"pearl eval {record['model']}", unit="task",
-               disable=not show_progress_bar)
+    bar = tqdm(
+        keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress_bar
+    )
     for key in bar:
         bar.set_postfix_str(key)
         t0 = time.perf_counter()
@@ -172,12 +200,17 @@ def evaluate(
             record["tasks"][key] = {"status": "n/a", "reason": str(exc)}
             continue
         except Exception as exc:  # noqa: BLE001 - one task's failure must not hide the others
-            record["tasks"][key] = {"status": "error", "error": repr(exc),
-                                    "traceback": traceback.format_exc()}
+            record["tasks"][key] = {
+                "status": "error",
+                "error": repr(exc),
+                "traceback": traceback.format_exc(),
+            }
             continue
         record["tasks"][key] = {
-            "status": "ok", "score": round(res.score, 4),
-            "std": None if res.std is None else round(res.std, 4), "n": res.n,
+            "status": "ok",
+            "score": round(res.score, 4),
+            "std": None if res.std is None else round(res.std, 4),
+            "n": res.n,
             "wall_time_s": round(time.perf_counter() - t0, 2),
             "newly_encoded": (embed.n_encoded - before) if embed is not None else 0,
             "details": res.details,

@@ -8,8 +8,9 @@ import torch.nn.functional as F
 __all__ = ["similarity_distillation"]
 
 
-def similarity_distillation(student: torch.Tensor, teacher: torch.Tensor,
-                            temperature: float = 0.05) -> torch.Tensor:
+def similarity_distillation(
+    student: torch.Tensor, teacher: torch.Tensor, temperature: float = 0.05
+) -> torch.Tensor:
     """KL divergence from the teacher's to the student's in-batch similarity distribution.
 
     For each phrase ``i`` of the batch, both models' cosine similarities to the other
@@ -25,8 +26,10 @@ def similarity_distillation(student: torch.Tensor, teacher: torch.Tensor,
     temperature : float, default=0.05
     """
     if student.dim() != 2 or teacher.dim() != 2 or len(student) != len(teacher):
-        raise ValueError(f"student and teacher must be (batch, d) with the same batch, got "
-                         f"{tuple(student.shape)} and {tuple(teacher.shape)}")
+        raise ValueError(
+            f"student and teacher must be (batch, d) with the same batch, got "
+            f"{tuple(student.shape)} and {tuple(teacher.shape)}"
+        )
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
     if len(student) < 3:  # at least two others per row for a distribution

@@ -9,8 +9,9 @@ import torch.nn.functional as F
 __all__ = ["multi_similarity_loss", "mine_pairs"]
 
 
-def mine_pairs(similarities: torch.Tensor, labels: torch.Tensor, epsilon: float = 0.1
-               ) -> tuple[torch.Tensor, torch.Tensor]:
+def mine_pairs(
+    similarities: torch.Tensor, labels: torch.Tensor, epsilon: float = 0.1
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The pairs whose locality is not yet preserved (SentPWNet eq. 11-12).
 
     Returns boolean masks ``(positives, negatives)`` of shape (batch, batch): a negative
@@ -28,9 +29,14 @@ def mine_pairs(similarities: torch.Tensor, labels: torch.Tensor, epsilon: float 
     return pos & (s < max_neg + epsilon), neg & (s > min_pos - epsilon)
 
 
-def multi_similarity_loss(embeddings: torch.Tensor, labels: torch.Tensor, alpha: float = 2.0,
-                          beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1
-                          ) -> torch.Tensor:
+def multi_similarity_loss(
+    embeddings: torch.Tensor,
+    labels: torch.Tensor,
+    alpha: float = 2.0,
+    beta: float = 50.0,
+    base: float = 0.5,
+    epsilon: float = 0.1,
+) -> torch.Tensor:
     """Multi-similarity loss over a batch of labelled embeddings.
 
     For each anchor ``i``, positives are the other rows with its label, negatives the rows
@@ -60,8 +66,10 @@ def multi_similarity_loss(embeddings: torch.Tensor, labels: torch.Tensor, alpha:
     """
     labels = torch.as_tensor(labels, device=embeddings.device)
     if embeddings.dim() != 2 or labels.shape != embeddings.shape[:1]:
-        raise ValueError(f"embeddings must be (batch, dim) and labels (batch,), got "
-                         f"{tuple(embeddings.shape)} and {tuple(labels.shape)}")
+        raise ValueError(
+            f"embeddings must be (batch, dim) and labels (batch,), got "
+            f"{tuple(embeddings.shape)} and {tuple(labels.shape)}"
+        )
     x = F.normalize(embeddings, dim=-1)
     sim = x @ x.T
     keep_pos, keep_neg = mine_pairs(sim, labels, epsilon)

@@ -12,8 +12,9 @@ from pearl.losses.types import IGNORE_LABEL
 __all__ = ["supervised_contrastive_loss"]
 
 
-def supervised_contrastive_loss(embeddings: torch.Tensor, labels: torch.Tensor,
-                                temperature: float = 0.1) -> torch.Tensor | None:
+def supervised_contrastive_loss(
+    embeddings: torch.Tensor, labels: torch.Tensor, temperature: float = 0.1
+) -> torch.Tensor | None:
     """SupCon's ``L_out``: each labelled row against every other row of the batch.
 
     For a row ``i`` with a label and at least one other row of the same label (its
@@ -36,8 +37,10 @@ def supervised_contrastive_loss(embeddings: torch.Tensor, labels: torch.Tensor,
     """
     labels = torch.as_tensor(labels, device=embeddings.device)
     if embeddings.dim() != 2 or labels.shape != embeddings.shape[:1]:
-        raise ValueError(f"embeddings must be (n, dim) and labels (n,), got "
-                         f"{tuple(embeddings.shape)} and {tuple(labels.shape)}")
+        raise ValueError(
+            f"embeddings must be (n, dim) and labels (n,), got "
+            f"{tuple(embeddings.shape)} and {tuple(labels.shape)}"
+        )
     if temperature <= 0:
         raise ValueError("temperature must be > 0")
     n = len(labels)

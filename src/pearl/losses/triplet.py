@@ -8,8 +8,9 @@ import torch.nn.functional as F
 __all__ = ["triplet_loss", "batch_hard_triplet_loss"]
 
 
-def triplet_loss(anchor: torch.Tensor, positive: torch.Tensor, negative: torch.Tensor,
-                 margin: float = 1.0) -> torch.Tensor:
+def triplet_loss(
+    anchor: torch.Tensor, positive: torch.Tensor, negative: torch.Tensor, margin: float = 1.0
+) -> torch.Tensor:
     """``mean(max(0, |a - p| - |a - n| + margin))`` (Phrase-BERT uses margin 1).
 
     Parameters
@@ -24,9 +25,12 @@ def triplet_loss(anchor: torch.Tensor, positive: torch.Tensor, negative: torch.T
     return F.relu(d_pos - d_neg + margin).mean()
 
 
-def batch_hard_triplet_loss(anchor: torch.Tensor, positive: torch.Tensor,
-                            hard_negatives: torch.Tensor | None = None,
-                            margin: float = 1.0) -> torch.Tensor:
+def batch_hard_triplet_loss(
+    anchor: torch.Tensor,
+    positive: torch.Tensor,
+    hard_negatives: torch.Tensor | None = None,
+    margin: float = 1.0,
+) -> torch.Tensor:
     """:func:`triplet_loss` where each anchor's negative is the closest (L2) of the other
     anchors' positives and the shared ``hard_negatives``: the triplet objective on the
     same batches as PEARL's InfoNCE.
@@ -39,8 +43,11 @@ def batch_hard_triplet_loss(anchor: torch.Tensor, positive: torch.Tensor,
     """
     if anchor.shape != positive.shape or anchor.dim() != 2:
         raise ValueError("anchor and positive must both be (batch, dim)")
-    candidates = positive if hard_negatives is None or len(hard_negatives) == 0 else \
-        torch.cat([positive, hard_negatives], dim=0)
+    candidates = (
+        positive
+        if hard_negatives is None or len(hard_negatives) == 0
+        else torch.cat([positive, hard_negatives], dim=0)
+    )
     if len(candidates) < 2:
         raise ValueError("a batch-hard triplet needs at least one negative candidate")
     with torch.no_grad():

@@ -11,8 +11,9 @@ __all__ = ["IGNORE_LABEL", "type_loss"]
 IGNORE_LABEL = -100
 
 
-def type_loss(logits: torch.Tensor, labels: torch.Tensor,
-              class_weights: torch.Tensor | None = None) -> torch.Tensor | None:
+def type_loss(
+    logits: torch.Tensor, labels: torch.Tensor, class_weights: torch.Tensor | None = None
+) -> torch.Tensor | None:
     """Cross-entropy of the phrase-type logits, ignoring untyped phrases.
 
     Parameters
@@ -31,8 +32,10 @@ def type_loss(logits: torch.Tensor, labels: torch.Tensor,
     """
     labels = torch.as_tensor(labels, device=logits.device)
     if logits.dim() != 2 or labels.shape != logits.shape[:1]:
-        raise ValueError(f"logits must be (n, n_labels) and labels (n,), got "
-                         f"{tuple(logits.shape)} and {tuple(labels.shape)}")
+        raise ValueError(
+            f"logits must be (n, n_labels) and labels (n,), got "
+            f"{tuple(logits.shape)} and {tuple(labels.shape)}"
+        )
     if not bool((labels != IGNORE_LABEL).any()):
         return None
     return F.cross_entropy(logits, labels, weight=class_weights, ignore_index=IGNORE_LABEL)

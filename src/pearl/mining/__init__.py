@@ -4,7 +4,10 @@ from pearl._lazy import lazy_exports
 
 __all__ = ["edit_candidates", "mine_hard_negatives"]
 
-__getattr__, __dir__ = lazy_exports(__name__, {
-    'edit_candidates': 'pearl.mining.hard_negatives',
-    'mine_hard_negatives': 'pearl.mining.hard_negatives',
-})
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "edit_candidates": "pearl.mining.hard_negatives",
+        "mine_hard_negatives": "pearl.mining.hard_negatives",
+    },
+)

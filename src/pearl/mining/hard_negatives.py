@@ -25,8 +25,12 @@ def _blocks(keys: list[str], block_size: int) -> list[np.ndarray]:
     return [order[s : s + block_size] for s in range(0, len(order) - step, step)]
 
 
-def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int = 2000,
-                    show_progress_bar: bool = True) -> dict[tuple[int, int], float]:
+def edit_candidates(
+    phrases: list[str],
+    min_ratio: float = 80.0,
+    block_size: int = 2000,
+    show_progress_bar: bool = True,
+) -> dict[tuple[int, int], float]:
     """Pairs of phrases with a high normalised edit similarity (rapidfuzz ``ratio``).
 
     Phrases are blocked twice: sorted by their lower-cased text and by its reverse (so
@@ -48,8 +52,9 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
     windows = _blocks(low, block_size) + _blocks([s[::-1] for s in low], block_size)
     for win in tqdm(windows, desc="edit-distance blocks", disable=not show_progress_bar):
         texts = [low[i] for i in win]
-        m = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=min_ratio,
-                          workers=-1, dtype=np.uint8)
+        m = process.cdist(
+            texts, texts, scorer=fuzz.ratio, score_cutoff=min_ratio, workers=-1, dtype=np.uint8
+        )
         a, b = np.nonzero(np.triu(m, k=1))
         for x, y, r in zip(win[a], win[b], m[a, b], strict=True):
             if low[x] != low[y]:
@@ -58,10 +63,18 @@ def edit_candidates(phrases: list[str], min_ratio: float = 80.0, block_size: int
     return pairs
 
 
-def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None = None,
-                        min_ratio: float = 80.0, max_cosine: float = 0.6, top_k: int = 5,
-                        block_size: int = 2000, batch_size: int = 64,
-                        show_progress_bar: bool = True, cache=None) -> dict:
+def mine_hard_negatives(
+    phrases: list[str],
+    encoder,
+    out_path: str | Path | None = None,
+    min_ratio: float = 80.0,
+    max_cosine: float = 0.6,
+    top_k: int = 5,
+    block_size: int = 2000,
+    batch_size: int = 64,
+    show_progress_bar: bool = True,
+    cache=None,
+) -> dict:
     """Hard negatives for each phrase.
 
     Parameters
@@ -119,11 +132,16 @@ def mine_hard_negatives(phrases: list[str], encoder, out_path: str | Path | None
             for p in sorted(negatives):
                 for n, r, c in negatives[p]:
                     w.writerow([p, n, f"{r:.0f}", f"{c:.4f}"])
-    return {"negatives": {p: [n for n, _, _ in v] for p, v in negatives.items()},
-            "phrases": len(phrases), "candidate_pairs": len(idx),
-            "phrases_with_negatives": len(negatives), "blocking_seconds": t_block,
-            "encoding_seconds": t_enc, "encoded_phrases": int(len(involved)),
-            "total_seconds": time.perf_counter() - t0}
+    return {
+        "negatives": {p: [n for n, _, _ in v] for p, v in negatives.items()},
+        "phrases": len(phrases),
+        "candidate_pairs": len(idx),
+        "phrases_with_negatives": len(negatives),
+        "blocking_seconds": t_block,
+        "encoding_seconds": t_enc,
+        "encoded_phrases": int(len(involved)),
+        "total_seconds": time.perf_counter() - t0,
+    }
 
 
 def read_hard_negatives(path: str | Path) -> dict[str, list[str]]:

@@ -49,22 +49,34 @@ class CharEncoder(nn.Module):
         Longest character + subword sequence.
     """
 
-    def __init__(self, out_dim: int = 128, dim: int = 64, subword_vocab: int = 0,
-                 heads: int = 4, max_len: int = 128) -> None:
+    def __init__(
+        self,
+        out_dim: int = 128,
+        dim: int = 64,
+        subword_vocab: int = 0,
+        heads: int = 4,
+        max_len: int = 128,
+    ) -> None:
         super().__init__()
-        self.config = {"out_dim": out_dim, "dim": dim, "subword_vocab": subword_vocab,
-                       "heads": heads, "max_len": max_len}
+        self.config = {
+            "out_dim": out_dim,
+            "dim": dim,
+            "subword_vocab": subword_vocab,
+            "heads": heads,
+            "max_len": max_len,
+        }
         self.chars = nn.Embedding(256 + _OFFSET, dim, padding_idx=PAD)
-        self.subwords = nn.Embedding(subword_vocab, dim, padding_idx=PAD) if subword_vocab \
-            else None
+        self.subwords = nn.Embedding(subword_vocab, dim, padding_idx=PAD) if subword_vocab else None
         self.positions = nn.Embedding(max_len, dim)
         self.segment = nn.Embedding(2, dim)
-        self.attention = nn.TransformerEncoderLayer(dim, heads, dim_feedforward=2 * dim,
-                                                    dropout=0.0, batch_first=True)
+        self.attention = nn.TransformerEncoderLayer(
+            dim, heads, dim_feedforward=2 * dim, dropout=0.0, batch_first=True
+        )
         self.project = nn.Linear(dim, out_dim)
 
-    def forward(self, char_ids: torch.Tensor,
-                subword_ids: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, char_ids: torch.Tensor, subword_ids: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Phrase vectors, shape (batch, out_dim)."""
         max_len = self.config["max_len"]
         char_len = (char_ids != PAD).sum(1, keepdim=True)
@@ -79,8 +91,9 @@ class CharEncoder(nn.Module):
             segments.append(torch.ones_like(subword_ids))
             # subwords continue right after each row's own characters, so padding the
             # character part of a batch does not move them
-            positions.append(char_len + torch.arange(subword_ids.shape[1],
-                                                     device=subword_ids.device))
+            positions.append(
+                char_len + torch.arange(subword_ids.shape[1], device=subword_ids.device)
+            )
             ids.append(subword_ids)
         x = torch.cat(parts, dim=1)[:, :max_len]
         all_ids = torch.cat(ids, dim=1)[:, :max_len]

@@ -58,13 +58,28 @@ class CharFusion(Module):
         the fallback when the first module is a plain ``Transformer``).
     """
 
-    config_keys = ["phrase_dim", "char_config", "output_dim", "labels", "max_chars",
-                   "use_chars", "char_gain", "raw_text"]
+    config_keys = [
+        "phrase_dim",
+        "char_config",
+        "output_dim",
+        "labels",
+        "max_chars",
+        "use_chars",
+        "char_gain",
+        "raw_text",
+    ]
 
-    def __init__(self, phrase_dim: int, char_config: dict | None = None,
-                 output_dim: int | None = None, labels: list[str] | None = None,
-                 max_chars: int = 64, use_chars: bool = True, char_gain: bool = False,
-                 raw_text: bool = False) -> None:
+    def __init__(
+        self,
+        phrase_dim: int,
+        char_config: dict | None = None,
+        output_dim: int | None = None,
+        labels: list[str] | None = None,
+        max_chars: int = 64,
+        use_chars: bool = True,
+        char_gain: bool = False,
+        raw_text: bool = False,
+    ) -> None:
         super().__init__()
         self.phrase_dim = int(phrase_dim)
         self.char_config = dict(char_config or {})
@@ -80,8 +95,7 @@ class CharFusion(Module):
         concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)
         self._embedding_dim = int(output_dim) if output_dim else concat
         self.project = nn.Linear(concat, output_dim) if output_dim else None
-        self.type_head = nn.Linear(self.embedding_dim, len(self.labels)) if self.labels \
-            else None
+        self.type_head = nn.Linear(self.embedding_dim, len(self.labels)) if self.labels else None
         self.tokenizer = None  # set by on_model_ready / set_tokenizer
 
     @property
@@ -109,23 +123,27 @@ class CharFusion(Module):
 
     def _special_ids(self, device) -> torch.Tensor:
         if self.tokenizer is None:
-            raise RuntimeError("CharFusion has no tokenizer: load it inside a "
-                               "SentenceTransformer or call set_tokenizer()")
+            raise RuntimeError(
+                "CharFusion has no tokenizer: load it inside a "
+                "SentenceTransformer or call set_tokenizer()"
+            )
         cached = getattr(self, "_special", None)
         if cached is None or cached.device != torch.device(device):
             cached = torch.tensor(sorted(self.tokenizer.all_special_ids), device=device)
             self._special = cached
         return cached
 
-    def char_inputs(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                    char_ids: torch.Tensor | None = None
-                    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def char_inputs(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        char_ids: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Character ids and subword ids (special tokens removed, left-aligned) of each row.
 
         ``char_ids``: the raw text's byte ids from the first module (used when
         ``raw_text`` is on); otherwise the phrase is decoded back from the token ids."""
-        keep = attention_mask.bool() & ~torch.isin(input_ids,
-                                                   self._special_ids(input_ids.device))
+        keep = attention_mask.bool() & ~torch.isin(input_ids, self._special_ids(input_ids.device))
         if self.raw_text and char_ids is not None:
             chars = char_ids[:, : self.max_chars].to(input_ids.device)
         else:
@@ -139,15 +157,17 @@ class CharFusion(Module):
         pos = keep.long().cumsum(1) - 1
         sub = torch.zeros(input_ids.shape[0], width, dtype=torch.long, device=input_ids.device)
         rows_idx = torch.arange(input_ids.shape[0], device=input_ids.device)[:, None].expand_as(
-            input_ids)
+            input_ids
+        )
         sub[rows_idx[keep], pos[keep]] = input_ids[keep]
         return chars, sub
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
         phrase = features["sentence_embedding"]
         if self.use_chars:
-            chars, sub = self.char_inputs(features["input_ids"], features["attention_mask"],
-                                          features.get(CHAR_IDS))
+            chars, sub = self.char_inputs(
+                features["input_ids"], features["attention_mask"], features.get(CHAR_IDS)
+            )
             char_vec = self.char_encoder(chars, sub).to(phrase.dtype)
             if self.char_log_scale is not None:
                 char_vec = char_vec * self.char_log_scale.exp().to(phrase.dtype)
@@ -198,6 +218,7 @@ class CharFusion(Module):
         try:
             module.load_state_dict(state, strict=True)
         except RuntimeError as exc:
-            raise OSError(f"PEARL module weights in {folder} do not match its config: "
-                          f"{exc}") from exc
+            raise OSError(
+                f"PEARL module weights in {folder} do not match its config: {exc}"
+            ) from exc
         return module

@@ -59,9 +59,16 @@ class GloveSequenceEncoder(Module):
 
     config_keys = ["arch", "hidden_dim", "kernel_size", "max_words", "embedding_dim"]
 
-    def __init__(self, words: list[str], vectors=None, arch: str = "bilstm",
-                 hidden_dim: int = 150, kernel_size: int = 3, max_words: int = 32,
-                 embedding_dim: int | None = None) -> None:
+    def __init__(
+        self,
+        words: list[str],
+        vectors=None,
+        arch: str = "bilstm",
+        hidden_dim: int = 150,
+        kernel_size: int = 3,
+        max_words: int = 32,
+        embedding_dim: int | None = None,
+    ) -> None:
         super().__init__()
         if arch not in ARCHS:
             raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
@@ -78,20 +85,27 @@ class GloveSequenceEncoder(Module):
             if vectors is not None:
                 table = torch.as_tensor(np.asarray(vectors), dtype=torch.float32)
                 if table.shape != (len(self.words), self.embedding_dim):
-                    raise ValueError(f"vectors of shape {tuple(table.shape)} for "
-                                     f"{len(self.words)} words")
+                    raise ValueError(
+                        f"vectors of shape {tuple(table.shape)} for {len(self.words)} words"
+                    )
                 self.embedding.weight[2:] = table
                 self.embedding.weight[1] = table.mean(0)  # unknown words: the mean vector
         if arch == "bilstm":
-            self.encoder = nn.LSTM(self.embedding_dim, self.hidden_dim, batch_first=True,
-                                   bidirectional=True)
+            self.encoder = nn.LSTM(
+                self.embedding_dim, self.hidden_dim, batch_first=True, bidirectional=True
+            )
         else:
-            self.encoder = nn.Conv1d(self.embedding_dim, 2 * self.hidden_dim,
-                                     self.kernel_size, padding=self.kernel_size // 2)
+            self.encoder = nn.Conv1d(
+                self.embedding_dim,
+                2 * self.hidden_dim,
+                self.kernel_size,
+                padding=self.kernel_size // 2,
+            )
 
     @classmethod
-    def from_glove(cls, arch: str = "bilstm", texts: Iterable[str] = (),
-                   vocab_size: int = 50_000, **kwargs) -> GloveSequenceEncoder:
+    def from_glove(
+        cls, arch: str = "bilstm", texts: Iterable[str] = (), vocab_size: int = 50_000, **kwargs
+    ) -> GloveSequenceEncoder:
         """A fresh encoder on the packaged GloVe 6B 50-d vectors: its ``vocab_size`` most
         frequent words plus every GloVe word of ``texts`` (the training strings)."""
         glove = GloveVectors()
@@ -101,8 +115,7 @@ class GloveSequenceEncoder(Module):
             keep.update(glove.index[w] for w in glove_tokenize(str(text)) if w in glove.index)
         rows = sorted(keep)
         by_row = {i: w for w, i in glove.index.items()}
-        return cls([by_row[i] for i in rows], np.asarray(glove.vectors[rows]), arch=arch,
-                   **kwargs)
+        return cls([by_row[i] for i in rows], np.asarray(glove.vectors[rows]), arch=arch, **kwargs)
 
     def get_sentence_embedding_dimension(self) -> int:
         return 2 * self.hidden_dim
@@ -110,14 +123,17 @@ class GloveSequenceEncoder(Module):
     get_embedding_dimension = get_sentence_embedding_dimension
 
     def preprocess(self, texts: list[str], **kwargs) -> dict[str, torch.Tensor]:
-        ids = [[self.index.get(w, 1) for w in glove_tokenize(str(t))][: self.max_words]
-               for t in texts]
+        ids = [
+            [self.index.get(w, 1) for w in glove_tokenize(str(t))][: self.max_words] for t in texts
+        ]
         width = max([1, *map(len, ids)])
         out = np.zeros((len(ids), width), dtype=np.int64)
         for row, seq in enumerate(ids):
             out[row, : len(seq)] = seq
-        return {"input_ids": torch.from_numpy(out),
-                "lengths": torch.tensor([len(s) for s in ids], dtype=torch.int64)}
+        return {
+            "input_ids": torch.from_numpy(out),
+            "lengths": torch.tensor([len(s) for s in ids], dtype=torch.int64),
+        }
 
     tokenize = preprocess
 
@@ -127,10 +143,12 @@ class GloveSequenceEncoder(Module):
         x = self.embedding(ids)
         if self.arch == "bilstm":
             packed = nn.utils.rnn.pack_padded_sequence(
-                x, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False)
+                x, lengths.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False
+            )
             out, _ = self.encoder(packed)
-            out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
-                                                      total_length=ids.shape[1])
+            out, _ = nn.utils.rnn.pad_packed_sequence(
+                out, batch_first=True, total_length=ids.shape[1]
+            )
             pooled = (out * mask).sum(1) / mask.sum(1).clamp(min=1)
         else:
             out = torch.relu(self.encoder(x.transpose(1, 2))).transpose(1, 2)
@@ -152,8 +170,7 @@ class GloveSequenceEncoder(Module):
         save_file(state, os.path.join(output_path, WEIGHTS))
 
     @classmethod
-    def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs
-             ) -> GloveSequenceEncoder:
+    def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs) -> GloveSequenceEncoder:
         folder = Path(model_name_or_path) / subfolder
         paths = [folder / CONFIG, folder / VOCAB, folder / WEIGHTS]
         for p in paths:

@@ -33,9 +33,17 @@ from sentence_transformers.sentence_transformer.modules import Transformer
 
 from pearl._io import read_json
 
-__all__ = ["module_registry", "StrictTransformer", "check_model_folder", "open_model_folder",
-           "read_modules", "untrusted_modules", "PICKLE_SUFFIXES",
-           "SAFE_MODEL_KWARGS", "strict_transformer_config"]
+__all__ = [
+    "module_registry",
+    "StrictTransformer",
+    "check_model_folder",
+    "open_model_folder",
+    "read_modules",
+    "untrusted_modules",
+    "PICKLE_SUFFIXES",
+    "SAFE_MODEL_KWARGS",
+    "strict_transformer_config",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +52,16 @@ PICKLE_SUFFIXES = frozenset({".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt", 
 #: the keyword arguments pearl always hands transformers, over anything a folder says
 SAFE_MODEL_KWARGS = {"use_safetensors": True, "weights_only": True}
 #: ``sentence_bert_config.json`` keys passed on to ``Transformer`` (everything else dropped)
-_TRANSFORMER_KEYS = {"max_seq_length": (int, type(None)), "do_lower_case": (bool,),
-                     "transformer_task": (str,), "modality_config": (dict,),
-                     "module_output_name": (str, type(None)),
-                     "unpad_inputs": (bool, type(None)),
-                     "query_length": (int, type(None)), "document_length": (int, type(None))}
+_TRANSFORMER_KEYS = {
+    "max_seq_length": (int, type(None)),
+    "do_lower_case": (bool,),
+    "transformer_task": (str,),
+    "modality_config": (dict,),
+    "module_output_name": (str, type(None)),
+    "unpad_inputs": (bool, type(None)),
+    "query_length": (int, type(None)),
+    "document_length": (int, type(None)),
+}
 _SAFE_DTYPES = {"float32", "float16", "bfloat16", "auto"}
 
 
@@ -72,24 +85,33 @@ StrictTransformer.__name__ = StrictTransformer.__qualname__ = Transformer.__name
 def strict_transformer_config(raw: dict, where: str | os.PathLike = "") -> dict:
     """The keys of a parsed ``sentence_bert_config.json`` that pearl passes on to
     ``Transformer``; the others are dropped with a warning naming them."""
-    config = {k: v for k, v in raw.items() if k in _TRANSFORMER_KEYS
-              and isinstance(v, _TRANSFORMER_KEYS[k])
-              and not (isinstance(v, bool) and bool not in _TRANSFORMER_KEYS[k])}
+    config = {
+        k: v
+        for k, v in raw.items()
+        if k in _TRANSFORMER_KEYS
+        and isinstance(v, _TRANSFORMER_KEYS[k])
+        and not (isinstance(v, bool) and bool not in _TRANSFORMER_KEYS[k])
+    }
     model_kwargs = raw.get("model_kwargs", raw.get("model_args")) or {}
     if not isinstance(model_kwargs, dict):
         model_kwargs = {"<not a mapping>": model_kwargs}
     dtype = model_kwargs.get("dtype", model_kwargs.get("torch_dtype"))
     if isinstance(dtype, str) and dtype in _SAFE_DTYPES:
         config["model_kwargs"] = {"dtype": dtype}
-    dropped = [k for k in sorted(set(raw) - set(config) - {"model_kwargs", "model_args"})
-               if raw[k] not in ({}, None)]
+    dropped = [
+        k
+        for k in sorted(set(raw) - set(config) - {"model_kwargs", "model_args"})
+        if raw[k] not in ({}, None)
+    ]
     dropped += [f"model_kwargs.{k}" for k in sorted(set(model_kwargs) - {"dtype", "torch_dtype"})]
     if dropped:
-        logger.warning("%s: ignoring configuration keys pearl does not pass on: %s", where,
-                       ", ".join(dropped))
+        logger.warning(
+            "%s: ignoring configuration keys pearl does not pass on: %s", where, ", ".join(dropped)
+        )
     if "modality_config" not in config:
-        config["modality_config"], config["module_output_name"] = \
+        config["modality_config"], config["module_output_name"] = (
             Transformer._get_default_modality_config(config)
+        )
     return config
 
 
@@ -107,24 +129,37 @@ def module_registry() -> dict[str, type]:
     from pearl.models.raw_text import RawTextTransformer
     from pearl.models.static import StaticPhraseEmbedding
 
-    plain = {"Pooling": st.Pooling, "Normalize": Normalize, "Dense": Dense,
-             "StaticEmbedding": st.StaticEmbedding, "LayerNorm": st.LayerNorm,
-             "Dropout": st.Dropout, "WeightedLayerPooling": st.WeightedLayerPooling,
-             "WordWeights": st.WordWeights, "CNN": st.CNN, "LSTM": st.LSTM}
+    plain = {
+        "Pooling": st.Pooling,
+        "Normalize": Normalize,
+        "Dense": Dense,
+        "StaticEmbedding": st.StaticEmbedding,
+        "LayerNorm": st.LayerNorm,
+        "Dropout": st.Dropout,
+        "WeightedLayerPooling": st.WeightedLayerPooling,
+        "WordWeights": st.WordWeights,
+        "CNN": st.CNN,
+        "LSTM": st.LSTM,
+    }
     registry: dict[str, type] = {}
     for name, cls in [*plain.items(), ("Transformer", Transformer)]:
         target = StrictTransformer if cls is Transformer else cls
-        for ref in (f"{cls.__module__}.{name}", f"sentence_transformers.models.{name}",
-                    f"sentence_transformers.sentence_transformer.modules.{name}",
-                    f"sentence_transformers.base.modules.{name}"):
+        for ref in (
+            f"{cls.__module__}.{name}",
+            f"sentence_transformers.models.{name}",
+            f"sentence_transformers.sentence_transformer.modules.{name}",
+            f"sentence_transformers.base.modules.{name}",
+        ):
             registry[ref] = target
-    registry.update({"pearl.models.fusion.CharFusion": CharFusion,
-                     "pearl.models.raw_text.RawTextTransformer": RawTextTransformer,
-                     "pearl.models.static.StaticPhraseEmbedding": StaticPhraseEmbedding,
-                     "pearl.models.glove_sequence.GloveSequenceEncoder":
-                         GloveSequenceEncoder})
+    registry.update(
+        {
+            "pearl.models.fusion.CharFusion": CharFusion,
+            "pearl.models.raw_text.RawTextTransformer": RawTextTransformer,
+            "pearl.models.static.StaticPhraseEmbedding": StaticPhraseEmbedding,
+            "pearl.models.glove_sequence.GloveSequenceEncoder": GloveSequenceEncoder,
+        }
+    )
     return registry
-
 
 
 def read_modules(path: str | os.PathLike) -> list[dict]:
@@ -140,8 +175,11 @@ def read_modules(path: str | os.PathLike) -> list[dict]:
         raise OSError(f"{path} is not a sentence-transformers folder (no modules.json)")
     entries = read_json(modules, "modules.json")
     if not isinstance(entries, list) or not all(
-            isinstance(e, dict) and isinstance(e.get("type"), str)
-            and isinstance(e.get("path", ""), str) for e in entries):
+        isinstance(e, dict)
+        and isinstance(e.get("type"), str)
+        and isinstance(e.get("path", ""), str)
+        for e in entries
+    ):
         raise OSError(f"{modules} is not a list of module entries with a 'type' and a 'path'")
     return entries
 
@@ -151,8 +189,9 @@ def untrusted_modules(entries: list[dict]) -> list[str]:
     return [e["type"] for e in entries if e["type"] not in module_registry()]
 
 
-def check_model_folder(path: str | os.PathLike, trust_remote_code: bool = False,
-                       root: str | os.PathLike | None = None) -> list[dict]:
+def check_model_folder(
+    path: str | os.PathLike, trust_remote_code: bool = False, root: str | os.PathLike | None = None
+) -> list[dict]:
     """Check a model folder against the rules of the module docstring, reading nothing
     but JSON; returns its ``modules.json`` entries.
 
@@ -181,35 +220,43 @@ def check_model_folder(path: str | os.PathLike, trust_remote_code: bool = False,
             if p.is_symlink():
                 target = Path(os.path.realpath(p))
                 if not target.is_relative_to(base):
-                    raise OSError(f"{p} is a link to {target}, outside the model folder; "
-                                  "pearl does not follow it")
+                    raise OSError(
+                        f"{p} is a link to {target}, outside the model folder; "
+                        "pearl does not follow it"
+                    )
         for name in filenames:
             p = Path(dirpath) / name
             if p.suffix.lower() in PICKLE_SUFFIXES:
                 raise OSError(
                     f"{p}: weights in a pickle-based format can run code when loaded; pearl "
                     "reads safetensors weights only (convert the model with "
-                    "save_pretrained(safe_serialization=True) where you trust it)")
+                    "save_pretrained(safe_serialization=True) where you trust it)"
+                )
             if p.suffix.lower() == ".json" and name != "tokenizer.json":
                 data = read_json(p, "model configuration")
                 if isinstance(data, dict) and "auto_map" in data and not trust_remote_code:
                     raise OSError(
                         f"{p} names code to run (auto_map); pearl does not load code from a "
                         "model folder. Pass trust_remote_code=True only if you trust where "
-                        "this folder came from.")
+                        "this folder came from."
+                    )
     foreign = untrusted_modules(entries)
     if foreign and not trust_remote_code:
         raise OSError(
             f"the model folder {folder} lists module type(s) {', '.join(map(repr, foreign))} "
             "in modules.json, which are neither sentence-transformers modules pearl knows nor "
             "pearl modules; loading them would execute code from the folder. Pass "
-            "trust_remote_code=True only if you trust where this folder came from.")
+            "trust_remote_code=True only if you trust where this folder came from."
+        )
     return entries
 
 
-def open_model_folder(path: str | os.PathLike, device: str | None = "cpu",
-                      trust_remote_code: bool = False,
-                      root: str | os.PathLike | None = None):
+def open_model_folder(
+    path: str | os.PathLike,
+    device: str | None = "cpu",
+    trust_remote_code: bool = False,
+    root: str | os.PathLike | None = None,
+):
     """``SentenceTransformer`` of a local folder, opened as data (see the module docstring).
 
     Parameters
@@ -228,11 +275,17 @@ def open_model_folder(path: str | os.PathLike, device: str | None = "cpu",
     from sentence_transformers import SentenceTransformer
 
     entries = check_model_folder(path, trust_remote_code, root)
-    classes = {e["type"]: module_registry()[e["type"]] for e in entries
-               if e["type"] in module_registry()}
+    classes = {
+        e["type"]: module_registry()[e["type"]] for e in entries if e["type"] in module_registry()
+    }
     try:
         return SentenceTransformer._load_with_module_classes(
-            str(path), classes, device=device, local_files_only=True,
-            trust_remote_code=trust_remote_code, model_kwargs=dict(SAFE_MODEL_KWARGS))
+            str(path),
+            classes,
+            device=device,
+            local_files_only=True,
+            trust_remote_code=trust_remote_code,
+            model_kwargs=dict(SAFE_MODEL_KWARGS),
+        )
     except Exception as exc:  # noqa: BLE001 - re-raised with context
         raise OSError(f"could not load the model folder {path}: {exc}") from exc

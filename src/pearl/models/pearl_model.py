@@ -23,14 +23,26 @@ from pearl.models.loading import (
 )
 from pearl.models.raw_text import RawTextTransformer
 
-__all__ = ["build_pearl_model", "load_pearl_model", "open_model_folder", "is_pearl_folder",
-           "fusion_module"]
+__all__ = [
+    "build_pearl_model",
+    "load_pearl_model",
+    "open_model_folder",
+    "is_pearl_folder",
+    "fusion_module",
+]
 
 
-def build_pearl_model(backbone: str, char_config: dict | None = None,
-                      output_dim: int | None = None, labels: list[str] | None = None,
-                      use_chars: bool = True, max_seq_length: int = 32,
-                      device: str = "cpu", char_gain: bool = False, raw_text: bool = False):
+def build_pearl_model(
+    backbone: str,
+    char_config: dict | None = None,
+    output_dim: int | None = None,
+    labels: list[str] | None = None,
+    use_chars: bool = True,
+    max_seq_length: int = 32,
+    device: str = "cpu",
+    char_gain: bool = False,
+    raw_text: bool = False,
+):
     """A fused PEARL model from a backbone folder.
 
     Parameters
@@ -65,15 +77,22 @@ def build_pearl_model(backbone: str, char_config: dict | None = None,
     if os.path.isdir(backbone):  # a folder is data: the same rules as any model folder
         check_model_folder(backbone)
     module = RawTextTransformer if raw_text and use_chars else StrictTransformer
-    transformer = module(backbone, max_seq_length=max_seq_length,
-                         model_kwargs=dict(SAFE_MODEL_KWARGS))
+    transformer = module(
+        backbone, max_seq_length=max_seq_length, model_kwargs=dict(SAFE_MODEL_KWARGS)
+    )
     dim = transformer.get_embedding_dimension()
     pooling = Pooling(dim, pooling_mode="mean")
     char_config = dict(char_config or {})
     char_config.setdefault("subword_vocab", len(transformer.tokenizer))
-    fusion = CharFusion(dim, char_config, output_dim=output_dim, labels=labels,
-                        use_chars=use_chars, char_gain=char_gain,
-                        raw_text=raw_text and use_chars)
+    fusion = CharFusion(
+        dim,
+        char_config,
+        output_dim=output_dim,
+        labels=labels,
+        use_chars=use_chars,
+        char_gain=char_gain,
+        raw_text=raw_text and use_chars,
+    )
     fusion.set_tokenizer(transformer.tokenizer)
     return SentenceTransformer(modules=[transformer, pooling, fusion], device=device)
 
@@ -94,8 +113,7 @@ def fusion_module(model) -> CharFusion | None:
     return None
 
 
-def load_pearl_model(path: str | os.PathLike, device: str = "cpu",
-                     trust_remote_code: bool = False):
+def load_pearl_model(path: str | os.PathLike, device: str = "cpu", trust_remote_code: bool = False):
     """Load a PEARL (or any sentence-transformers) folder, with a clear error when broken
     (see :func:`open_model_folder`)."""
     return open_model_folder(path, device, trust_remote_code=trust_remote_code)

@@ -42,8 +42,9 @@ LEGACY_WEIGHTS = "model.safetensors"
 _MULT = np.int64(0x9E3779B1)
 
 
-def char_ngram_ids(texts: list[str], n_buckets: int, ngram_range: tuple[int, int] = (3, 5),
-                   max_chars: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def char_ngram_ids(
+    texts: list[str], n_buckets: int, ngram_range: tuple[int, int] = (3, 5), max_chars: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
     """Hashed character n-grams of each lower-cased text, with ``<`` and ``>`` around it.
 
     Parameters
@@ -66,8 +67,9 @@ def char_ngram_ids(texts: list[str], n_buckets: int, ngram_range: tuple[int, int
     raw = [("<" + t.lower() + ">").encode("utf-8", "replace")[:max_chars] for t in texts]
     lens = np.fromiter((len(b) for b in raw), dtype=np.int64, count=n)
     width = max(int(lens.max()) if n else 0, hi)
-    buf = np.frombuffer(b"".join(b.ljust(width, b"\0") for b in raw) or b"\0" * width,
-                        dtype=np.uint8)
+    buf = np.frombuffer(
+        b"".join(b.ljust(width, b"\0") for b in raw) or b"\0" * width, dtype=np.uint8
+    )
     chars = buf[: n * width].reshape(n, width).astype(np.int64) + 1
     grams, counts = [], np.zeros(n, dtype=np.int64)
     # rolling polynomial hash: the k-gram value extends the (k-1)-gram one by one character
@@ -82,8 +84,11 @@ def char_ngram_ids(texts: list[str], n_buckets: int, ngram_range: tuple[int, int
         grams.append((h, valid))
         counts += valid.sum(1)
     # text after text: concatenate each row's n-grams of every size
-    ids = np.concatenate([h for h, _ in grams], axis=1)[
-        np.concatenate([v for _, v in grams], axis=1)] if n else np.zeros(0, np.int64)
+    ids = (
+        np.concatenate([h for h, _ in grams], axis=1)[np.concatenate([v for _, v in grams], axis=1)]
+        if n
+        else np.zeros(0, np.int64)
+    )
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n else np.zeros(0, np.int64)
     return ids.astype(np.int64), offsets.astype(np.int64)
 
@@ -106,11 +111,20 @@ class StaticPhraseEmbedding(StaticEmbedding):
         The n-gram table; zeros by default, so a fresh module equals its token table.
     """
 
-    def __init__(self, tokenizer, embedding_weights=None, embedding_dim: int | None = None,
-                 n_buckets: int = 16384, ngram_range: tuple[int, int] = (3, 5),
-                 max_chars: int = 64, ngram_weights=None, **kwargs) -> None:
-        super().__init__(tokenizer, embedding_weights=embedding_weights,
-                         embedding_dim=embedding_dim, **kwargs)
+    def __init__(
+        self,
+        tokenizer,
+        embedding_weights=None,
+        embedding_dim: int | None = None,
+        n_buckets: int = 16384,
+        ngram_range: tuple[int, int] = (3, 5),
+        max_chars: int = 64,
+        ngram_weights=None,
+        **kwargs,
+    ) -> None:
+        super().__init__(
+            tokenizer, embedding_weights=embedding_weights, embedding_dim=embedding_dim, **kwargs
+        )
         self.n_buckets = int(n_buckets)
         self.ngram_range = (int(ngram_range[0]), int(ngram_range[1]))
         self.max_chars = int(max_chars)
@@ -121,8 +135,9 @@ class StaticPhraseEmbedding(StaticEmbedding):
             else:
                 self.ngrams.weight.copy_(torch.as_tensor(ngram_weights))
 
-    def preprocess(self, inputs: list[str], prompt: str | None = None, **kwargs
-                   ) -> dict[str, torch.Tensor]:
+    def preprocess(
+        self, inputs: list[str], prompt: str | None = None, **kwargs
+    ) -> dict[str, torch.Tensor]:
         if prompt:
             inputs = self._prepend_prompt(inputs, prompt)
         # as pearl.PhraseEncoder does: whitespace-only strings are "" (the same vector
@@ -133,13 +148,16 @@ class StaticPhraseEmbedding(StaticEmbedding):
         encode = self.tokenizer.encode
         token_ids = [encode(t, add_special_tokens=False).ids for t in inputs]
         lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(inputs))
-        flat = np.fromiter((i for t in token_ids for i in t), dtype=np.int64,
-                           count=int(lengths.sum()))
-        features = {"input_ids": torch.from_numpy(flat),
-                    "offsets": torch.from_numpy(np.concatenate([[0], np.cumsum(lengths)[:-1]])
-                                                .astype(np.int64))}
-        ids, offsets = char_ngram_ids(inputs, self.n_buckets, self.ngram_range,
-                                      self.max_chars)
+        flat = np.fromiter(
+            (i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum())
+        )
+        features = {
+            "input_ids": torch.from_numpy(flat),
+            "offsets": torch.from_numpy(
+                np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+            ),
+        }
+        ids, offsets = char_ngram_ids(inputs, self.n_buckets, self.ngram_range, self.max_chars)
         features["ngram_ids"] = torch.from_numpy(ids)
         features["ngram_offsets"] = torch.from_numpy(offsets)
         return features
@@ -158,12 +176,18 @@ class StaticPhraseEmbedding(StaticEmbedding):
         save_file(state, os.path.join(output_path, WEIGHTS))
         self.tokenizer.save(str(Path(output_path) / "tokenizer.json"))
         with open(os.path.join(output_path, CONFIG), "w", encoding="utf-8") as f:
-            json.dump({"n_buckets": self.n_buckets, "ngram_range": list(self.ngram_range),
-                       "max_chars": self.max_chars}, f, indent=2)
+            json.dump(
+                {
+                    "n_buckets": self.n_buckets,
+                    "ngram_range": list(self.ngram_range),
+                    "max_chars": self.max_chars,
+                },
+                f,
+                indent=2,
+            )
 
     @classmethod
-    def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs
-             ) -> StaticPhraseEmbedding:
+    def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs) -> StaticPhraseEmbedding:
         folder = Path(model_name_or_path) / subfolder
         weights = folder / WEIGHTS
         if not weights.is_file() and (folder / LEGACY_WEIGHTS).is_file():
@@ -176,10 +200,13 @@ class StaticPhraseEmbedding(StaticEmbedding):
             config = json.loads(paths[2].read_text(encoding="utf-8"))
             state = load_file(str(paths[1]))
             tokenizer = Tokenizer.from_file(str(paths[0]))
-            return cls(tokenizer, embedding_weights=state["embedding.weight"].float(),
-                       ngram_weights=state["ngrams.weight"].float(),
-                       n_buckets=int(config["n_buckets"]),
-                       ngram_range=tuple(config["ngram_range"]),
-                       max_chars=int(config["max_chars"]))
+            return cls(
+                tokenizer,
+                embedding_weights=state["embedding.weight"].float(),
+                ngram_weights=state["ngrams.weight"].float(),
+                n_buckets=int(config["n_buckets"]),
+                ngram_range=tuple(config["ngram_range"]),
+                max_chars=int(config["max_chars"]),
+            )
         except Exception as exc:  # noqa: BLE001 - re-raised with the folder named
             raise OSError(f"corrupt pearl-static module in {folder}: {exc}") from exc

@@ -37,10 +37,17 @@ def vocabulary(phrases: Iterable[str], size: int) -> list[str]:
     return [w for w, _ in ranked[:size]]
 
 
-def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size: int = 256,
-                          lr: float = 2e-3, typo_rate: float = 0.5, seed: int = 0,
-                          show_progress_bar: bool = True, device: str | torch.device = "cpu"
-                          ) -> list[float]:
+def pretrain_char_encoder(
+    model,
+    words: list[str],
+    steps: int = 1500,
+    batch_size: int = 256,
+    lr: float = 2e-3,
+    typo_rate: float = 0.5,
+    seed: int = 0,
+    show_progress_bar: bool = True,
+    device: str | torch.device = "cpu",
+) -> list[float]:
     """Train ``model``'s :class:`~pearl.models.CharFusion` character encoder in place.
 
     Parameters
@@ -71,9 +78,10 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
     targets = []
     with torch.no_grad():
         backbone.eval()
-        for i in tqdm(range(0, len(words), 512), desc="char targets",
-                      disable=not show_progress_bar):
-            feats = batch_to_device(model.preprocess(words[i:i + 512]), device)
+        for i in tqdm(
+            range(0, len(words), 512), desc="char targets", disable=not show_progress_bar
+        ):
+            feats = batch_to_device(model.preprocess(words[i : i + 512]), device)
             targets.append(backbone(feats)["sentence_embedding"])
     target = torch.cat(targets)
     encoder = fusion.char_encoder
@@ -94,8 +102,9 @@ def pretrain_char_encoder(model, words: list[str], steps: int = 1500, batch_size
                 w = rng.choice(_TYPOS)(w, rng) or w
             batch.append(w)
         feats = batch_to_device(model.preprocess(batch), device)
-        chars, sub = fusion.char_inputs(feats["input_ids"], feats["attention_mask"],
-                                        feats.get(CHAR_IDS))
+        chars, sub = fusion.char_inputs(
+            feats["input_ids"], feats["attention_mask"], feats.get(CHAR_IDS)
+        )
         pred = head(encoder(chars, sub))
         tgt = target[torch.as_tensor(idx, device=target.device)]
         loss = info_nce(pred, tgt) + (1 - F.cosine_similarity(pred, tgt)).mean()

@@ -56,9 +56,15 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
     tensors["torch_rng"] = ckpt.torch_rng.contiguous()
     if ckpt.cuda_rng is not None:
         tensors["cuda_rng"] = ckpt.cuda_rng.cpu().contiguous()
-    meta = {"format": _FORMAT, "config": ckpt.config, "step": ckpt.step,
-            "history": ckpt.history, "param_groups": ckpt.optimizer["param_groups"],
-            "scheduler": ckpt.scheduler, "seconds": ckpt.seconds}
+    meta = {
+        "format": _FORMAT,
+        "config": ckpt.config,
+        "step": ckpt.step,
+        "history": ckpt.history,
+        "param_groups": ckpt.optimizer["param_groups"],
+        "scheduler": ckpt.scheduler,
+        "seconds": ckpt.seconds,
+    }
     with atomic_path(path) as tmp:
         save_file(tensors, str(tmp), metadata={"pearl_state": json.dumps(meta)})
 
@@ -78,7 +84,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
             tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
         if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
             raise ValueError("unknown checkpoint format")
-        model = {k[len("model."):]: v for k, v in tensors.items() if k.startswith("model.")}
+        model = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
         state: dict[int, dict[str, torch.Tensor]] = {}
         for key, value in tensors.items():
             if key.startswith("optimizer."):
@@ -89,51 +95,78 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
         for group in groups:  # JSON turned Adam's betas tuple into a list
             if isinstance(group.get("betas"), list):
                 group["betas"] = tuple(group["betas"])
-        return Checkpoint(config=dict(meta["config"]), step=int(meta["step"]),
-                          history=list(meta["history"]), model=model,
-                          optimizer={"state": state, "param_groups": groups},
-                          scheduler=dict(meta["scheduler"]), torch_rng=tensors["torch_rng"],
-                          seconds=float(meta.get("seconds", 0.0)),
-                          cuda_rng=tensors.get("cuda_rng"))
+        return Checkpoint(
+            config=dict(meta["config"]),
+            step=int(meta["step"]),
+            history=list(meta["history"]),
+            model=model,
+            optimizer={"state": state, "param_groups": groups},
+            scheduler=dict(meta["scheduler"]),
+            torch_rng=tensors["torch_rng"],
+            seconds=float(meta.get("seconds", 0.0)),
+            cuda_rng=tensors.get("cuda_rng"),
+        )
     except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
-        raise OSError(f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
-                      "checkpoint folder or start a fresh run without --resume") from exc
+        raise OSError(
+            f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
+            "checkpoint folder or start a fresh run without --resume"
+        ) from exc
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value)
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
     """Every field of a checkpoint's metadata checked for type and range before anything
     uses it (a crafted file is an error naming the field, not a traceback later)."""
+
     def need(ok: bool, what: str) -> None:
         if not ok:
             raise ValueError(f"invalid checkpoint field {what}")
 
     need(isinstance(meta.get("config"), dict), "'config' (a JSON object)")
     step = meta.get("step")
-    need(isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 2**40,
-         "'step' (an integer >= 0)")
+    need(
+        isinstance(step, int) and not isinstance(step, bool) and 0 <= step < 2**40,
+        "'step' (an integer >= 0)",
+    )
     history = meta.get("history")
-    need(isinstance(history, list) and all(
-        isinstance(h, dict) and all(  # a diverged step may log NaN: numbers, not finite
-            isinstance(k, str) and (v is None or isinstance(v, int | float)
-                                    and not isinstance(v, bool)) for k, v in h.items())
-        for h in history),
-         "'history' (a list of objects of numbers)")
+    need(
+        isinstance(history, list)
+        and all(
+            isinstance(h, dict)
+            and all(  # a diverged step may log NaN: numbers, not finite
+                isinstance(k, str)
+                and (v is None or isinstance(v, int | float) and not isinstance(v, bool))
+                for k, v in h.items()
+            )
+            for h in history
+        ),
+        "'history' (a list of objects of numbers)",
+    )
     groups = meta.get("param_groups")
-    need(isinstance(groups, list) and all(
-        isinstance(g, dict) and isinstance(g.get("params"), list)
-        and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in g["params"])
-        and _number(g.get("lr")) and g["lr"] >= 0 for g in groups),
-         "'param_groups' (a list of groups with integer 'params' and a number 'lr')")
+    need(
+        isinstance(groups, list)
+        and all(
+            isinstance(g, dict)
+            and isinstance(g.get("params"), list)
+            and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in g["params"])
+            and _number(g.get("lr"))
+            and g["lr"] >= 0
+            for g in groups
+        ),
+        "'param_groups' (a list of groups with integer 'params' and a number 'lr')",
+    )
     ids = {i for g in groups for i in g["params"]}
     need(set(state) <= ids, "optimizer state of a parameter no group holds")
     need(isinstance(meta.get("scheduler"), dict), "'scheduler' (a JSON object)")
-    need(_number(meta.get("seconds", 0.0)) and meta.get("seconds", 0.0) >= 0,
-         "'seconds' (a number >= 0)")
+    need(
+        _number(meta.get("seconds", 0.0)) and meta.get("seconds", 0.0) >= 0,
+        "'seconds' (a number >= 0)",
+    )
     rng = tensors.get("torch_rng")
-    need(isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.ndim == 1,
-         "'torch_rng' (a byte tensor)")
+    need(
+        isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.ndim == 1,
+        "'torch_rng' (a byte tensor)",
+    )

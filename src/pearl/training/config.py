@@ -14,9 +14,15 @@ __all__ = ["TrainConfig", "load_config", "check_fields"]
 
 # (min, max) of the numeric options; unlisted ones are >= 0
 _RANGES: dict[str, tuple] = {
-    "batch_size": (2, None), "checkpoint_every": (1, None), "decay_steps": (1, None),
-    "char_out_dim": (1, None), "char_dim": (1, None), "max_seq_length": (1, None),
-    "char_pretrain_batch": (1, None), "average_weight": (0.0, 1.0), "lr_decay": (0.0, 1.0),
+    "batch_size": (2, None),
+    "checkpoint_every": (1, None),
+    "decay_steps": (1, None),
+    "char_out_dim": (1, None),
+    "char_dim": (1, None),
+    "max_seq_length": (1, None),
+    "char_pretrain_batch": (1, None),
+    "average_weight": (0.0, 1.0),
+    "lr_decay": (0.0, 1.0),
 }
 
 
@@ -126,8 +132,9 @@ class TrainConfig(ConfigPaths):
     char_aug: bool = True
     token_aug: bool = True
     phrase_aug: bool = True
-    augmenter_weights: dict[str, float] = field(default_factory=lambda: {
-        "mined_paraphrase": 0.25, "acronym": 0.35})
+    augmenter_weights: dict[str, float] = field(
+        default_factory=lambda: {"mined_paraphrase": 0.25, "acronym": 0.35}
+    )
     # optimisation
     batch_size: int = 512
     epochs: float = 2.0
@@ -159,8 +166,7 @@ class TrainConfig(ConfigPaths):
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
         check_choice(self.objective, "objective", ("infonce", "triplet", "phrase-bert"))
         if self.objective == "phrase-bert" and not self.triplets:
-            raise ValueError('objective = "phrase-bert" needs triplets = <file of pearl '
-                             'triplets>')
+            raise ValueError('objective = "phrase-bert" needs triplets = <file of pearl triplets>')
         check_float(self.margin, "margin", 0.0)
         check_float(self.distill_weight, "distill_weight", 0.0)
         check_float(self.distill_temperature, "distill_temperature", 1e-6)
@@ -172,8 +178,15 @@ class TrainConfig(ConfigPaths):
     @property
     def levels(self) -> set[str]:
         """The augmentation levels switched on."""
-        return {lvl for lvl, on in (("char", self.char_aug), ("token", self.token_aug),
-                                    ("phrase", self.phrase_aug)) if on}
+        return {
+            lvl
+            for lvl, on in (
+                ("char", self.char_aug),
+                ("token", self.token_aug),
+                ("phrase", self.phrase_aug),
+            )
+            if on
+        }
 
     @property
     def checkpoints(self) -> Path:
@@ -193,8 +206,7 @@ def check_fields(config, ranges: dict[str, tuple] | None = None) -> None:
         if f.type == "int":
             check_int(value, f.name, *ranges.get(f.name, (0, None)))
         elif f.type == "float":
-            setattr(config, f.name, check_float(value, f.name,
-                                                *ranges.get(f.name, (0.0, None))))
+            setattr(config, f.name, check_float(value, f.name, *ranges.get(f.name, (0.0, None))))
         elif f.type == "bool":
             check_bool(value, f.name)
         elif f.type == "str" and not isinstance(value, str):
@@ -219,13 +231,17 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
             return tomllib.loads(f"x = {value}")["x"]
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError too
         kind = type(current).__name__
-        raise ValueError(f"{name}: expected {'a table' if kind == 'dict' else 'an ' + kind}"
-                         f", got {value!r}") from exc
+        raise ValueError(
+            f"{name}: expected {'a table' if kind == 'dict' else 'an ' + kind}, got {value!r}"
+        ) from exc
     return value
 
 
-def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None,
-                config_class: type = TrainConfig):
+def load_config(
+    path: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    config_class: type = TrainConfig,
+):
     """A :class:`TrainConfig` (or another configuration dataclass, ``config_class``) from a
     TOML file (optional) and ``key=value`` overrides.
 

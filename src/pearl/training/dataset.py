@@ -36,9 +36,13 @@ class Batch:
 
 
 #: Entity type id (its index in ENTITY_TYPES) of each label id; -100 for the OTHER labels.
-_ENTITY_OF_LABEL = np.array([ENTITY_TYPES.index(split_label(lab)[1])
-                             if split_label(lab)[1] in ENTITY_TYPES else -100
-                             for lab in LABELS], dtype=np.int64)
+_ENTITY_OF_LABEL = np.array(
+    [
+        ENTITY_TYPES.index(split_label(lab)[1]) if split_label(lab)[1] in ENTITY_TYPES else -100
+        for lab in LABELS
+    ],
+    dtype=np.int64,
+)
 
 
 def entity_types(labels: np.ndarray) -> np.ndarray:
@@ -84,8 +88,16 @@ class TrainingData:
     seed : int, default=0
     """
 
-    def __init__(self, pairs, labels, negatives, levels=("char", "token", "phrase"),
-                 augmenter_weights=None, max_examples: int = 0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        pairs,
+        labels,
+        negatives,
+        levels=("char", "token", "phrase"),
+        augmenter_weights=None,
+        max_examples: int = 0,
+        seed: int = 0,
+    ) -> None:
         levels = set(levels)
         weights = augmenter_weights or {}
         rng = random.Random(seed)
@@ -108,13 +120,14 @@ class TrainingData:
             raise ValueError("no training pairs left after filtering")
         self.anchors = [k[0] for k in kept]
         self.positives = [k[1] for k in kept]
-        self.anchor_negatives = [k[2] for k in kept] if all(len(k) == 3 for k in kept) \
-            else None
-        self.labels = np.array([LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors],
-                               dtype=np.int64)
+        self.anchor_negatives = [k[2] for k in kept] if all(len(k) == 3 for k in kept) else None
+        self.labels = np.array(
+            [LABEL_TO_ID.get(labels.get(a, ""), -100) for a in self.anchors], dtype=np.int64
+        )
         self.types = entity_types(self.labels)
-        self._by_type = {int(t): np.flatnonzero(self.types == t)
-                         for t in np.unique(self.types[self.types >= 0])}
+        self._by_type = {
+            int(t): np.flatnonzero(self.types == t) for t in np.unique(self.types[self.types >= 0])
+        }
         self.negatives = {a: negatives[a] for a in self.anchors if negatives.get(a)}
         self.seed = seed
 
@@ -123,8 +136,10 @@ class TrainingData:
         """Read the three files of the training-data pipeline."""
         labels = {r.phrase: r.label for r in read_corpus(_require(corpus, "corpus"))}
         if not labels:
-            raise ValueError(f"the corpus {corpus} holds no phrases (a header only?); build "
-                             "it with pearl build-corpus")
+            raise ValueError(
+                f"the corpus {corpus} holds no phrases (a header only?); build "
+                "it with pearl build-corpus"
+            )
         pairs = read_augmented(_require(augmented, "augmented"))
         if not pairs:
             raise ValueError(f"{augmented} holds no training pairs (a header only?)")
@@ -137,15 +152,16 @@ class TrainingData:
         from pearl.augment.phrase_bert import read_triplets
 
         labels = {r.phrase: r.label for r in read_corpus(_require(corpus, "corpus"))}
-        rows = [(p, pos, name, neg) for p, pos, neg, name in
-                read_triplets(_require(triplets, "triplets"))]
+        rows = [
+            (p, pos, name, neg)
+            for p, pos, neg, name in read_triplets(_require(triplets, "triplets"))
+        ]
         return cls(rows, labels, {}, **kwargs)
 
     def __len__(self) -> int:
         return len(self.anchors)
 
-    def type_class_weights(self, n_labels: int, power: float, cap: float = 10.0
-                           ) -> torch.Tensor:
+    def type_class_weights(self, n_labels: int, power: float, cap: float = 10.0) -> torch.Tensor:
         """Cross-entropy class weights ``min(cap, (n_max / n_c) ** power)``.
 
         ``n_c`` counts the training phrases of label ``c``; labels never seen get the cap
@@ -157,15 +173,21 @@ class TrainingData:
         if not counts.any():
             return torch.ones(n_labels)
         ratio = counts.max() / np.maximum(counts, 1.0)
-        return torch.as_tensor(np.minimum(cap, ratio ** power), dtype=torch.float32)
+        return torch.as_tensor(np.minimum(cap, ratio**power), dtype=torch.float32)
 
     def steps_per_epoch(self, batch_size: int, typed: int = 0) -> int:
         """Steps to see every pair once, ``batch_size - typed`` pairs of the permutation per
         step (the ``typed`` rows of a batch are extra draws, see :meth:`batch`)."""
         return max(1, len(self) // max(1, batch_size - typed))
 
-    def batch(self, step: int, batch_size: int, hard_negatives: int = 0, typed: int = 0,
-              group_size: int = 4) -> Batch:
+    def batch(
+        self,
+        step: int,
+        batch_size: int,
+        hard_negatives: int = 0,
+        typed: int = 0,
+        group_size: int = 4,
+    ) -> Batch:
         """The batch of a global step (epochs are seeded permutations; the tail is dropped).
 
         With ``typed > 0``, the last ``typed`` rows are typed phrases drawn in groups of
@@ -181,10 +203,9 @@ class TrainingData:
         per_epoch = self.steps_per_epoch(batch_size, typed)
         epoch, pos = divmod(step, per_epoch)
         order = np.random.default_rng([self.seed, epoch]).permutation(len(self))
-        idx = order[pos * size:(pos + 1) * size]
+        idx = order[pos * size : (pos + 1) * size]
         if typed:
-            idx = np.concatenate([idx, self._typed_rows(step, typed // group_size,
-                                                        group_size)])
+            idx = np.concatenate([idx, self._typed_rows(step, typed // group_size, group_size)])
         anchors = [self.anchors[i] for i in idx]
         negatives: list[str] = []
         if hard_negatives:
@@ -192,10 +213,15 @@ class TrainingData:
             with_neg = [a for a in anchors if a in self.negatives]
             for a in rng.sample(with_neg, min(hard_negatives, len(with_neg))):
                 negatives.append(rng.choice(self.negatives[a]))
-        own = ([self.anchor_negatives[i] for i in idx] if self.anchor_negatives is not None
-               else None)
-        return Batch(anchors, [self.positives[i] for i in idx], negatives, self.labels[idx],
-                     own, self.types[idx])
+        own = [self.anchor_negatives[i] for i in idx] if self.anchor_negatives is not None else None
+        return Batch(
+            anchors,
+            [self.positives[i] for i in idx],
+            negatives,
+            self.labels[idx],
+            own,
+            self.types[idx],
+        )
 
     def eligible_types(self, group_size: int) -> list[int]:
         """The entity type ids with at least ``group_size`` training phrases."""
@@ -209,5 +235,6 @@ class TrainingData:
             return np.zeros(0, dtype=np.int64)
         rng = np.random.default_rng([self.seed, step, 4])
         chosen = rng.choice(eligible, size=n_groups, replace=n_groups > len(eligible))
-        return np.concatenate([rng.choice(self._by_type[t], size=group_size, replace=False)
-                               for t in chosen]).astype(np.int64)
+        return np.concatenate(
+            [rng.choice(self._by_type[t], size=group_size, replace=False) for t in chosen]
+        ).astype(np.int64)

@@ -71,8 +71,9 @@ class LabelledGroups:
         texts = list(parent)
         groups = np.array([roots.setdefault(find(t), len(roots)) for t in texts])
         gid = dict(zip(texts, groups.tolist(), strict=True))
-        different = {tuple(sorted((gid[a], gid[b]))) for a, b, y in rows
-                     if int(y) == 0 and gid[a] != gid[b]}
+        different = {
+            tuple(sorted((gid[a], gid[b]))) for a, b, y in rows if int(y) == 0 and gid[a] != gid[b]
+        }
         return cls(texts, groups, different)
 
     @classmethod
@@ -82,41 +83,52 @@ class LabelledGroups:
         if {"left", "right", "label"} <= cols:
             bad = ~frame["label"].isin([0, 1, "0", "1"])
             if bad.any():
-                raise ValueError(f"label must be 0 or 1; row {int(np.flatnonzero(bad)[0])} "
-                                 f"has {frame['label'][bad].iloc[0]!r}")
-            return cls.from_pairs(frame["left"].astype(str), frame["right"].astype(str),
-                                  frame["label"].astype(int))
+                raise ValueError(
+                    f"label must be 0 or 1; row {int(np.flatnonzero(bad)[0])} "
+                    f"has {frame['label'][bad].iloc[0]!r}"
+                )
+            return cls.from_pairs(
+                frame["left"].astype(str), frame["right"].astype(str), frame["label"].astype(int)
+            )
         if {"text", "group"} <= cols:
             group = frame["group"]
-            missing = group.isna() | group.astype(str).str.strip().str.lower().isin(
-                _MISSING_IDS)
+            missing = group.isna() | group.astype(str).str.strip().str.lower().isin(_MISSING_IDS)
             if missing.all():
                 raise ValueError("every row's group id is missing (blank, NA, null...)")
             if missing.any():  # a blank id would make one entity of unrelated strings
-                logger.warning("dropping %d rows without a group id (blank, NA, null...), "
-                               "e.g. row %d", int(missing.sum()),
-                               int(np.flatnonzero(missing.to_numpy())[0]))
+                logger.warning(
+                    "dropping %d rows without a group id (blank, NA, null...), e.g. row %d",
+                    int(missing.sum()),
+                    int(np.flatnonzero(missing.to_numpy())[0]),
+                )
                 frame = frame[~missing.to_numpy()]
             texts = frame["text"].astype(str).tolist()
             codes, _ = pd.factorize(frame["group"])
             return cls(texts, np.asarray(codes))
-        raise ValueError("labelled data needs columns left, right, label (pairs) or text, "
-                         f"group (groups); got {sorted(cols)}")
+        raise ValueError(
+            "labelled data needs columns left, right, label (pairs) or text, "
+            f"group (groups); got {sorted(cols)}"
+        )
 
     def split(self, fraction: float, seed: int) -> tuple[LabelledGroups, LabelledGroups]:
         """Hold out ``fraction`` of the groups of two or more strings (for validation)."""
         ids, counts = np.unique(self.groups, return_counts=True)
         multi = ids[counts >= 2]
         rng = np.random.default_rng(seed)
-        held = set(rng.choice(multi, size=int(round(fraction * len(multi))),
-                              replace=False).tolist()) if len(multi) else set()
+        held = (
+            set(rng.choice(multi, size=int(round(fraction * len(multi))), replace=False).tolist())
+            if len(multi)
+            else set()
+        )
         keep = np.array([g not in held for g in self.groups.tolist()], dtype=bool)
 
         def part(mask: np.ndarray) -> LabelledGroups:
             present = set(self.groups[mask].tolist())
-            return LabelledGroups([t for t, m in zip(self.texts, mask, strict=True) if m],
-                                  self.groups[mask],
-                                  {p for p in self.different if set(p) <= present})
+            return LabelledGroups(
+                [t for t, m in zip(self.texts, mask, strict=True) if m],
+                self.groups[mask],
+                {p for p in self.different if set(p) <= present},
+            )
 
         return part(keep), part(~keep)
 
@@ -168,8 +180,13 @@ def _top1(model, data: LabelledGroups, batch_size: int = 256) -> float:
     if len(data) < 2:
         return float("nan")
     with torch.no_grad():
-        emb = model.encode(data.texts, batch_size=batch_size, convert_to_tensor=True,
-                           normalize_embeddings=True, show_progress_bar=False)
+        emb = model.encode(
+            data.texts,
+            batch_size=batch_size,
+            convert_to_tensor=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
     sims = emb @ emb.T
     sims.fill_diagonal_(-2.0)
     nearest = sims.argmax(1).cpu().numpy()
@@ -191,14 +208,32 @@ class FinetuneResult:
     seconds: float
 
 
-def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_MODEL,
-             loss: str = "ms", encoder: str = "transformer", epochs: int = 10,
-             batch_size: int = 64, per_group: int = 4, lr: float | None = None,
-             validation: float = 0.1, patience: int = 2, alpha: float = 2.0,
-             beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1,
-             temperature: float = 0.05, margin: float = 1.0, max_steps: int = 0,
-             average_weight: float = 0.0, save_dtype: str = "float32", seed: int = 0,
-             record: dict | None = None, show_progress_bar: bool = True) -> FinetuneResult:
+def finetune(
+    data: LabelledGroups,
+    output: str | Path,
+    *,
+    model: Any = DEFAULT_MODEL,
+    loss: str = "ms",
+    encoder: str = "transformer",
+    epochs: int = 10,
+    batch_size: int = 64,
+    per_group: int = 4,
+    lr: float | None = None,
+    validation: float = 0.1,
+    patience: int = 2,
+    alpha: float = 2.0,
+    beta: float = 50.0,
+    base: float = 0.5,
+    epsilon: float = 0.1,
+    temperature: float = 0.05,
+    margin: float = 1.0,
+    max_steps: int = 0,
+    average_weight: float = 0.0,
+    save_dtype: str = "float32",
+    seed: int = 0,
+    record: dict | None = None,
+    show_progress_bar: bool = True,
+) -> FinetuneResult:
     """Fine-tune ``model`` on labelled groups and save the best weights to ``output``.
 
     Parameters
@@ -269,14 +304,16 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
     check_io({"output": output}, [model_folder(model) if encoder == "transformer" else None])
     check_replaceable_dir(output, "modules.json")
     if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
-        raise ValueError("the labelled data needs at least one group of two matching "
-                         "strings and one other group")
+        raise ValueError(
+            "the labelled data needs at least one group of two matching strings and one other group"
+        )
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)
     rng = random.Random(seed)
     start, st = _start_model(model, encoder, data)
-    initial = {k: v.detach().clone() for k, v in st.state_dict().items()} \
-        if average_weight else None
+    initial = (
+        {k: v.detach().clone() for k, v in st.state_dict().items()} if average_weight else None
+    )
     opt = torch.optim.AdamW(st.parameters(), lr=lr)
     best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
     t0 = time.time()
@@ -285,15 +322,15 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         st.train()
         batches = list(_batches(train_data, batch_size, per_group, rng))
         if max_steps:
-            batches = batches[:max_steps - steps]
+            batches = batches[: max_steps - steps]
         steps += len(batches)
-        for idx in tqdm(batches, desc=f"finetune epoch {epoch}", unit="batch",
-                        disable=not show_progress_bar):
+        for idx in tqdm(
+            batches, desc=f"finetune epoch {epoch}", unit="batch", disable=not show_progress_bar
+        ):
             texts = [train_data.texts[i] for i in idx]
             groups = torch.as_tensor(train_data.groups[idx])
             emb = st(st.preprocess(texts))["sentence_embedding"]
-            value = _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature,
-                               margin)
+            value = _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
             opt.zero_grad(set_to_none=True)
             value.backward()
             opt.step()
@@ -317,15 +354,28 @@ def finetune(data: LabelledGroups, output: str | Path, *, model: Any = DEFAULT_M
         average_weights(st, initial, average_weight)
     save_model(st, output, save_dtype, normalize=True)
     seconds = time.time() - t0
-    params = {"start": str(model) if start is not None else None, "encoder": encoder,
-              "loss": loss, "epochs": epochs, "batch_size": batch_size,
-              "per_group": per_group, "lr": lr, "validation": validation,
-              "patience": patience, "max_steps": max_steps,
-              "average_weight": average_weight, "save_dtype": save_dtype, "seed": seed,
-              "strings": len(data), "groups": int(len(np.unique(data.groups))),
-              "epochs_run": epoch, "best_epoch": best_epoch,
-              "validation_top1": [None if math.isnan(x) else x for x in history],
-              "seconds": round(seconds, 1), **(record or {})}
+    params = {
+        "start": str(model) if start is not None else None,
+        "encoder": encoder,
+        "loss": loss,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "per_group": per_group,
+        "lr": lr,
+        "validation": validation,
+        "patience": patience,
+        "max_steps": max_steps,
+        "average_weight": average_weight,
+        "save_dtype": save_dtype,
+        "seed": seed,
+        "strings": len(data),
+        "groups": int(len(np.unique(data.groups))),
+        "epochs_run": epoch,
+        "best_epoch": best_epoch,
+        "validation_top1": [None if math.isnan(x) else x for x in history],
+        "seconds": round(seconds, 1),
+        **(record or {}),
+    }
     _write_record(output, start, params)
     return FinetuneResult(output, epoch, best_epoch, history, seconds)
 
@@ -343,7 +393,8 @@ def _start_model(model: Any, encoder: str, data: LabelledGroups):
     from pearl.models.glove_sequence import GloveSequenceEncoder
 
     return None, SentenceTransformer(
-        modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu")
+        modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu"
+    )
 
 
 def _write_record(output: Path, start: str | None, params: dict) -> None:
@@ -364,12 +415,21 @@ def _write_record(output: Path, start: str | None, params: dict) -> None:
     write_text_atomic(log / "finetune.json", json.dumps(params, indent=2) + "\n")
 
 
-def _objective(loss: str, emb: torch.Tensor, groups: torch.Tensor, alpha: float, beta: float,
-               base: float, epsilon: float, temperature: float, margin: float
-               ) -> torch.Tensor:
+def _objective(
+    loss: str,
+    emb: torch.Tensor,
+    groups: torch.Tensor,
+    alpha: float,
+    beta: float,
+    base: float,
+    epsilon: float,
+    temperature: float,
+    margin: float,
+) -> torch.Tensor:
     if loss == "ms":
-        return multi_similarity_loss(emb, groups, alpha=alpha, beta=beta, base=base,
-                                     epsilon=epsilon)
+        return multi_similarity_loss(
+            emb, groups, alpha=alpha, beta=beta, base=base, epsilon=epsilon
+        )
     # one (anchor, positive) pair per group of the batch: its first two members
     first: dict[int, list[int]] = {}
     for i, g in enumerate(groups.tolist()):

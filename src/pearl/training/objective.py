@@ -26,9 +26,17 @@ from pearl.losses import (
     type_loss,
 )
 
-__all__ = ["StepEmbeddings", "LossTerm", "ContrastiveLoss", "ContextLoss",
-           "DistillationLoss", "TypeLoss", "TypeContrastiveLoss", "Objective",
-           "build_objective"]
+__all__ = [
+    "StepEmbeddings",
+    "LossTerm",
+    "ContrastiveLoss",
+    "ContextLoss",
+    "DistillationLoss",
+    "TypeLoss",
+    "TypeContrastiveLoss",
+    "Objective",
+    "build_objective",
+]
 
 
 @dataclass
@@ -84,8 +92,9 @@ class ContrastiveLoss(LossTerm):
 
     name = "contrastive"
 
-    def __init__(self, objective: str = "infonce", temperature: float = 0.07,
-                 margin: float = 1.0) -> None:
+    def __init__(
+        self, objective: str = "infonce", temperature: float = 0.07, margin: float = 1.0
+    ) -> None:
         super().__init__(1.0)
         if objective not in ("infonce", "triplet", "phrase-bert"):
             raise ValueError(f"unknown objective {objective!r}")
@@ -106,8 +115,9 @@ class ContextLoss(LossTerm):
 
     name = "context"
 
-    def __init__(self, contexts: dict[str, str], weight: float, margin: float = 1.0,
-                 max_contexts: int = 0) -> None:
+    def __init__(
+        self, contexts: dict[str, str], weight: float, margin: float = 1.0, max_contexts: int = 0
+    ) -> None:
         super().__init__(weight)
         self.contexts, self.margin, self.max_contexts = contexts, margin, max_contexts
 
@@ -138,8 +148,9 @@ class DistillationLoss(LossTerm):
 
     name = "distill"
 
-    def __init__(self, teacher: Callable[[list[str]], Any], weight: float,
-                 temperature: float) -> None:
+    def __init__(
+        self, teacher: Callable[[list[str]], Any], weight: float, temperature: float
+    ) -> None:
         super().__init__(weight)
         self.teacher, self.temperature = teacher, temperature
 
@@ -154,8 +165,12 @@ class TypeLoss(LossTerm):
     name = "type"
     reported_when_absent = True
 
-    def __init__(self, weight: float, class_weights: torch.Tensor | None = None,
-                 head: nn.Module | None = None) -> None:
+    def __init__(
+        self,
+        weight: float,
+        class_weights: torch.Tensor | None = None,
+        head: nn.Module | None = None,
+    ) -> None:
         super().__init__(weight)
         self.class_weights = class_weights
         self.head = head  # a classifier of its own; default: the fused module's type head
@@ -209,8 +224,13 @@ class Objective(nn.Module):
         return loss, record
 
 
-def build_objective(cfg, *, contexts: dict[str, str] | None = None, teacher=None,
-                    class_weights: torch.Tensor | None = None) -> Objective:
+def build_objective(
+    cfg,
+    *,
+    contexts: dict[str, str] | None = None,
+    teacher=None,
+    class_weights: torch.Tensor | None = None,
+) -> Objective:
     """The terms of ``cfg`` (a :class:`~pearl.training.config.TrainConfig`), in the order
     they are summed: contrastive, context, distillation, type, type-contrastive."""
     terms: list[LossTerm] = [ContrastiveLoss(cfg.objective, cfg.temperature, cfg.margin)]
@@ -221,6 +241,7 @@ def build_objective(cfg, *, contexts: dict[str, str] | None = None, teacher=None
     if cfg.type_loss:
         terms.append(TypeLoss(cfg.type_weight, class_weights))
     if cfg.type_contrastive_weight > 0:
-        terms.append(TypeContrastiveLoss(cfg.type_contrastive_weight,
-                                         cfg.type_contrastive_temperature))
+        terms.append(
+            TypeContrastiveLoss(cfg.type_contrastive_weight, cfg.type_contrastive_temperature)
+        )
     return Objective(terms)

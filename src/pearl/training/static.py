@@ -60,9 +60,14 @@ __all__ = ["StaticConfig", "StaticTrainer", "distill_static"]
 
 logger = logging.getLogger(__name__)
 
-_RANGES = {"batch_size": (2, None), "checkpoint_every": (1, None), "pca_dims": (2, None),
-           "n_buckets": (1, None), "average_weight": (0.0, 1.0),
-           "distill_temperature": (1e-6, None)}  # other floats: >= 0 (check_fields)
+_RANGES = {
+    "batch_size": (2, None),
+    "checkpoint_every": (1, None),
+    "pca_dims": (2, None),
+    "n_buckets": (1, None),
+    "average_weight": (0.0, 1.0),
+    "distill_temperature": (1e-6, None),
+}  # other floats: >= 0 (check_fields)
 
 
 @dataclass
@@ -95,7 +100,8 @@ class StaticConfig(ConfigPaths):
     threads: int = 0
     # keep-probabilities of noisy augmenters, as in pearl-minilm's recipe
     augmenter_weights: dict[str, float] = dataclasses.field(
-        default_factory=lambda: {"mined_paraphrase": 0.25, "acronym": 0.35})
+        default_factory=lambda: {"mined_paraphrase": 0.25, "acronym": 0.35}
+    )
 
     def __post_init__(self) -> None:
         check_fields(self, _RANGES)
@@ -111,8 +117,9 @@ class StaticConfig(ConfigPaths):
         return dataclasses.asdict(self)
 
 
-def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
-                   ) -> StaticPhraseEmbedding:
+def distill_static(
+    backbone: str, pca_dims: int = 256, n_buckets: int = 16384
+) -> StaticPhraseEmbedding:
     """model2vec's distillation of ``backbone`` (a name or folder), as a fresh
     :class:`StaticPhraseEmbedding` (n-gram table at zero)."""
     from pearl._extras import require
@@ -122,13 +129,15 @@ def distill_static(backbone: str, pca_dims: int = 256, n_buckets: int = 16384
 
     from pearl.encoders.resolve import resolve_model_path
 
-    m2v = distill(model_name=resolve_model_path(backbone), pca_dims=pca_dims,
-                  quantize_to="float32")
+    m2v = distill(model_name=resolve_model_path(backbone), pca_dims=pca_dims, quantize_to="float32")
     weights = StaticEmbedding._fold_model2vec_weights(
-        np.asarray(m2v.embedding, dtype=np.float32), getattr(m2v, "token_mapping", None),
-        getattr(m2v, "weights", None))
-    return StaticPhraseEmbedding(m2v.tokenizer, embedding_weights=weights.float(),
-                                 n_buckets=n_buckets)
+        np.asarray(m2v.embedding, dtype=np.float32),
+        getattr(m2v, "token_mapping", None),
+        getattr(m2v, "weights", None),
+    )
+    return StaticPhraseEmbedding(
+        m2v.tokenizer, embedding_weights=weights.float(), n_buckets=n_buckets
+    )
 
 
 @dataclass
@@ -146,8 +155,12 @@ class _Run:
 class StaticTrainer:
     """Train pearl-static from a :class:`StaticConfig` (see the module docstring)."""
 
-    def __init__(self, config: StaticConfig, show_progress_bar: bool = True,
-                 module: StaticPhraseEmbedding | None = None) -> None:
+    def __init__(
+        self,
+        config: StaticConfig,
+        show_progress_bar: bool = True,
+        module: StaticPhraseEmbedding | None = None,
+    ) -> None:
         self.config = config
         self.show_progress_bar = show_progress_bar
         self._module = module  # a distilled module (tests pass a tiny one)
@@ -177,17 +190,30 @@ class StaticTrainer:
             self._restore(run)
         cfg.checkpoints.mkdir(parents=True, exist_ok=True)
         t_start = time.time()
-        bar = tqdm(total=total, initial=run.step, desc="train pearl-static", unit="step",
-                   disable=not self.show_progress_bar)
+        bar = tqdm(
+            total=total,
+            initial=run.step,
+            desc="train pearl-static",
+            unit="step",
+            disable=not self.show_progress_bar,
+        )
         while run.step < total:
             t0 = time.time()
             batch = data.batch(run.step, cfg.batch_size, cfg.hard_negatives)
             b = len(batch.anchors)
-            emb = module(module.preprocess(batch.anchors + batch.positives + batch.negatives)
-                         )["sentence_embedding"]
-            loss, record = objective(StepEmbeddings(
-                batch, anchors=emb[:b], positives=emb[b:2 * b], negatives=emb[2 * b:],
-                own_negatives=emb[:0], encode=self._encoder(module)))
+            emb = module(module.preprocess(batch.anchors + batch.positives + batch.negatives))[
+                "sentence_embedding"
+            ]
+            loss, record = objective(
+                StepEmbeddings(
+                    batch,
+                    anchors=emb[:b],
+                    positives=emb[b : 2 * b],
+                    negatives=emb[2 * b :],
+                    own_negatives=emb[:0],
+                    encode=self._encoder(module),
+                )
+            )
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -214,10 +240,13 @@ class StaticTrainer:
     def _prepare(self) -> tuple[TrainingData, TeacherEmbeddings | None, int]:
         """The training data, the teacher (checked to cover the anchors) and the steps."""
         cfg = self.config
-        data = TrainingData.from_files(cfg.corpus, cfg.augmented,
-                                       cfg.negatives if cfg.hard_negatives else None,
-                                       augmenter_weights=cfg.augmenter_weights,
-                                       seed=cfg.seed)
+        data = TrainingData.from_files(
+            cfg.corpus,
+            cfg.augmented,
+            cfg.negatives if cfg.hard_negatives else None,
+            augmenter_weights=cfg.augmenter_weights,
+            seed=cfg.seed,
+        )
         teacher = None
         if cfg.teacher:
             teacher = TeacherEmbeddings(cfg.teacher)
@@ -232,15 +261,18 @@ class StaticTrainer:
         cfg = self.config
         ckpt = cfg.checkpoints / STATE
         state = load_checkpoint(ckpt)
-        if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} \
-                != {k: v for k, v in cfg.to_dict().items() if k not in ("max_steps", "epochs")}:
+        if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} != {
+            k: v for k, v in cfg.to_dict().items() if k not in ("max_steps", "epochs")
+        }:
             raise ValueError("the checkpoint was written with another configuration")
         try:
-            run.module.load_state_dict({k[len("module."):]: v for k, v in state.model.items()
-                                        if k.startswith("module.")})
+            run.module.load_state_dict(
+                {k[len("module.") :]: v for k, v in state.model.items() if k.startswith("module.")}
+            )
             if run.head is not None:
-                run.head.load_state_dict({k[len("head."):]: v for k, v in state.model.items()
-                                          if k.startswith("head.")})
+                run.head.load_state_dict(
+                    {k[len("head.") :]: v for k, v in state.model.items() if k.startswith("head.")}
+                )
             run.initial = state.model["initial"]
             run.opt.load_state_dict(state.optimizer)
             torch.set_rng_state(state.torch_rng)
@@ -253,12 +285,22 @@ class StaticTrainer:
         if run.head is not None:
             model_state.update({f"head.{k}": v for k, v in run.head.state_dict().items()})
         model_state["initial"] = run.initial
-        save_checkpoint(self.config.checkpoints / STATE,
-                        Checkpoint(self.config.to_dict(), run.step, run.history, model_state,
-                                   run.opt.state_dict(), {}, torch.get_rng_state()))
+        save_checkpoint(
+            self.config.checkpoints / STATE,
+            Checkpoint(
+                self.config.to_dict(),
+                run.step,
+                run.history,
+                model_state,
+                run.opt.state_dict(),
+                {},
+                torch.get_rng_state(),
+            ),
+        )
 
-    def _save(self, module: StaticPhraseEmbedding, history: list[dict], pairs: int,
-              total: int) -> Path:
+    def _save(
+        self, module: StaticPhraseEmbedding, history: list[dict], pairs: int, total: int
+    ) -> Path:
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Normalize
 

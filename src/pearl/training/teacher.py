@@ -29,9 +29,16 @@ __all__ = ["encode_teacher", "TeacherEmbeddings", "MANIFEST"]
 MANIFEST = "teacher.json"
 
 
-def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpnet-base-v2",
-                   chunk_size: int = 4096, batch_size: int = 128, limit: int | None = None,
-                   device: str | None = None, show_progress_bar: bool = True) -> Path:
+def encode_teacher(
+    corpus: str | Path,
+    output: str | Path,
+    model: Any = "all-mpnet-base-v2",
+    chunk_size: int = 4096,
+    batch_size: int = 128,
+    limit: int | None = None,
+    device: str | None = None,
+    show_progress_bar: bool = True,
+) -> Path:
     """Encode the phrases of ``corpus`` (a ``corpus.tsv``) with ``model`` into ``output``.
 
     Parameters
@@ -65,23 +72,33 @@ def encode_teacher(corpus: str | Path, output: str | Path, model: Any = "all-mpn
         phrases = phrases[: check_int(limit, "limit", 1)]
     encoder = model if is_embedding_model(model) else load_encoder(str(model), device=device)
     manifest = output / MANIFEST
-    record = {"model": str(getattr(encoder, "name", model)),
-              "fingerprint": encoder.fingerprint, "dim": int(encoder.embedding_dim),
-              "corpus": str(corpus), "corpus_sha256": file_sha256(corpus),
-              "phrases": len(phrases)}
+    record = {
+        "model": str(getattr(encoder, "name", model)),
+        "fingerprint": encoder.fingerprint,
+        "dim": int(encoder.embedding_dim),
+        "corpus": str(corpus),
+        "corpus_sha256": file_sha256(corpus),
+        "phrases": len(phrases),
+    }
     if manifest.is_file():
         old = read_json_object(manifest, "teacher manifest")
         if old.get("fingerprint") != record["fingerprint"]:
-            raise ValueError(f"{output} holds embeddings of another model "
-                             f"({old.get('model')}); choose another output folder")
+            raise ValueError(
+                f"{output} holds embeddings of another model "
+                f"({old.get('model')}); choose another output folder"
+            )
     output.mkdir(parents=True, exist_ok=True)
     write_text_atomic(manifest, json.dumps({**record, "complete": False}, indent=2) + "\n")
-    cache = EmbeddingCache(encoder, root=output / "embeddings", persist=True,
-                           batch_size=batch_size)
+    cache = EmbeddingCache(encoder, root=output / "embeddings", persist=True, batch_size=batch_size)
     distinct = list(dict.fromkeys(phrases))
     todo = [p for p in distinct if p not in cache]
-    bar = tqdm(total=len(distinct), initial=len(distinct) - len(todo),
-               desc=f"teacher {record['model']}", unit="phrase", disable=not show_progress_bar)
+    bar = tqdm(
+        total=len(distinct),
+        initial=len(distinct) - len(todo),
+        desc=f"teacher {record['model']}",
+        unit="phrase",
+        disable=not show_progress_bar,
+    )
     for start in range(0, len(todo), chunk_size):
         part = todo[start : start + chunk_size]
         cache(part, show_progress_bar=False)
@@ -102,8 +119,10 @@ class _Recorded:
 
 
 def _missing(folder: Path, texts: list[str]) -> KeyError:
-    return MissingKeyError(f"{len(texts)} phrases have no teacher embedding in {folder} "
-                    f"(e.g. {texts[:3]}); run pearl teacher on the training corpus")
+    return MissingKeyError(
+        f"{len(texts)} phrases have no teacher embedding in {folder} "
+        f"(e.g. {texts[:3]}); run pearl teacher on the training corpus"
+    )
 
 
 class TeacherEmbeddings:
@@ -119,18 +138,29 @@ class TeacherEmbeddings:
         folder = Path(folder)
         info = read_json_object(folder / MANIFEST, "teacher manifest")
         if not info.get("complete"):
-            raise ValueError(f"{folder} is incomplete (an interrupted pearl teacher run); "
-                             "run the same command again to finish it")
+            raise ValueError(
+                f"{folder} is incomplete (an interrupted pearl teacher run); "
+                "run the same command again to finish it"
+            )
         self.info = info
         self.folder = folder
-        if not isinstance(info.get("fingerprint"), str) or not isinstance(info.get("dim"), int) \
-                or isinstance(info.get("dim"), bool) or info["dim"] < 1:
-            raise OSError(f"corrupt teacher manifest {folder / MANIFEST}: 'fingerprint' must "
-                          "be a string and 'dim' a positive integer")
+        if (
+            not isinstance(info.get("fingerprint"), str)
+            or not isinstance(info.get("dim"), int)
+            or isinstance(info.get("dim"), bool)
+            or info["dim"] < 1
+        ):
+            raise OSError(
+                f"corrupt teacher manifest {folder / MANIFEST}: 'fingerprint' must "
+                "be a string and 'dim' a positive integer"
+            )
         # the folder is the user's input: read only, never cleaned (a damaged shard is an
         # error naming it, not a deletion)
-        self._cache = EmbeddingCache(_Recorded(info["fingerprint"], info["dim"], folder),
-                                     root=folder / "embeddings", read_only=True)
+        self._cache = EmbeddingCache(
+            _Recorded(info["fingerprint"], info["dim"], folder),
+            root=folder / "embeddings",
+            read_only=True,
+        )
 
     @property
     def dim(self) -> int:

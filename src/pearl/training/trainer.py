@@ -50,8 +50,17 @@ logger = logging.getLogger(__name__)
 INITIAL = "initial.safetensors"
 # options that may change between an interrupted run and its resumption (bookkeeping, and
 # what happens after the last step: resuming a finished run re-does only the end)
-_RESUMABLE = {"checkpoint_every", "threads", "checkpoint_dir", "output", "average",
-              "average_weight", "save_dtype", "normalize", "device"}
+_RESUMABLE = {
+    "checkpoint_every",
+    "threads",
+    "checkpoint_dir",
+    "output",
+    "average",
+    "average_weight",
+    "save_dtype",
+    "normalize",
+    "device",
+}
 # options that set only where the run stops: a resume may raise them to extend a run (the
 # batches and the learning-rate schedule depend on the step alone, so an extended run ends
 # on the weights of a run started with the larger length)
@@ -81,8 +90,9 @@ class Trainer:
         Called after every optimisation step (e.g. to log, or to :meth:`request_stop`).
     """
 
-    def __init__(self, config: TrainConfig, show_progress_bar: bool = True,
-                 on_step: Callable | None = None) -> None:
+    def __init__(
+        self, config: TrainConfig, show_progress_bar: bool = True, on_step: Callable | None = None
+    ) -> None:
         self.config = config
         self.show_progress_bar = show_progress_bar
         self.on_step = on_step
@@ -103,8 +113,11 @@ class Trainer:
             {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
             output_dim=cfg.output_dim or None,
             labels=list(LABELS) if cfg.type_loss else None,
-            use_chars=cfg.use_chars, max_seq_length=cfg.max_seq_length,
-            char_gain=cfg.char_gain, raw_text=cfg.raw_text)
+            use_chars=cfg.use_chars,
+            max_seq_length=cfg.max_seq_length,
+            char_gain=cfg.char_gain,
+            raw_text=cfg.raw_text,
+        )
         return model.to(self.device)
 
     @functools.cached_property
@@ -122,27 +135,34 @@ class Trainer:
             groups.append({"params": list(fusion.parameters()), "lr": cfg.char_lr})
         opt = torch.optim.Adam(groups)
         sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: cfg.lr_decay ** (s // cfg.decay_steps))
+            opt, lambda s: cfg.lr_decay ** (s // cfg.decay_steps)
+        )
         return opt, sched
 
     def _check_resumable(self, saved: dict) -> None:
         now = self.config.to_dict()
         # an option added after the checkpoint was written counts at its default value
         defaults = TrainConfig().to_dict()
-        diff = sorted(k for k in now if k not in _RESUMABLE | _EXTENDABLE
-                      and saved.get(k, defaults[k]) != now[k])
+        diff = sorted(
+            k
+            for k in now
+            if k not in _RESUMABLE | _EXTENDABLE and saved.get(k, defaults[k]) != now[k]
+        )
         if diff:
-            raise ValueError("the checkpoint was written with a different configuration "
-                             f"({', '.join(diff)}); resume with the same options or start "
-                             "a fresh run")
+            raise ValueError(
+                "the checkpoint was written with a different configuration "
+                f"({', '.join(diff)}); resume with the same options or start "
+                "a fresh run"
+            )
 
     @property
     def typed_rows(self) -> int:
         """Rows of each batch drawn as typed groups (``type_batch_share``, whole groups, at
         least one row of the permutation left), as :meth:`TrainingData.batch` takes them."""
         cfg = self.config
-        return whole_groups(round(cfg.type_batch_share * cfg.batch_size), cfg.batch_size,
-                            cfg.type_group_size)
+        return whole_groups(
+            round(cfg.type_batch_share * cfg.batch_size), cfg.batch_size, cfg.type_group_size
+        )
 
     # -- one step -----------------------------------------------------------------------
     def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
@@ -157,9 +177,15 @@ class Trainer:
             return model(feats)["sentence_embedding"]
 
         emb = encode(texts)
-        step = StepEmbeddings(batch, anchors=emb[:b], positives=emb[b:2 * b],
-                              negatives=emb[2 * b : n_end], own_negatives=emb[n_end:],
-                              encode=encode, fusion=fusion)
+        step = StepEmbeddings(
+            batch,
+            anchors=emb[:b],
+            positives=emb[b : 2 * b],
+            negatives=emb[2 * b : n_end],
+            own_negatives=emb[n_end:],
+            encode=encode,
+            fusion=fusion,
+        )
         return self.objective(step)
 
     # -- the run ------------------------------------------------------------------------
@@ -181,8 +207,12 @@ class Trainer:
         step, interrupted = self._run_steps(model, fusion, data, total, state, t_start)
         seconds = time.time() - t0
         if interrupted:
-            logger.warning("interrupted at step %d/%d; checkpoint in %s (resume=True "
-                           "continues)", step, total, ckpt)
+            logger.warning(
+                "interrupted at step %d/%d; checkpoint in %s (resume=True continues)",
+                step,
+                total,
+                ckpt,
+            )
             return TrainResult(None, step, total, True, seconds, state.history)
         model.eval()
         model.to("cpu")
@@ -190,8 +220,14 @@ class Trainer:
             average_weights(model, state.initial, cfg.average_weight)
         out = Path(cfg.output)
         save_model(model, out, cfg.save_dtype, normalize=cfg.normalize)
-        write_training_log(out, cfg, state.history, data_size=len(data), total_steps=total,
-                           seconds=state.elapsed_before + time.time() - t_start)
+        write_training_log(
+            out,
+            cfg,
+            state.history,
+            data_size=len(data),
+            total_steps=total,
+            seconds=state.elapsed_before + time.time() - t_start,
+        )
         return TrainResult(out, step, total, False, seconds, state.history)
 
     def _prepare(self) -> tuple[TrainingData, int]:
@@ -203,22 +239,27 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         # refuse a non-model output folder now, not after hours of training
         check_replaceable_dir(cfg.output, "modules.json")
-        options = dict(levels=cfg.levels, augmenter_weights=cfg.augmenter_weights,
-                       max_examples=cfg.max_examples, seed=cfg.seed)
+        options = dict(
+            levels=cfg.levels,
+            augmenter_weights=cfg.augmenter_weights,
+            max_examples=cfg.max_examples,
+            seed=cfg.seed,
+        )
         if cfg.objective == "phrase-bert":
             data = TrainingData.from_triplets(cfg.corpus, cfg.triplets, **options)
         else:
             data = TrainingData.from_files(
-                cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None,
-                **options)
+                cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None, **options
+            )
         class_weights = teacher = None
         contexts: dict[str, str] = {}
         if cfg.type_loss and cfg.type_balance:
-            class_weights = data.type_class_weights(len(LABELS), cfg.type_balance
-                                                    ).to(self.device)
+            class_weights = data.type_class_weights(len(LABELS), cfg.type_balance).to(self.device)
         if self.typed_rows and not data.eligible_types(cfg.type_group_size):
-            raise ValueError(f"type_batch_share needs an entity type with at least "
-                             f"type_group_size = {cfg.type_group_size} training phrases")
+            raise ValueError(
+                f"type_batch_share needs an entity type with at least "
+                f"type_group_size = {cfg.type_group_size} training phrases"
+            )
         if cfg.contexts:
             contexts = read_contexts(cfg.contexts)
             covered = sum(a in contexts for a in data.anchors)
@@ -228,10 +269,12 @@ class Trainer:
         if cfg.teacher:
             teacher = TeacherEmbeddings(cfg.teacher)
             teacher.require(data.anchors)  # fail now, not mid-run
-        self.objective = build_objective(cfg, contexts=contexts, teacher=teacher,
-                                         class_weights=class_weights)
-        total = max(1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size,
-                                                                  self.typed_rows)))
+        self.objective = build_objective(
+            cfg, contexts=contexts, teacher=teacher, class_weights=class_weights
+        )
+        total = max(
+            1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size, self.typed_rows))
+        )
         if cfg.max_steps:
             total = min(total, cfg.max_steps)
         return data, total
@@ -241,9 +284,11 @@ class Trainer:
         warning) when there is none."""
         state_path = ckpt / STATE
         if not state_path.is_file() and (ckpt / LEGACY_STATE).is_file():
-            raise OSError(f"{ckpt / LEGACY_STATE} is a pickle checkpoint of an older pearl; "
-                          "pearl does not unpickle files (a pickle can run code). Start a "
-                          "fresh run without --resume.")
+            raise OSError(
+                f"{ckpt / LEGACY_STATE} is a pickle checkpoint of an older pearl; "
+                "pearl does not unpickle files (a pickle can run code). Start a "
+                "fresh run without --resume."
+            )
         if not state_path.is_file():
             logger.warning("no checkpoint in %s; starting from scratch", ckpt)
             return None
@@ -258,17 +303,19 @@ class Trainer:
             if saved.cuda_rng is not None and self.device.type == "cuda":
                 torch.cuda.set_rng_state(saved.cuda_rng, self.device)
         except (RuntimeError, KeyError, ValueError) as exc:
-            raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}"
-                          ) from exc
+            raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}") from exc
         if saved.step > total:
-            raise ValueError(f"the checkpoint is at step {saved.step}, past the {total} "
-                             "steps this configuration asks for; raise epochs/max_steps or "
-                             "start a fresh run")
+            raise ValueError(
+                f"the checkpoint is at step {saved.step}, past the {total} "
+                "steps this configuration asks for; raise epochs/max_steps or "
+                "start a fresh run"
+            )
         try:
             initial = load_file(str(ckpt / INITIAL))
         except Exception as exc:  # noqa: BLE001 - a missing or truncated file
-            raise OSError(f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh "
-                          "run without --resume") from exc
+            raise OSError(
+                f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh run without --resume"
+            ) from exc
         logger.info("resumed at step %d of %d", saved.step, total)
         return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
 
@@ -281,10 +328,16 @@ class Trainer:
         try:
             if cfg.use_chars and cfg.char_pretrain_steps:
                 words = vocabulary(data.anchors, cfg.char_pretrain_words)
-                pretrain_char_encoder(model, words, steps=cfg.char_pretrain_steps,
-                                      batch_size=cfg.char_pretrain_batch,
-                                      lr=cfg.char_pretrain_lr, seed=cfg.seed,
-                                      show_progress_bar=self.show_progress_bar, device=self.device)
+                pretrain_char_encoder(
+                    model,
+                    words,
+                    steps=cfg.char_pretrain_steps,
+                    batch_size=cfg.char_pretrain_batch,
+                    lr=cfg.char_pretrain_lr,
+                    seed=cfg.seed,
+                    show_progress_bar=self.show_progress_bar,
+                    device=self.device,
+                )
             initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
             with atomic_path(ckpt / INITIAL) as tmp:
                 save_file({k: v.contiguous() for k, v in initial.items()}, str(tmp))
@@ -296,8 +349,9 @@ class Trainer:
         opt, sched = self._optimizer(model)
         return _RunState(opt, sched, initial, 0, [], 0.0)
 
-    def _run_steps(self, model, fusion, data: TrainingData, total: int, state: _RunState,
-                   t_start: float) -> tuple[int, bool]:
+    def _run_steps(
+        self, model, fusion, data: TrainingData, total: int, state: _RunState, t_start: float
+    ) -> tuple[int, bool]:
         """The optimisation loop, with checkpoints every ``checkpoint_every`` steps and on
         SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
         cfg = self.config
@@ -305,13 +359,24 @@ class Trainer:
         state_path = cfg.checkpoints / STATE
 
         def save_state(step: int) -> None:
-            save_checkpoint(state_path, Checkpoint(
-                config=cfg.to_dict(), step=step, history=history, model=model.state_dict(),
-                optimizer=opt.state_dict(), scheduler=sched.state_dict(),
-                torch_rng=torch.get_rng_state(),
-                cuda_rng=(torch.cuda.get_rng_state(self.device)
-                          if self.device.type == "cuda" else None),
-                seconds=state.elapsed_before + time.time() - t_start))
+            save_checkpoint(
+                state_path,
+                Checkpoint(
+                    config=cfg.to_dict(),
+                    step=step,
+                    history=history,
+                    model=model.state_dict(),
+                    optimizer=opt.state_dict(),
+                    scheduler=sched.state_dict(),
+                    torch_rng=torch.get_rng_state(),
+                    cuda_rng=(
+                        torch.cuda.get_rng_state(self.device)
+                        if self.device.type == "cuda"
+                        else None
+                    ),
+                    seconds=state.elapsed_before + time.time() - t_start,
+                ),
+            )
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -327,28 +392,41 @@ class Trainer:
         interrupted = False
         try:
             model.train()
-            bar = tqdm(total=total, initial=step, desc="train", unit="step",
-                       disable=not self.show_progress_bar)
+            bar = tqdm(
+                total=total,
+                initial=step,
+                desc="train",
+                unit="step",
+                disable=not self.show_progress_bar,
+            )
             while step < total:
                 t_step = time.time()
-                batch = data.batch(step, cfg.batch_size, cfg.hard_negatives,
-                                   self.typed_rows, cfg.type_group_size)
+                batch = data.batch(
+                    step, cfg.batch_size, cfg.hard_negatives, self.typed_rows, cfg.type_group_size
+                )
                 loss, record = self.step_loss(model, fusion, batch)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
                 sched.step()
                 step += 1
-                n_texts = (2 * len(batch.anchors) + len(batch.negatives)
-                           + len(batch.anchor_negatives or []))
-                record.update(step=step, lr=sched.get_last_lr()[0],
-                              phrases_per_s=n_texts / max(time.time() - t_step, 1e-9))
+                n_texts = (
+                    2 * len(batch.anchors)
+                    + len(batch.negatives)
+                    + len(batch.anchor_negatives or [])
+                )
+                record.update(
+                    step=step,
+                    lr=sched.get_last_lr()[0],
+                    phrases_per_s=n_texts / max(time.time() - t_step, 1e-9),
+                )
                 if fusion is not None and fusion.char_log_scale is not None:
                     record["char_scale"] = fusion.char_scale
                 history.append(record)
                 bar.update(1)
-                bar.set_postfix(loss=f"{record['loss']:.3f}",
-                                phrases_s=f"{record['phrases_per_s']:.0f}")
+                bar.set_postfix(
+                    loss=f"{record['loss']:.3f}", phrases_s=f"{record['phrases_per_s']:.0f}"
+                )
                 if self.on_step is not None:
                     self.on_step(self, step, record)
                 if step % cfg.checkpoint_every == 0 or step == total:
@@ -449,14 +527,28 @@ def save_model(model, output: Path, dtype: str = "float32", normalize: bool = Fa
             cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
 
 
-def write_training_log(output: Path, cfg: TrainConfig, history: list[dict], data_size: int,
-                       total_steps: int, seconds: float | None = None) -> None:
+def write_training_log(
+    output: Path,
+    cfg: TrainConfig,
+    history: list[dict],
+    data_size: int,
+    total_steps: int,
+    seconds: float | None = None,
+) -> None:
     """``training/``: the configuration, the per-step losses and the loss-curve plot."""
     log = Path(output) / "training"
     with atomic_path(log / "config.json") as tmp:
-        tmp.write_text(json.dumps(
-            {**cfg.to_dict(), "training_pairs": data_size, "total_steps": total_steps,
-             "train_seconds": round(seconds, 1) if seconds is not None else None}, indent=2))
+        tmp.write_text(
+            json.dumps(
+                {
+                    **cfg.to_dict(),
+                    "training_pairs": data_size,
+                    "total_steps": total_steps,
+                    "train_seconds": round(seconds, 1) if seconds is not None else None,
+                },
+                indent=2,
+            )
+        )
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
     for extra in ("distill", "context", "char_scale", "type_contrastive"):
         if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
@@ -482,7 +574,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
             continue
         w = max(1, min(window, len(vals)))
         smooth = np.convolve(np.nan_to_num(vals), np.ones(w) / w, mode="valid")
-        ax.plot(steps[w - 1:], smooth, label=key)
+        ax.plot(steps[w - 1 :], smooth, label=key)
     ax.set_xlabel("step")
     ax.set_ylabel(f"loss (moving average, {window} steps)")
     ax.set_title("PEARL training")
@@ -493,7 +585,6 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
     plt.close(fig)
 
 
-def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True
-          ) -> TrainResult:
+def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True) -> TrainResult:
     """Train (or resume) a PEARL model; see :class:`Trainer`."""
     return Trainer(config, show_progress_bar=show_progress_bar).train(resume=resume)

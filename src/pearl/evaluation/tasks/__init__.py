@@ -62,14 +62,34 @@ TASKS: dict[str, Task] = {
         Task("conll2003", "CoNLL-03", partial(run_clustering, name="conll2003")),
         Task("bc5cdr", "BC5CDR", partial(run_clustering, name="bc5cdr")),
         Task("autofj", "AutoFJ", run_autofj),
-        Task("twitter_s", "Twitter-S", partial(run_short_text, corpus="twitter", part="S"),
-             paper_own=False, group="short_text"),
-        Task("twitter_l", "Twitter-L", partial(run_short_text, corpus="twitter", part="L"),
-             paper_own=False, group="short_text"),
-        Task("atis_s", "ATIS-S", partial(run_short_text, corpus="atis", part="S"),
-             paper_own=False, group="short_text"),
-        Task("atis_l", "ATIS-L", partial(run_short_text, corpus="atis", part="L"),
-             paper_own=False, group="short_text"),
+        Task(
+            "twitter_s",
+            "Twitter-S",
+            partial(run_short_text, corpus="twitter", part="S"),
+            paper_own=False,
+            group="short_text",
+        ),
+        Task(
+            "twitter_l",
+            "Twitter-L",
+            partial(run_short_text, corpus="twitter", part="L"),
+            paper_own=False,
+            group="short_text",
+        ),
+        Task(
+            "atis_s",
+            "ATIS-S",
+            partial(run_short_text, corpus="atis", part="S"),
+            paper_own=False,
+            group="short_text",
+        ),
+        Task(
+            "atis_l",
+            "ATIS-L",
+            partial(run_short_text, corpus="atis", part="L"),
+            paper_own=False,
+            group="short_text",
+        ),
     ]
 }
 PHRASE_TASKS = [k for k, t in TASKS.items() if t.group == "phrase"]
@@ -93,10 +113,10 @@ def select_tasks(spec: str | list[str] | None) -> list[str]:
             out.append(item)
         else:
             raise ValueError(
-                f"unknown task {item!r}; choose from {', '.join(TASKS)} or "
-                f"{', '.join(_GROUPS)}"
+                f"unknown task {item!r}; choose from {', '.join(TASKS)} or {', '.join(_GROUPS)}"
             )
     if not out:
-        raise ValueError(f"no task selected by {spec!r}; choose from {', '.join(TASKS)} or "
-                         f"{', '.join(_GROUPS)}")
+        raise ValueError(
+            f"no task selected by {spec!r}; choose from {', '.join(TASKS)} or {', '.join(_GROUPS)}"
+        )
     return list(dict.fromkeys(out))

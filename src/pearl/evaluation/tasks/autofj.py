@@ -19,6 +19,7 @@ def dataset_names(root) -> list[str]:
 
 def load_autofj(folder) -> tuple[list[str], list[str], dict[str, str]]:
     """Left titles, right titles, and the ground truth as right title -> left title."""
+
     def read(name):
         return pd.read_csv(folder / name, dtype=str, keep_default_na=False)
 
@@ -54,5 +55,8 @@ def run_autofj(ctx: TaskContext) -> TaskResult:
         acc, n = _accuracy(ctx, left, right, truth)
         per[name] = 100 * acc
         total += n
-    return TaskResult(score=float(np.mean(list(per.values()))), n=total,
-                      details={"datasets": len(names), "per_dataset": per})
+    return TaskResult(
+        score=float(np.mean(list(per.values()))),
+        n=total,
+        details={"datasets": len(names), "per_dataset": per},
+    )

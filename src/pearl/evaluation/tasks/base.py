@@ -72,4 +72,3 @@ class TaskResult:
     n: int
     std: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
-

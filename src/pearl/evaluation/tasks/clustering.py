@@ -42,5 +42,8 @@ def run_clustering(ctx: TaskContext, name: str) -> TaskResult:
         phrases, labels = phrases[:QUICK_MENTIONS], labels[:QUICK_MENTIONS]
     x = np.asarray(embed(phrases), dtype=np.float64)
     pred = KMeans(n_clusters=len(types), random_state=0, n_init=10).fit_predict(x)
-    return TaskResult(score=100 * normalized_mutual_info_score(labels, pred), n=len(phrases),
-                      details={"k": len(types)})
+    return TaskResult(
+        score=100 * normalized_mutual_info_score(labels, pred),
+        n=len(phrases),
+        details={"k": len(types)},
+    )

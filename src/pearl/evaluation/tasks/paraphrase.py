@@ -44,9 +44,12 @@ def run_paraphrase(ctx: TaskContext, name: str) -> TaskResult:
         tr, va, te = split_indices(len(y), seed)  # the sizes depend on len(y) alone
         results.append(train_probe(x, y, tr, va, te, seed=seed, lr=1e-4))
     accs = [100 * r.test_accuracy for r in results]
-    details = {"first_run": accs[0], "epochs": results[0].epochs,
-               "best_val_accuracy": 100 * results[0].best_val_accuracy,
-               "split": [len(tr), len(va), len(te)]}
+    details = {
+        "first_run": accs[0],
+        "epochs": results[0].epochs,
+        "best_val_accuracy": 100 * results[0].best_val_accuracy,
+        "split": [len(tr), len(va), len(te)],
+    }
     if ctx.probe_runs > 1:
         details.update(runs=accs, epochs_per_run=[r.epochs for r in results])
     return TaskResult(

@@ -86,6 +86,9 @@ def run_retrieval(ctx: TaskContext, name: str) -> TaskResult:
     return TaskResult(
         score=100 * correct / len(labels),
         n=len(labels),
-        details={"dictionary_size": len(names), "index": ctx.retrieval_index,
-                 "labels_missing_from_dictionary": missing},
+        details={
+            "dictionary_size": len(names),
+            "index": ctx.retrieval_index,
+            "labels_missing_from_dictionary": missing,
+        },
     )

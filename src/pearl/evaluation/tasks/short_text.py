@@ -85,7 +85,12 @@ def run_short_text(ctx: TaskContext, corpus: str, part: str) -> TaskResult:
         tr, va, te = split_indices(len(labels), seed)
         accs.append(100 * train_probe(x, labels, tr, va, te, seed=seed, lr=1e-3).test_accuracy)
     return TaskResult(
-        score=float(np.mean(accs)), std=float(np.std(accs)), n=len(texts),
-        details={"runs": accs, "mean_tokens": float(np.mean([len(t.split()) for t in texts])),
-                 "classes": int(labels.max()) + 1},
+        score=float(np.mean(accs)),
+        std=float(np.std(accs)),
+        n=len(texts),
+        details={
+            "runs": accs,
+            "mean_tokens": float(np.mean([len(t.split()) for t in texts])),
+            "classes": int(labels.max()) + 1,
+        },
     )
