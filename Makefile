@@ -38,8 +38,8 @@ test: install
 	$(BIN)/python -m pytest -q tests
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples experiments
+	$(BIN)/ruff format --check src tests benchmarks examples experiments
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -10,7 +10,8 @@ DOCS = [
     ROOT / "README.md",
     *sorted((ROOT / "docs").glob("*.md")),
     ROOT / "results" / "README.md",
-    ROOT / "results" / "experiments" / "README.md",
+    ROOT / "experiments" / "README.md",
+    ROOT / "experiments" / "results" / "README.md",
     *sorted((ROOT / "benchmarks").rglob("README.md")),
 ]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -35,7 +36,8 @@ def test_readme_is_a_short_guide():
 
 
 def test_every_benchmark_script_is_in_its_folder_readme():
-    for folder in ("speed", "quality", "experiments", "data"):
-        readme = (ROOT / "benchmarks" / folder / "README.md").read_text(encoding="utf-8")
-        for script in (ROOT / "benchmarks" / folder).glob("*.py"):
-            assert f"`{script.name}`" in readme, (folder, script.name)
+    folders = [ROOT / "benchmarks" / f for f in ("speed", "quality", "data")]
+    for folder in [*folders, ROOT / "experiments"]:
+        readme = (folder / "README.md").read_text(encoding="utf-8")
+        for script in folder.glob("*.py"):
+            assert f"`{script.name}`" in readme, (folder.name, script.name)

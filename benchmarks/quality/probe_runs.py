@@ -7,8 +7,8 @@ the N-run means of ``pearl eval -t ppdb,ppdb_filtered --probe-runs N`` records (
 model fingerprint; the other five of the seven tasks are deterministic) and writes
 results/benchmarks/probe_runs.{json,md}.
 
-    pearl eval -m MODEL -t ppdb,ppdb_filtered --probe-runs 4 -o results/experiments/probe_runs4
-    python benchmarks/quality/probe_runs.py --multi results/experiments/probe_runs4 \
+    pearl eval -m MODEL -t ppdb,ppdb_filtered --probe-runs 4 -o experiments/results/probe_runs4
+    python benchmarks/quality/probe_runs.py --multi experiments/results/probe_runs4 \
         --single results/all-MiniLM-L6-v2.json results/pearl-minilm.json ...
 """
 

@@ -20,7 +20,7 @@ __all__ = ["cluster", "deduplicate"]
 MAX_UNIQUE = 20_000
 #: The cut when no ``threshold`` is given: a match probability of one half with a
 #: calibrated matcher, a cosine of 0.6 with ``matcher="cosine"``. Both chosen on typo
-#: tasks made from training-corpus names (benchmarks/experiments/dedup_threshold.py).
+#: tasks made from training-corpus names (experiments/dedup_threshold.py).
 DEFAULT_THRESHOLD = {"probability": 0.5, "cosine": 0.6}
 
 

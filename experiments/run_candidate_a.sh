@@ -4,7 +4,7 @@
 # its checkpoints (models/c32a.checkpoints). The code runs from a worktree pinned at
 # commit PIN inside the ignored data_out/, so refactoring main never changes the recipe:
 #
-#   nohup setsid nice -n 19 benchmarks/experiments/run_candidate_a.sh >> logs/issue32-a.log 2>&1 &
+#   nohup setsid nice -n 19 experiments/run_candidate_a.sh >> logs/issue32-a.log 2>&1 &
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 PIN=aa3309b

@@ -9,7 +9,7 @@ resumes from its checkpoint. Writes results/benchmarks/ablation.{json,md}.
 The shipped recipe takes about an hour per variant on a 2-core CPU, so ``--steps`` and
 ``--batch-size`` scale every variant down alike; the table states the scale it ran at.
 
-    python benchmarks/experiments/ablation.py --steps 300 --batch-size 64
+    python experiments/ablation.py --steps 300 --batch-size 64
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from pearl.evaluation import evaluate
 from pearl.training import Trainer, load_config
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 
 #: variant name -> the switches it flips (Table 3 of the paper)
 VARIANTS = {
@@ -133,7 +133,7 @@ def write_table(rows: dict, scale: dict, args) -> None:
     lines = [
         "# Ablation (paper Table 3), measured",
         "",
-        f"`python benchmarks/experiments/ablation.py {' '.join(_argv(args))}`",
+        f"`python experiments/ablation.py {' '.join(_argv(args))}`",
         "",
         f"Config {args.config} with {json.dumps(scale)} for every variant; "
         "scores in percent (NMI x 100 for CoNLL-03/BC5CDR, Pearson r x 100 for BIRD).",

@@ -7,7 +7,7 @@ seven own datasets, with the mean norm of each part before normalisation. No ret
 and ``alpha`` is not a recipe knob: choosing it on these scores would tune on the test
 sets. Writes results/benchmarks/char_share.{json,md}.
 
-    python benchmarks/experiments/char_share.py pearl-minilm --alphas 0,0.5,1
+    python experiments/char_share.py pearl-minilm --alphas 0,0.5,1
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pearl.evaluation import evaluate
 from pearl.evaluation.tasks import PAPER_OWN_TASKS
 from pearl.models import fusion_module
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 PROBE_PHRASES = [
     "The New York Times",
     "nytimes.com",
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         "# Character part of the fused vector, scaled after training",
         "",
-        f"`python benchmarks/experiments/char_share.py {a.model} --alphas {a.alphas}` "
+        f"`python experiments/char_share.py {a.model} --alphas {a.alphas}` "
         "(float32; "
         "norms: mean over 8 example phrases, before Normalize). A diagnostic, not a "
         "tuned setting.",

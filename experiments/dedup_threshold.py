@@ -8,9 +8,9 @@ dedup_typos.py applied to 40 other ORG names of the training corpus (drawn with 
 none of the seed-0 names that dedup_typos.py reports on). The rule, fixed before the run:
 for each model, the (matcher, threshold) of highest mean pairwise F1 over the five dev
 tasks, ties to the higher threshold (fewer merges). Writes
-results/experiments/dedup_threshold.{md,json}.
+experiments/results/dedup_threshold.{md,json}.
 
-    python benchmarks/experiments/dedup_threshold.py
+    python experiments/dedup_threshold.py
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import numpy as np
 import pearl
 from pearl.data.corpus import read_corpus
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "quality"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 from dedup_typos import GENERATORS, make_task, pairwise  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "experiments"
+OUT = Path(__file__).resolve().parent / "results"
 THRESHOLDS = [round(t, 2) for t in np.arange(0.3, 0.91, 0.05)]
 
 
@@ -79,7 +79,7 @@ def main() -> None:
         )
         chosen[model] = best
         print(model, best, flush=True)
-    command = "python benchmarks/experiments/dedup_threshold.py"
+    command = "python experiments/dedup_threshold.py"
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "dedup_threshold.json").write_text(
         json.dumps(

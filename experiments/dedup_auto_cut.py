@@ -6,9 +6,9 @@ the cut is the one of best silhouette over every number of clusters (as skrub do
 similarity that mixes pearl-static's embedding cosine (weight ``w``) with the character
 n-gram cosine of pearl's matcher, on the same generated typo tasks. A prototype, not
 library code: nothing in ``deduplicate`` changes. Writes
-results/experiments/dedup_auto_cut.{md,json}.
+experiments/results/dedup_auto_cut.{md,json}.
 
-    python benchmarks/experiments/dedup_auto_cut.py [--weights 0,0.3,0.5]
+    python experiments/dedup_auto_cut.py [--weights 0,0.3,0.5]
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ import pearl
 from pearl.applications.matcher import NgramVectorizer
 from pearl.data.corpus import read_corpus
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "quality"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 from dedup_typos import GENERATORS, make_task, pairwise  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "experiments"
+OUT = Path(__file__).resolve().parent / "results"
 
 
 def auto_cut(values: list[str], encoder, w_emb: float) -> list[int]:
@@ -93,7 +93,7 @@ def main() -> None:
             }
         )
         print(rows[-1], flush=True)
-    command = f"python benchmarks/experiments/dedup_auto_cut.py --weights {args.weights}"
+    command = f"python experiments/dedup_auto_cut.py --weights {args.weights}"
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "dedup_auto_cut.json").write_text(
         json.dumps({"command": command, "rows": rows}, indent=2) + "\n"

@@ -21,9 +21,9 @@ For each dataset, each right title with a match takes the candidates the matcher
   for any method that adapts the weights to each table, as AutoFJ adapts its
   configuration).
 
-    python benchmarks/experiments/autofj_ceilings.py -m pearl-static -m all-MiniLM-L6-v2
+    python experiments/autofj_ceilings.py -m pearl-static -m all-MiniLM-L6-v2
 
-Writes results/experiments/autofj_ceilings.{md,json}.
+Writes experiments/results/autofj_ceilings.{md,json}.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def analyse(model: str, root: Path, weights: dict[str, list[float]]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", action="append", required=True)
-    ap.add_argument("--out", default="results/experiments/autofj_ceilings")
+    ap.add_argument("--out", default="experiments/results/autofj_ceilings")
     ap.add_argument(
         "--weights",
         type=Path,
@@ -168,7 +168,7 @@ def main() -> None:
             for r in res
         ),
         "",
-        "Command: `python benchmarks/experiments/autofj_ceilings.py "
+        "Command: `python experiments/autofj_ceilings.py "
         + " ".join(f"-m {m}" for m in args.model)
         + (f" --weights {args.weights}" if args.weights else "")
         + (f" --out {args.out}" if args.out != ap.get_default("out") else "")

@@ -4,7 +4,7 @@ mixing weights (no retraining) and evaluate each on the seven paper-own datasets
 ``average_weight`` is the weight of the original model: 0 = the fine-tuned model as is
 (no averaging), 0.5 = the paper's value. Writes results/benchmarks/averaging.{json,md}.
 
-    python benchmarks/experiments/averaging.py --weights 0,0.3,0.5,0.7
+    python experiments/averaging.py --weights 0,0.3,0.5,0.7
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pearl.evaluation import evaluate
 from pearl.evaluation.tasks import PAPER_OWN_TASKS
 from pearl.training import Trainer, load_config
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 
 
 def main() -> None:
@@ -46,7 +46,7 @@ def main() -> None:
     lines = [
         "# Weight averaging: mixing weight of the original model",
         "",
-        f"`python benchmarks/experiments/averaging.py --config {args.config} --weights "
+        f"`python experiments/averaging.py --config {args.config} --weights "
         f"{args.weights}` (the same finished run, re-finished; float32)",
         "",
         "| weight of original | " + " | ".join(PAPER_OWN_TASKS) + " | Avg-7 |",

@@ -2,7 +2,7 @@
 density features (weights fitted on matcher_features.py's training-pipeline candidates only; AutoFJ
 only measures the choice made there).
 
-    python benchmarks/experiments/matcher_features_autofj.py pearl-static
+    python experiments/matcher_features_autofj.py pearl-static
 """
 
 import sys

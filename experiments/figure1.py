@@ -11,9 +11,9 @@ splits each output into its two parts and ranks with each part alone and with bo
   ``--distractors`` corpus names that share the most words with it (no benchmark file).
 
 It also reports the mean norm share of the character part. Nothing is trained or chosen
-here. Writes results/experiments/figure1.{json,md}.
+here. Writes experiments/results/figure1.{json,md}.
 
-    python benchmarks/experiments/figure1.py [--names 300] [--distractors 20]
+    python experiments/figure1.py [--names 300] [--distractors 20]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pearl.augment.names import NameVariants
 from pearl.data.corpus import read_corpus
 from pearl.encoders import PhraseEncoder
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "experiments"
+OUT = Path(__file__).resolve().parent / "results"
 QUERY = "The New York Times"
 CANDIDATES = ["nytimes.com", "NYTimes", "New York Post", "Washington Post", "New York"]
 
@@ -93,7 +93,7 @@ def main() -> None:
     args = ap.parse_args()
     items = variant_task(args.corpus, args.names, args.distractors, args.seed)
     record = {
-        "command": "python benchmarks/experiments/figure1.py --names "
+        "command": "python experiments/figure1.py --names "
         f"{args.names} --distractors {args.distractors}",
         "pairs": len(items),
         "examples": [list(i[:2]) for i in items[:10]],

@@ -9,7 +9,7 @@ Each feature set is fitted (non-negative logistic) on 80% of the queries and sco
 top-1 on the other 20%. Writes data_out/matcher_features_MODEL.npz for
 matcher_features_autofj.py.
 
-    python benchmarks/experiments/matcher_features.py pearl-static
+    python experiments/matcher_features.py pearl-static
 """
 
 import sys

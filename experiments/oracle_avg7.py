@@ -5,13 +5,13 @@ This script reads the ``pearl eval`` records of every full training run of an
 all-MiniLM-L6-v2-based variant that was measured under that protocol (five probes for PPDB
 and PPDB-filtered), takes each task's best score over all of them, and reports the Avg-7 of
 that per-task best: an upper bound no single model of these recipes reached, since each
-variant wins some tasks by losing others. Records read: ``results/experiments/v2/*.json``,
-``results/experiments/phrase-bert/*.json`` and ``results/experiments/probe_runs5`` (the
+variant wins some tasks by losing others. Records read: ``experiments/results/v2/*.json``,
+``experiments/results/phrase-bert/*.json`` and ``experiments/results/probe_runs5`` (the
 backbone and pearl-minilm v1, five probes; their other tasks from ``results/*.json``).
 
-Writes results/experiments/oracle_avg7.md.
+Writes experiments/results/oracle_avg7.md.
 
-    python benchmarks/experiments/oracle_avg7.py
+    python experiments/oracle_avg7.py
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2] / "results"
+ROOT = Path(__file__).resolve().parents[1] / "results"
 TASKS = ["ppdb", "ppdb_filtered", "turney", "bird", "conll2003", "bc5cdr", "autofj"]
 NAMES = ["PPDB", "PPDB-f", "Turney", "BIRD", "CoNLL-03", "BC5CDR", "AutoFJ"]
 
@@ -60,7 +60,7 @@ def main() -> None:
     lines = [
         "# The per-task best of the recorded pearl-minilm variants (issue 15)",
         "",
-        "`python benchmarks/experiments/oracle_avg7.py`: five-probe records of every "
+        "`python experiments/oracle_avg7.py`: five-probe records of every "
         "full run, each task's best over all of them.",
         "",
         "| model | " + " | ".join(NAMES) + " | Avg-7 |",

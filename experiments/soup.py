@@ -4,7 +4,7 @@ Averages every weight (backbone, character encoder, type head) of the given mode
 and saves the result in float32, to be scored with ``pearl eval``. Not a training recipe:
 each ingredient is a full training run, so a soup of k runs costs k times the 2-hour budget.
 
-    python benchmarks/experiments/soup.py pearl-minilm models/pearl-minilm-v3 \
+    python experiments/soup.py pearl-minilm models/pearl-minilm-v3 \
         models/pearl-minilm-b512 -o models/soup3
 """
 

@@ -11,11 +11,11 @@ scores models on name data from another source, ISO 3166 through the ``pycountry
   their source among every subdivision name; top-1 accuracy.
 
 The ``dev`` score is their mean. It is a proxy: whether it ranks models as the benchmark
-does is measured, not assumed (results/experiments/README.md). Writes
+does is measured, not assumed (experiments/results/README.md). Writes
 results/benchmarks/dev_proxy.{json,md} (one row per model, merged with earlier rows).
 
-    python benchmarks/experiments/dev_proxy.py all-MiniLM-L6-v2 pearl-minilm models/x
-    python benchmarks/experiments/dev_proxy.py --names data_out/dev_names.txt  # to exclude
+    python experiments/dev_proxy.py all-MiniLM-L6-v2 pearl-minilm models/x
+    python experiments/dev_proxy.py --names data_out/dev_names.txt  # to exclude
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 
 from pearl.encoders import PhraseEncoder
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         "# Development score (ISO 3166 names; not a benchmark file)",
         "",
         f"Queries: official {sizes['official']}, typo {sizes['typo']}. "
-        "Command: `python benchmarks/experiments/dev_proxy.py MODEL...`",
+        "Command: `python experiments/dev_proxy.py MODEL...`",
         "",
         "| model | official | typo | dev |",
         "|---|---:|---:|---:|",

@@ -6,7 +6,7 @@ mentions that the type head assigns to each of its most frequent labels. The hea
 unnormalised fused vector it was trained on (a trailing ``Normalize`` module is skipped).
 Writes results/benchmarks/type_head.{json,md}.
 
-    python benchmarks/experiments/type_head.py --model pearl-minilm
+    python experiments/type_head.py --model pearl-minilm
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch
 from pearl.evaluation.tasks.clustering import LABELS, load_mentions
 from pearl.models import fusion_module, load_pearl_model
 
-OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
+OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 
 
 def main() -> None:
@@ -61,7 +61,7 @@ def main() -> None:
     lines = [
         f"# Type head on CoNLL-03 test mentions ({args.model})",
         "",
-        f"`python benchmarks/experiments/type_head.py --model {args.model}`",
+        f"`python experiments/type_head.py --model {args.model}`",
         "",
         "| gold type | mentions | most frequent predicted labels (% of mentions) |",
         "|---|---:|---|",
