@@ -18,8 +18,24 @@ from pearl.training.matcher_weights import (
     store_matcher_weights,
 )
 
-WORDS = ["north", "river", "global", "union", "star", "pacific", "summit", "metro", "alpha",
-         "harbor", "crown", "liberty", "falcon", "granite", "maple", "orbit"]
+WORDS = [
+    "north",
+    "river",
+    "global",
+    "union",
+    "star",
+    "pacific",
+    "summit",
+    "metro",
+    "alpha",
+    "harbor",
+    "crown",
+    "liberty",
+    "falcon",
+    "granite",
+    "maple",
+    "orbit",
+]
 KINDS = ["Bank", "Airlines", "Foods", "Energy", "Press", "Motors"]
 
 
@@ -37,8 +53,7 @@ def test_fit_gives_shippable_calibrated_weights(hash_encoder):
     sample = _names()
     rng = random.Random(1)
     views = [(drop_char if i % 2 else swap_chars)(s, rng) for i, s in enumerate(sample)]
-    rec = fit_matcher_weights(hash_encoder, sample, views, seed=0, top_k=5,
-                              show_progress_bar=False)
+    rec = fit_matcher_weights(hash_encoder, sample, views, seed=0, top_k=5, show_progress_bar=False)
     assert set(SHIPPED_KEYS) <= set(rec)
     assert rec["fingerprint"] == hash_encoder.fingerprint
     assert min(rec["weights"]) >= 0 and len(rec["weights"]) == 3
@@ -51,8 +66,16 @@ def test_fit_gives_shippable_calibrated_weights(hash_encoder):
 
 def test_store_adds_and_replaces_entries(tmp_path):
     path = tmp_path / "weights.json"
-    row = {"model": "a", "weights": [1.0, 1.0, 0.0], "bias": -1.0, "source": "s",
-           "fingerprint": "f", "calibration": [], "margin": None, "top1": {"combined": 1}}
+    row = {
+        "model": "a",
+        "weights": [1.0, 1.0, 0.0],
+        "bias": -1.0,
+        "source": "s",
+        "fingerprint": "f",
+        "calibration": [],
+        "margin": None,
+        "top1": {"combined": 1},
+    }
     store_matcher_weights([row], path)
     table = json.loads(path.read_text())
     assert table["default"] == "a" and set(table["models"]["a"]) <= set(SHIPPED_KEYS)
@@ -65,14 +88,18 @@ def test_store_adds_and_replaces_entries(tmp_path):
 
 def test_alias_queries_and_near_duplicates(tmp_path, training_files):
     csv = tmp_path / "aliases.csv"
-    csv.write_text("group,text,source\n0,The Hague,wordnet\n0,Den Haag,wordnet\n"
-                   "1,IBM,definition\n1,International Business Machines,definition\n"
-                   "2,Only Form,variants\n3,x,replay\n3,y,replay\n", encoding="utf-8")
+    csv.write_text(
+        "group,text,source\n0,The Hague,wordnet\n0,Den Haag,wordnet\n"
+        "1,IBM,definition\n1,International Business Machines,definition\n"
+        "2,Only Form,variants\n3,x,replay\n3,y,replay\n",
+        encoding="utf-8",
+    )
     queries, targets = alias_queries(csv, n=10, seed=0)
     assert len(queries) == len(targets) == 2  # the single form and the replay group left out
     assert {frozenset(p) for p in zip(queries, targets, strict=True)} == {
         frozenset({"The Hague", "Den Haag"}),
-        frozenset({"IBM", "International Business Machines"})}
+        frozenset({"IBM", "International Business Machines"}),
+    }
     assert alias_queries(None, 10, 0) == ([], [])
     from pearl.mining.hard_negatives import read_hard_negatives
 
