@@ -102,3 +102,26 @@ def test_as_pairs_with_hard_negatives():
     assert gid["NYT"] == gid["The New York Times"] != gid["The New Yorker"]
     assert tuple(sorted((gid["The New York Times"], gid["The New Yorker"]))) in groups.different
     assert (as_pairs(frame)["label"] == 1).all()
+
+
+@pytest.mark.skipif(not WORDNET.is_dir(), reason="shared WordNet not present")
+def test_build_aliases_is_the_aliases_workflow(training_files, tmp_path):
+    from pearl.augment.names import build_aliases
+
+    text = tmp_path / "text"
+    text.mkdir()
+    (text / "a.txt").write_text("The National Football League ( NFL ) said so.\n", encoding="utf-8")
+    groups, report = build_aliases(
+        training_files["corpus"], text=text, wordnet=WORDNET, show_progress_bar=False
+    )
+    assert {"National Football League", "NFL"} <= set(groups["text"])
+    assert report["strings"] == len(groups) and report["by_source"]["definition"]["groups"] == 1
+    pairs, report = build_aliases(
+        training_files["corpus"],
+        text=text,
+        wordnet=WORDNET,
+        negatives=training_files["negatives"],
+        show_progress_bar=False,
+    )
+    assert {"left", "right", "label"} <= set(pairs.columns)
+    assert report["negative_pairs"] == int((pairs["label"] == 0).sum())

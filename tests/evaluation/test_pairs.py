@@ -35,3 +35,23 @@ def test_class_separation_and_plot(tmp_path):
     assert class_separation(rng.normal(size=(30, 8)), y) == pytest.approx(1.0, abs=0.2)
     ratio = plot_classes(x, y, tmp_path / "p.png", title="test")
     assert (tmp_path / "p.png").stat().st_size > 0 and ratio > 5
+
+
+def test_read_pairs(tmp_path):
+    import pytest
+
+    from pearl._validation import MissingKeyError
+    from pearl.evaluation.pairs import read_pairs
+
+    good = tmp_path / "p.csv"
+    good.write_text(
+        "left,right,label\nNYT,New York Times,1\nNYT, Le Monde , 0 \n", encoding="utf-8"
+    )
+    assert read_pairs(good) == (["NYT", "NYT"], ["New York Times", " Le Monde "], [1, 0])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("left,right,label\na,b,1\na,c,yes\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="data row 2"):
+        read_pairs(bad)
+    (tmp_path / "cols.csv").write_text("a,b\nx,y\n", encoding="utf-8")
+    with pytest.raises(MissingKeyError, match="label"):
+        read_pairs(tmp_path / "cols.csv")

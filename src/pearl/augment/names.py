@@ -27,12 +27,20 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 import pandas as pd
 
 from pearl.augment.phrase import _SMALL, AcronymParaphraser
 
-__all__ = ["NameVariants", "wordnet_alias_groups", "alias_groups", "as_pairs", "NAME_TYPES"]
+__all__ = [
+    "NameVariants",
+    "wordnet_alias_groups",
+    "alias_groups",
+    "as_pairs",
+    "NAME_TYPES",
+    "build_aliases",
+]
 
 #: Entity types (of the corpus labels ``<tag>-<type>``) whose phrases are names.
 NAME_TYPES = frozenset(
@@ -215,3 +223,94 @@ def as_pairs(
             (t, n, 0, "negative") for t, n in rng.sample(options, min(per_group, len(options)))
         ]
     return pd.DataFrame(rows, columns=["left", "right", "label", "source"])
+
+
+def build_aliases(
+    corpus: str | Path,
+    *,
+    text: str | Path | None = None,
+    wordnet: str | Path | None = None,
+    replay: str | Path | None = None,
+    negatives: str | Path | None = None,
+    exclude: Iterable[str] = (),
+    negatives_per_group: int = 2,
+    n_replay: int = 20_000,
+    min_definitions: int = 1,
+    max_variants: int = 4,
+    seed: int = 0,
+    show_progress_bar: bool = True,
+) -> tuple[pd.DataFrame, dict]:
+    """Alias groups for ``pearl finetune`` from the training pipeline's files (what
+    ``pearl aliases`` writes).
+
+    Parameters
+    ----------
+    corpus : path-like
+        ``corpus.tsv`` of ``pearl build-corpus`` (its typed names get rule-made forms).
+    text : path-like, optional
+        Running text to mine acronym definitions from (default ``<data root>/corpus``).
+    wordnet : path-like, optional
+        WordNet folder (default ``<data root>/lexicon/wordnet``): synsets of proper names.
+    replay : path-like, optional
+        ``augmented.tsv`` of ``pearl augment``: ``n_replay`` of its pairs are replayed.
+    negatives : path-like, optional
+        ``hard_negatives.tsv`` of ``pearl mine``: the groups become labelled pairs, with up
+        to ``negatives_per_group`` non-matching pairs per group.
+    exclude : iterable of str
+        Strings never to train on.
+    min_definitions : int, default=1
+        How often an acronym definition must be seen in the text.
+    max_variants : int, default=4
+        Rule-made forms per name.
+    seed : int, default=0
+    show_progress_bar : bool, default=True
+
+    Returns
+    -------
+    frame : DataFrame
+        ``text, group, source`` (or labelled pairs with ``negatives``).
+    report : dict
+        Groups and strings, by source (and the negative pairs).
+    """
+    from pearl.augment.sampler import read_augmented
+    from pearl.data.acronyms import mine_definitions
+    from pearl.data.corpus import read_corpus
+    from pearl.paths import data_root
+
+    exclude = list(exclude)
+    definitions = [
+        d
+        for d, n in mine_definitions(text or data_root() / "corpus", show_progress_bar).items()
+        if n >= min_definitions
+    ]
+    frame = alias_groups(
+        records=read_corpus(corpus),
+        definitions=definitions,
+        wordnet=wordnet_alias_groups(wordnet),
+        replay=[(a, b) for a, b, _ in read_augmented(replay)] if replay else [],
+        n_replay=n_replay,
+        exclude=exclude,
+        max_variants=max_variants,
+        seed=seed,
+    )
+    summary = frame.groupby("source")["group"].agg(["nunique", "size"])
+    report = {
+        "groups": int(frame["group"].nunique()),
+        "strings": len(frame),
+        "by_source": {
+            k: {"groups": int(r["nunique"]), "strings": int(r["size"])}
+            for k, r in summary.iterrows()
+        },
+    }
+    if negatives:
+        from pearl.mining.hard_negatives import read_hard_negatives
+
+        frame = as_pairs(
+            frame,
+            read_hard_negatives(negatives),
+            per_group=negatives_per_group,
+            exclude=exclude,
+            seed=seed,
+        )
+        report["negative_pairs"] = int((frame["label"] == 0).sum())
+    return frame, report

@@ -74,17 +74,11 @@ def cmd_finetune(args) -> int:
         "seconds": round(res.seconds, 1),
     }
     if args.dev and args.test:
-        import pandas as pd
-
         from pearl.encoders import load_encoder
-        from pearl.evaluation.pairs import threshold_accuracy
-
-        def pairs(path):
-            f = pd.read_csv(path, dtype=str, keep_default_na=False)
-            return f["left"].tolist(), f["right"].tolist(), f["label"].astype(int).tolist()
+        from pearl.evaluation.pairs import read_pairs, threshold_accuracy
 
         summary["evaluation"] = threshold_accuracy(
-            load_encoder(str(res.output)), pairs(args.dev), pairs(args.test)
+            load_encoder(str(res.output)), read_pairs(args.dev), read_pairs(args.test)
         )
     print(json.dumps(summary, indent=2))
     return 0

@@ -150,58 +150,30 @@ def cmd_mine(args) -> int:
 
 
 def cmd_aliases(args) -> int:
-    from pearl.augment.names import alias_groups, as_pairs, wordnet_alias_groups
-    from pearl.augment.sampler import read_augmented
-    from pearl.data.acronyms import mine_definitions
-    from pearl.data.corpus import read_corpus
-    from pearl.paths import data_root
+    from pearl.augment.names import build_aliases
 
     inputs = [args.corpus, *(args.exclude or []), args.replay, args.negatives]
     check_output(args.output, inputs, "--output")
     exclude: list[str] = []
     for path in args.exclude or []:
         exclude += Path(path).read_text(encoding="utf-8").splitlines()
-    text_root = args.text or data_root() / "corpus"
-    definitions = [
-        d
-        for d, n in mine_definitions(text_root, not args.quiet).items()
-        if n >= args.min_definitions
-    ]
-    replay = [(a, b) for a, b, _ in read_augmented(args.replay)] if args.replay else []
-    frame = alias_groups(
-        records=read_corpus(args.corpus),
-        definitions=definitions,
-        wordnet=wordnet_alias_groups(args.wordnet),
-        replay=replay,
-        n_replay=args.n_replay,
+    frame, report = build_aliases(
+        args.corpus,
+        text=args.text,
+        wordnet=args.wordnet,
+        replay=args.replay,
+        negatives=args.negatives,
         exclude=exclude,
+        negatives_per_group=args.negatives_per_group,
+        n_replay=args.n_replay,
+        min_definitions=args.min_definitions,
         max_variants=args.max_variants,
         seed=args.seed,
+        show_progress_bar=not args.quiet,
     )
-    summary = frame.groupby("source")["group"].agg(["nunique", "size"])
-    report = {
-        "output": str(args.output),
-        "groups": int(frame["group"].nunique()),
-        "strings": len(frame),
-        "by_source": {
-            k: {"groups": int(r["nunique"]), "strings": int(r["size"])}
-            for k, r in summary.iterrows()
-        },
-    }
-    if args.negatives:
-        from pearl.mining.hard_negatives import read_hard_negatives
-
-        frame = as_pairs(
-            frame,
-            read_hard_negatives(args.negatives),
-            per_group=args.negatives_per_group,
-            exclude=exclude,
-            seed=args.seed,
-        )
-        report["negative_pairs"] = int((frame["label"] == 0).sum())
     with atomic_path(args.output) as tmp:
         frame.to_csv(tmp, index=False)
-    print(json.dumps(report, indent=2))
+    print(json.dumps({"output": str(args.output), **report}, indent=2))
     return 0
 
 

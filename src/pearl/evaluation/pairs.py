@@ -16,7 +16,7 @@ import numpy as np
 
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["best_threshold", "threshold_accuracy", "class_separation", "plot_classes"]
+__all__ = ["best_threshold", "threshold_accuracy", "read_pairs", "class_separation", "plot_classes"]
 
 
 def best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -37,6 +37,35 @@ def _cosines(encoder, left: list[str], right: list[str]) -> np.ndarray:
     a = normalize_rows(encoder.encode(list(left)))
     b = normalize_rows(encoder.encode(list(right)))
     return (a * b).sum(1)
+
+
+def read_pairs(path: str | Path) -> tuple[list[str], list[str], list[int]]:
+    """Labelled pairs from a CSV file with columns ``left``, ``right`` and ``label`` (1: a
+    match, 0: not), as ``(left, right, labels)`` for :func:`threshold_accuracy`.
+
+    Raises
+    ------
+    MissingKeyError
+        When a column is missing.
+    ValueError
+        When a label is not 0 or 1 (the file and the first bad row are named).
+    """
+    import pandas as pd
+
+    from pearl._validation import MissingKeyError
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in ("left", "right", "label") if c not in frame.columns]
+    if missing:
+        raise MissingKeyError(f"{path}: no column(s) {missing}; columns: {list(frame.columns)}")
+    labels = frame["label"].str.strip()
+    bad = ~labels.isin(["0", "1"])
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise ValueError(
+            f"{path}: label must be 0 or 1, got {frame['label'].iloc[row]!r} in data row {row + 1}"
+        )
+    return frame["left"].tolist(), frame["right"].tolist(), labels.astype(int).tolist()
 
 
 def threshold_accuracy(encoder, dev: tuple, test: tuple) -> dict:
