@@ -18,13 +18,13 @@ import json
 import random
 import re
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from pearl.augment.char import drop_char, keyboard_typo, swap_chars
 from pearl.data.corpus import read_corpus
+from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 _ABBREV = {
@@ -81,18 +81,6 @@ def make_task(
     return [values[i] for i in order], [truth[i] for i in order]
 
 
-def pairwise(pred: list, truth: list[int]) -> dict[str, float]:
-    """Pairwise precision, recall and F1 over rows, from the contingency table."""
-    both = Counter(zip(pred, truth, strict=True))
-    same = sum(c * (c - 1) / 2 for c in both.values())
-    p_pairs = sum(c * (c - 1) / 2 for c in Counter(pred).values())
-    t_pairs = sum(c * (c - 1) / 2 for c in Counter(truth).values())
-    precision = same / p_pairs if p_pairs else 1.0
-    recall = same / t_pairs if t_pairs else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
-
-
 def methods():
     import skrub
 
@@ -147,7 +135,7 @@ def main() -> None:
                 {
                     "task": kind,
                     "method": label,
-                    **pairwise(pred, truth),
+                    **pairwise_cluster_scores(pred, truth),
                     "seconds": round(seconds, 2),
                     "rows": len(values),
                     "clusters": len(set(pred)),

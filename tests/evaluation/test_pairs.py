@@ -55,3 +55,20 @@ def test_read_pairs(tmp_path):
     (tmp_path / "cols.csv").write_text("a,b\nx,y\n", encoding="utf-8")
     with pytest.raises(MissingKeyError, match="label"):
         read_pairs(tmp_path / "cols.csv")
+
+
+def test_pairwise_cluster_scores():
+    import pytest
+
+    from pearl.evaluation.pairs import pairwise_cluster_scores
+
+    truth = ["a", "a", "a", "b", "b", "c"]
+    assert pairwise_cluster_scores([1, 1, 1, 2, 2, 3], truth)["f1"] == 1.0
+    # one false merge of a singleton: 4 true pairs found of 4, 4 predicted pairs of 6
+    s = pairwise_cluster_scores([1, 1, 1, 2, 2, 2], truth)
+    assert s == {"precision": round(4 / 6, 4), "recall": 1.0, "f1": round(0.8, 4)}
+    # all singletons: no pair predicted, none found
+    s = pairwise_cluster_scores(range(6), truth)
+    assert s["precision"] == 1.0 and s["recall"] == 0.0 and s["f1"] == 0.0
+    with pytest.raises(ValueError, match="predictions"):
+        pairwise_cluster_scores([1], truth)

@@ -16,7 +16,14 @@ import numpy as np
 
 from pearl.encoders.base import normalize_rows
 
-__all__ = ["best_threshold", "threshold_accuracy", "read_pairs", "class_separation", "plot_classes"]
+__all__ = [
+    "best_threshold",
+    "threshold_accuracy",
+    "read_pairs",
+    "pairwise_cluster_scores",
+    "class_separation",
+    "plot_classes",
+]
 
 
 def best_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -66,6 +73,36 @@ def read_pairs(path: str | Path) -> tuple[list[str], list[str], list[int]]:
             f"{path}: label must be 0 or 1, got {frame['label'].iloc[row]!r} in data row {row + 1}"
         )
     return frame["left"].tolist(), frame["right"].tolist(), labels.astype(int).tolist()
+
+
+def pairwise_cluster_scores(pred, truth) -> dict[str, float]:
+    """Pairwise precision, recall and F1 of a clustering of rows: two rows are a pair when
+    they share a cluster; computed from the contingency table (no loop over pairs).
+
+    Parameters
+    ----------
+    pred, truth : sequence of hashable
+        Predicted and true cluster of each row (same length).
+
+    Returns
+    -------
+    dict
+        ``precision``, ``recall``, ``f1`` (1.0 when there is no pair to find or none
+        predicted, as for singletons only).
+    """
+    from collections import Counter
+
+    pred, truth = list(pred), list(truth)
+    if len(pred) != len(truth):
+        raise ValueError(f"{len(pred)} predictions for {len(truth)} rows")
+    both = Counter(zip(pred, truth, strict=True))
+    same = sum(c * (c - 1) / 2 for c in both.values())
+    p_pairs = sum(c * (c - 1) / 2 for c in Counter(pred).values())
+    t_pairs = sum(c * (c - 1) / 2 for c in Counter(truth).values())
+    precision = same / p_pairs if p_pairs else 1.0
+    recall = same / t_pairs if t_pairs else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
 
 
 def threshold_accuracy(encoder, dev: tuple, test: tuple) -> dict:
