@@ -37,7 +37,7 @@ print(pd.DataFrame({"employer": employers, "deduplicated": canonical}).to_string
 print(f"\n{employers.nunique()} distinct spellings -> {canonical.nunique()} after deduplication")
 
 # The clusters themselves (missing values get -1). With the defaults (pearl-minilm, the
-# combined match probability cut at 0.5) a transposition inside a short name
+# combined match probability cut at 0.6) a transposition inside a short name
 # ("Microsfot") and acronyms ("IBM", "GE") still stay apart.
 labels = cluster(employers)
 for lab in sorted(set(labels) - {-1}):

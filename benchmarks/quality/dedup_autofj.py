@@ -43,10 +43,10 @@ def methods(n_values: int, skrub_max: int) -> dict:
         return lambda values: list(pearl.deduplicate(values, model=model, **options))
 
     out = {
-        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.5)": pearl_dedup(
+        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.6)": pearl_dedup(
             pearl.DEFAULT_MODEL
         ),
-        "pearl deduplicate, pearl-static (combined, 0.5)": pearl_dedup("pearl-static"),
+        "pearl deduplicate, pearl-static (combined, 0.6)": pearl_dedup("pearl-static"),
         "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
             "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
         ),
@@ -83,6 +83,9 @@ def main() -> None:
                 }
             )
             print(rows[-1], flush=True)
+        OUT.mkdir(parents=True, exist_ok=True)  # what is done so far survives a stop
+        (OUT / "dedup_autofj.partial.json").write_text(json.dumps({"rows": rows}) + "\n")
+    (OUT / "dedup_autofj.partial.json").unlink(missing_ok=True)
     command = f"python benchmarks/quality/dedup_autofj.py --skrub-max {args.skrub_max}" + (
         f" --limit {args.limit}" if args.limit else ""
     )

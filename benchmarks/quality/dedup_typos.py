@@ -97,10 +97,10 @@ def methods():
 
     return {
         "skrub deduplicate (defaults)": skrub_dedup,
-        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.5)": pearl_dedup(
+        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.6)": pearl_dedup(
             pearl.DEFAULT_MODEL
         ),
-        "pearl deduplicate, pearl-static (combined, 0.5)": pearl_dedup("pearl-static"),
+        "pearl deduplicate, pearl-static (combined, 0.6)": pearl_dedup("pearl-static"),
         "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
             "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
         ),

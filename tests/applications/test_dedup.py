@@ -24,11 +24,11 @@ def test_default_cut_depends_on_the_matcher(hash_encoder):
     values = ["new york", "new yorkk", "nwe york", "boston", "bostn", "bostonn", "paris"]
     assert (
         cluster(values, model=hash_encoder)
-        == cluster(values, model=hash_encoder, matcher="combined", threshold=0.5)
+        == cluster(values, model=hash_encoder, matcher="combined", threshold=0.6)
     ).all()
     assert (
         cluster(values, model=hash_encoder, matcher="cosine")
-        == cluster(values, model=hash_encoder, matcher="cosine", threshold=0.6)
+        == cluster(values, model=hash_encoder, matcher="cosine", threshold=0.7)
     ).all()
     cluster(values, model=hash_encoder, matcher="cosine", threshold=-0.5)  # a cosine
     with pytest.raises(ValueError, match="threshold"):  # not a probability

@@ -254,7 +254,7 @@ def add_dedup(sub) -> None:
         type=COSINE,
         default=None,
         help="minimum average similarity within a cluster: a match probability "
-        "in [0, 1] (default 0.5), or a cosine with --matcher cosine (default 0.6)",
+        "in [0, 1] (default 0.6), or a cosine with --matcher cosine (default 0.7)",
     )
     p.add_argument(
         "--matcher",
