@@ -45,7 +45,7 @@ __getattr__, __dir__ = lazy_exports(
         "fuzzy_join": "pearl.applications.join",
         "GloveEncoder": "pearl.encoders.glove",
         "PhraseEncoder": "pearl.encoders.phrase",
-        "StringDistance": "pearl.encoders.string_distance",
+        "StringDistance": "pearl.evaluation.string_distance",
         "load_encoder": "pearl.encoders",
         "evaluate": "pearl.evaluation.runner",
         "TrainConfig": "pearl.training.config",
@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder
     from pearl.encoders.resolve import DEFAULT_MODEL
-    from pearl.encoders.string_distance import StringDistance
     from pearl.evaluation.runner import evaluate
+    from pearl.evaluation.string_distance import StringDistance
     from pearl.training.config import TrainConfig
     from pearl.training.trainer import train

@@ -86,7 +86,7 @@ def cmd_similarity(args) -> int:
     import numpy as np
 
     from pearl._validation import check_texts
-    from pearl.encoders import load_encoder
+    from pearl.evaluation.string_distance import load_model
 
     candidates = list(args.candidates or [])
     if args.input:
@@ -95,7 +95,7 @@ def cmd_similarity(args) -> int:
         raise SystemExit("pearl: give candidates as arguments or --input FILE")
     candidates = check_texts(candidates)
     args.query = check_texts(args.query)[0]
-    enc = load_encoder(args.model)
+    enc = load_model(args.model)  # an encoder, or the String Distance baseline
     sims = np.asarray(enc.similarity([args.query], candidates))[0]
     order = np.argsort(-sims, kind="stable")
     width = max(len(c) for c in candidates)

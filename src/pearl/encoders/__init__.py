@@ -1,4 +1,4 @@
-"""Phrase encoders: the transformer PhraseEncoder and the paper's baselines."""
+"""Phrase encoders: the transformer PhraseEncoder and the GloVe baseline."""
 
 from pearl._lazy import lazy_exports
 from pearl._validation import InputTypeError
@@ -10,28 +10,29 @@ __all__ = [
     "Encoder",
     "GloveEncoder",
     "PhraseEncoder",
-    "StringDistance",
     "cosine_matrix",
     "load_encoder",
     "resolve_model_path",
 ]
-#: Names (lower case) that :func:`load_encoder` maps to the paper's baselines.
+#: Names (lower case) that :func:`load_encoder` maps to the GloVe baseline.
 GLOVE_NAMES = frozenset({"glove", "glove-6b-50d"})
+#: Names of the benchmark's String Distance baseline: it has no embeddings, so it is no
+#: encoder (:func:`pearl.evaluation.string_distance.load_model` takes it).
 STRING_DISTANCE_NAMES = frozenset({"string-distance", "string_distance", "jaccard"})
 
 
 def load_encoder(name: str, device: str | None = None, trust_remote_code: bool = False):
     """Build an encoder from a name as used on the command line.
 
-    ``"glove"`` gives :class:`GloveEncoder`, ``"string-distance"`` gives
-    :class:`StringDistance`; anything else is a :class:`PhraseEncoder` model
-    (``trust_remote_code`` is passed to it).
+    ``"glove"`` gives :class:`GloveEncoder`; anything else is a :class:`PhraseEncoder`
+    model (``trust_remote_code`` is passed to it). ``"string-distance"`` names the
+    benchmark's String Distance baseline, which has no embeddings: it is refused here
+    (``pearl.evaluate`` and ``pearl similarity`` take it).
     """
     import os
 
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder
-    from pearl.encoders.string_distance import StringDistance
 
     if not isinstance(name, str | os.PathLike):
         raise InputTypeError(f"model must be a name or a folder path, got {type(name).__name__}")
@@ -40,7 +41,10 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     if key in GLOVE_NAMES:
         return GloveEncoder()
     if key in STRING_DISTANCE_NAMES:
-        return StringDistance()
+        raise ValueError(
+            f"{name!r} is the benchmark's String Distance baseline, which has no "
+            "embeddings: only pearl.evaluate and pearl similarity take it"
+        )
     return PhraseEncoder(name, device=device, trust_remote_code=trust_remote_code)
 
 
@@ -55,6 +59,5 @@ __getattr__, __dir__ = lazy_exports(
         "PhraseEncoder": "pearl.encoders.phrase",
         "KNOWN_MODELS": "pearl.encoders.resolve",
         "resolve_model_path": "pearl.encoders.resolve",
-        "StringDistance": "pearl.encoders.string_distance",
     },
 )

@@ -19,7 +19,7 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
 
 def is_embedding_model(model: object) -> bool:
     """Whether ``model`` makes embeddings (has a callable ``encode``), as opposed to a
-    pairwise scorer such as :class:`~pearl.encoders.StringDistance` or a model name."""
+    pairwise scorer such as :class:`~pearl.evaluation.StringDistance` or a model name."""
     return not isinstance(model, str) and callable(getattr(model, "encode", None))
 
 

@@ -5,6 +5,7 @@ from pearl._lazy import lazy_exports
 __all__ = [
     "TASKS",
     "EmbeddingCache",
+    "StringDistance",
     "averages",
     "evaluate",
     "load_records",
@@ -18,6 +19,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "EmbeddingCache": "pearl.encoders.cache",
+        "StringDistance": "pearl.evaluation.string_distance",
         "load_records": "pearl.evaluation.report",
         "render_markdown": "pearl.evaluation.report",
         "save_record": "pearl.evaluation.report",

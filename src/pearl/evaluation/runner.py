@@ -15,10 +15,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.encoders import load_encoder
 from pearl.encoders.base import is_embedding_model
 from pearl.encoders.cache import EmbeddingCache
 from pearl.encoders.resolve import DEFAULT_MODEL
+from pearl.evaluation.string_distance import load_model
 from pearl.evaluation.tasks import (
     PAPER_OWN_TASKS,
     PHRASE_TASKS,
@@ -148,7 +148,7 @@ def evaluate(
     if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
         raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
     encoder = (
-        load_encoder(model or DEFAULT_MODEL) if model is None or isinstance(model, str) else model
+        load_model(model or DEFAULT_MODEL) if model is None or isinstance(model, str) else model
     )  # None: the default too
     has_embeddings = is_embedding_model(encoder)
     embed = (

@@ -26,7 +26,7 @@ class TaskContext:
     ----------
     model : object
         An :class:`~pearl.encoders.Encoder` or a pairwise scorer such as
-        :class:`~pearl.encoders.StringDistance`.
+        :class:`~pearl.evaluation.StringDistance`.
     embed : callable or None
         ``embed(texts) -> ndarray``, the cached raw embeddings; None for
         models without embeddings.

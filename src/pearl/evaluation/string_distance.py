@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from pearl._validation import check_texts
 
-__all__ = ["StringDistance"]
+__all__ = ["StringDistance", "load_model"]
 
 
 class StringDistance:
@@ -121,3 +121,16 @@ class StringDistance:
         if not parts_i:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         return np.concatenate(parts_i).astype(np.int64), np.concatenate(parts_s)
+
+
+def load_model(name):
+    """A benchmark model from a name: the String Distance baseline for
+    ``"string-distance"``, otherwise :func:`pearl.encoders.load_encoder`'s encoder (an
+    object is returned as it is)."""
+    import os
+
+    from pearl.encoders import STRING_DISTANCE_NAMES, load_encoder
+
+    if isinstance(name, str | os.PathLike) and os.fspath(name).lower() in STRING_DISTANCE_NAMES:
+        return StringDistance()
+    return load_encoder(name) if isinstance(name, str | os.PathLike) else name

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import pearl
 from pearl import StringDistance
 
 
@@ -40,3 +41,14 @@ def test_bad_input():
         StringDistance().pair_scores(["a"], ["a", "b"])
     with pytest.raises(ValueError):
         StringDistance(0)
+
+
+def test_it_is_a_benchmark_model_not_an_encoder():
+    from pearl.encoders import load_encoder
+    from pearl.evaluation.string_distance import load_model
+
+    assert isinstance(load_model("string-distance"), StringDistance)
+    with pytest.raises(ValueError, match="no embeddings"):
+        load_encoder("string-distance")
+    with pytest.raises(ValueError, match="no embeddings"):
+        pearl.deduplicate(["a", "b"], model="string-distance")
