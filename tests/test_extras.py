@@ -14,7 +14,9 @@ from pearl._extras import EXTRAS, MissingExtraError, pyplot, require
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "pearl"
 # the modules that are the Dask extra itself import Dask at their top
-DASK_MODULES = {PACKAGE / "dask.py", PACKAGE / "distributed" / "dask.py"}
+DASK_MODULES = {PACKAGE / "dask.py"} | {
+    PACKAGE / "distributed" / m for m in ("dask.py", "graph.py", "parquet.py")
+}
 
 
 def _pyproject() -> dict:

@@ -6,7 +6,7 @@ import torch
 
 from pearl import PhraseEncoder
 from pearl.models import CharFusion, build_pearl_model, fusion_module, load_pearl_model
-from pearl.training.trainer import save_model
+from pearl.training.saving import save_model
 
 TEXTS = ["The New York Times", "nytimes.com", "", "café 🙂 naïve", "NYTimes"]
 

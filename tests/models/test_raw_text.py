@@ -4,7 +4,7 @@ import torch
 from pearl import PhraseEncoder
 from pearl.models import build_pearl_model, encode_chars, fusion_module
 from pearl.models.raw_text import CHAR_IDS, RawTextTransformer
-from pearl.training.trainer import save_model
+from pearl.training.saving import save_model
 
 TEXTS = ["The New York Times", "nytimes.com", "NYTimes", "Café Zürich 🚀", ""]
 

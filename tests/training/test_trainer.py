@@ -216,7 +216,7 @@ def test_weight_averaging():
 
 
 def test_device_defaults_to_cuda_only_when_torch_sees_one(monkeypatch):
-    from pearl.training.trainer import resolve_device
+    from pearl.training.saving import resolve_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert resolve_device("") == torch.device("cpu")

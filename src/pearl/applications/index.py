@@ -10,16 +10,22 @@ from typing import Any
 
 import numpy as np
 
-from pearl._io import atomic_dir, read_json_object
+from pearl._io import atomic_dir
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications.encoding import expected_fingerprint, get_encoder
+from pearl.applications.index_files import (
+    FORMAT,
+    check_vectors,
+    file_sha256,
+    model_mismatch,
+    read_meta,
+)
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS
 from pearl.encoders.base import normalize_rows
 
 __all__ = ["EntityIndex", "SearchResult"]
 
-_FORMAT = 2  # 2: meta.json records the checksums of the index files
 _INSTALLED = {m.lower() for m in KNOWN_MODELS}
 
 
@@ -315,7 +321,7 @@ class EntityIndex:
         folder = Path(folder)
         enc = self.encoder
         meta = {
-            "format": _FORMAT,
+            "format": FORMAT,
             "model": str(getattr(enc, "model_name", self.model)),
             "fingerprint": enc.fingerprint,
             "index": self.index,
@@ -332,7 +338,7 @@ class EntityIndex:
                     for n in self.names_:
                         f.write(json.dumps(n, ensure_ascii=False) + "\n")
                 meta["sha256"] = {
-                    name: _sha256(tmp / name) for name in ("index.faiss", "names.jsonl")
+                    name: file_sha256(tmp / name) for name in ("index.faiss", "names.jsonl")
                 }
                 (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
         except RuntimeError as exc:  # faiss reports a failed write (a full disk) this way
@@ -371,7 +377,7 @@ class EntityIndex:
         meta_path = folder / "meta.json"
         if not meta_path.is_file():
             raise FileNotFoundError(f"{folder} is not a pearl index (no meta.json)")
-        meta = _read_meta(meta_path)
+        meta = read_meta(meta_path)
         if model is None and meta["model"].lower() not in _INSTALLED:
             raise ValueError(
                 f"the index {folder} was built with the model {meta['model']!r}, which is "
@@ -382,9 +388,9 @@ class EntityIndex:
         source = model if model is not None else meta["model"]
         expected = expected_fingerprint(source)
         if expected is not None and expected != meta["fingerprint"]:
-            raise ValueError(_mismatch(folder, meta, expected))
+            raise ValueError(model_mismatch(folder, meta, expected))
         for name, digest in meta["sha256"].items():
-            if not (folder / name).is_file() or _sha256(folder / name) != digest:
+            if not (folder / name).is_file() or file_sha256(folder / name) != digest:
                 raise OSError(
                     f"corrupt index folder {folder}: {name} does not match the "
                     "checksum recorded in meta.json"
@@ -414,113 +420,12 @@ class EntityIndex:
         )
         fingerprint = obj.encoder.fingerprint
         if fingerprint != meta["fingerprint"]:
-            raise ValueError(_mismatch(folder, meta, fingerprint))
+            raise ValueError(model_mismatch(folder, meta, fingerprint))
         if obj.encoder.embedding_dim != meta["dim"]:
             raise ValueError(
                 f"index {folder} holds {meta['dim']}-d vectors; the model "
                 f"makes {obj.encoder.embedding_dim}-d ones"
             )
-        _check_vectors(raw, folder)
+        check_vectors(raw, folder)
         obj._faiss, obj.names_ = raw, names
         return obj
-
-
-_META_TYPES = {
-    "format": int,
-    "model": str,
-    "fingerprint": str,
-    "index": str,
-    "size": int,
-    "dim": int,
-    "hnsw_m": int,
-    "ef_search": int,
-    "nprobe": int,
-    "sha256": dict,
-}
-
-
-def _sha256(path: Path) -> str:
-    from pearl._io import file_sha256
-
-    return file_sha256(path, persist=False)
-
-
-def _check_vectors(raw, folder: Path) -> None:
-    """Stored vectors finite and IVF ids within the index (beyond the checksums: an index
-    written by another tool, or damaged before it was saved)."""
-    import faiss
-
-    ivf = faiss.try_extract_index_ivf(raw)
-    if ivf is not None:
-        lists = ivf.invlists
-        for i in range(lists.nlist):
-            n = lists.list_size(i)
-            if n:
-                ids = faiss.rev_swig_ptr(lists.get_ids(i), n)
-                if ids.min() < 0 or ids.max() >= raw.ntotal:
-                    raise OSError(
-                        f"corrupt index folder {folder}: inverted list {i} holds "
-                        f"ids outside 0..{raw.ntotal - 1}"
-                    )
-        ivf.make_direct_map()
-    step = 65536
-    for start in range(0, raw.ntotal, step):
-        block = raw.reconstruct_n(start, min(step, raw.ntotal - start))
-        if not np.isfinite(block).all() or (np.abs(block) > 1.01).any():
-            raise OSError(
-                f"corrupt index folder {folder}: stored vectors are not finite unit vectors"
-            )
-
-
-def _read_meta(path: Path) -> dict:
-    """``meta.json`` of an index folder, every field checked for type and range."""
-    meta = read_json_object(path, "index metadata")
-    if meta.get("format") != _FORMAT:
-        raise OSError(
-            f"{path}: index format {meta.get('format')!r:.20}, this pearl reads "
-            f"{_FORMAT} (which records checksums); rebuild the index with "
-            "pearl index build"
-        )
-    for key, kind in _META_TYPES.items():
-        value = meta.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise OSError(
-                f"corrupt index metadata {path}: {key!r} must be a "
-                f"{kind.__name__}, got {value!r:.60}"
-            )
-    if (
-        not all(
-            isinstance(k, str)
-            and k in {"index.faiss", "names.jsonl"}
-            and isinstance(v, str)
-            and len(v) == 64
-            for k, v in meta["sha256"].items()
-        )
-        or len(meta["sha256"]) != 2
-    ):
-        raise OSError(
-            f"corrupt index metadata {path}: 'sha256' must give the checksums of "
-            "index.faiss and names.jsonl"
-        )
-    if meta["index"] not in {"flat", "hnsw", "ivf"}:
-        raise OSError(f"{path}: unknown index type {meta['index']!r}")
-    if (
-        min(
-            meta["size"],
-            meta["dim"] - 1,
-            meta["hnsw_m"] - 1,
-            meta["ef_search"] - 1,
-            meta["nprobe"] - 1,
-        )
-        < 0
-    ):
-        raise OSError(f"corrupt index metadata {path}: negative or zero sizes")
-    return meta
-
-
-def _mismatch(folder: Path, meta: dict, fingerprint: str) -> str:
-    return (
-        f"index {folder} was built with model {meta['model']!r} (fingerprint "
-        f"{meta['fingerprint']}); the given model has fingerprint {fingerprint}. "
-        "Rebuild the index with this model."
-    )

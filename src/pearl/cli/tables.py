@@ -208,6 +208,12 @@ def add_join(sub) -> None:
     )
     model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
+    _add_join_dask_options(p)
+    p.set_defaults(func=cmd_join)
+
+
+def _add_join_dask_options(p) -> None:
+    """``pearl join``'s options for tables on Dask."""
     g = p.add_argument_group(
         "tables on Dask",
         "With --scheduler or --workers, LEFT and RIGHT are Parquet files or "
@@ -230,7 +236,6 @@ def add_join(sub) -> None:
         help="exact cosine top-k (default; the same result as without Dask) or "
         "an approximate faiss HNSW index per shard",
     )
-    p.set_defaults(func=cmd_join)
 
 
 def add_dedup(sub) -> None:

@@ -165,8 +165,8 @@ def cmd_distill_static(args) -> int:
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Normalize
 
+    from pearl.training.saving import save_model
     from pearl.training.static import distill_static
-    from pearl.training.trainer import save_model
 
     module = distill_static(args.model, pca_dims=args.pca_dims, n_buckets=args.n_buckets)
     save_model(SentenceTransformer(modules=[module, Normalize()], device="cpu"), Path(args.output))

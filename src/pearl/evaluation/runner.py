@@ -81,6 +81,33 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
     }
 
 
+def _new_record(
+    encoder, model, quick: bool, seed: int, probe_runs: int, retrieval_index: str
+) -> dict[str, Any]:
+    """A result record before any task: the model, the seeds, the versions, the machine."""
+    return {
+        "model": getattr(encoder, "name", str(model)),
+        "model_source": str(getattr(encoder, "path", model)),
+        "fingerprint": getattr(encoder, "fingerprint", None),
+        "parameters": _param_count(encoder),
+        "quick": quick,
+        "seed": seed,
+        "seeds": {
+            "splits_and_probes": seed,
+            "short_text_runs": "seed + run, run = 0..9",
+            "paraphrase_probe_runs": (
+                f"seed + run, run = 0..{probe_runs - 1}" if probe_runs > 1 else seed
+            ),
+            "kmeans_random_state": 0,
+        },
+        "retrieval_index": retrieval_index,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "versions": _versions(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "tasks": {},
+    }
+
+
 def evaluate(
     model: Any = DEFAULT_MODEL,
     tasks: str | list[str] | None = None,
@@ -166,27 +193,7 @@ def evaluate(
         retrieval_index=retrieval_index,
         probe_runs=probe_runs,
     )
-    record: dict[str, Any] = {
-        "model": getattr(encoder, "name", str(model)),
-        "model_source": str(getattr(encoder, "path", model)),
-        "fingerprint": getattr(encoder, "fingerprint", None),
-        "parameters": _param_count(encoder),
-        "quick": quick,
-        "seed": seed,
-        "seeds": {
-            "splits_and_probes": seed,
-            "short_text_runs": "seed + run, run = 0..9",
-            "paraphrase_probe_runs": (
-                f"seed + run, run = 0..{probe_runs - 1}" if probe_runs > 1 else seed
-            ),
-            "kmeans_random_state": 0,
-        },
-        "retrieval_index": retrieval_index,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "versions": _versions(),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
-        "tasks": {},
-    }
+    record = _new_record(encoder, model, quick, seed, probe_runs, retrieval_index)
     bar = tqdm(
         keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress_bar
     )

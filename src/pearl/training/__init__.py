@@ -26,7 +26,7 @@ __getattr__, __dir__ = lazy_exports(
         "TrainingData": "pearl.training.dataset",
         "Trainer": "pearl.training.trainer",
         "TrainResult": "pearl.training.trainer",
-        "average_weights": "pearl.training.trainer",
+        "average_weights": "pearl.training.saving",
         "train": "pearl.training.trainer",
     },
 )

@@ -287,7 +287,7 @@ def finetune(
     then fine-tuned, tells both stages.
     """
     from pearl.encoders.resolve import model_folder
-    from pearl.training.trainer import average_weights, save_model
+    from pearl.training.saving import average_weights, save_model
 
     loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
     encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
@@ -315,8 +315,73 @@ def finetune(
         {k: v.detach().clone() for k, v in st.state_dict().items()} if average_weight else None
     )
     opt = torch.optim.AdamW(st.parameters(), lr=lr)
-    best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
     t0 = time.time()
+
+    def objective(emb, groups):
+        return _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
+
+    epoch, best_epoch, history = _fit(
+        st,
+        opt,
+        objective,
+        train_data,
+        val_data,
+        rng,
+        (epochs, batch_size, per_group, patience, max_steps),
+        show_progress_bar,
+    )
+    if initial is not None:
+        average_weights(st, initial, average_weight)
+    save_model(st, output, save_dtype, normalize=True)
+    seconds = time.time() - t0
+    options = (
+        epochs,
+        batch_size,
+        per_group,
+        lr,
+        validation,
+        patience,
+        max_steps,
+        average_weight,
+        save_dtype,
+        seed,
+    )
+    params = {
+        "start": str(model) if start is not None else None,
+        "encoder": encoder,
+        "loss": loss,
+        **dict(zip(_OPTIONS, options, strict=True)),
+        "strings": len(data),
+        "groups": int(len(np.unique(data.groups))),
+        "epochs_run": epoch,
+        "best_epoch": best_epoch,
+        "validation_top1": [None if math.isnan(x) else x for x in history],
+        "seconds": round(seconds, 1),
+        **(record or {}),
+    }
+    _write_record(output, start, params)
+    return FinetuneResult(output, epoch, best_epoch, history, seconds)
+
+
+_OPTIONS = (
+    "epochs",
+    "batch_size",
+    "per_group",
+    "lr",
+    "validation",
+    "patience",
+    "max_steps",
+    "average_weight",
+    "save_dtype",
+    "seed",
+)
+
+
+def _fit(st, opt, objective, train_data, val_data, rng, limits, show_progress_bar):
+    """The epochs of :func:`finetune`: train, validate, keep the best weights (loaded into
+    ``st`` at the end), stop early; returns (epochs run, best epoch, validation history)."""
+    epochs, batch_size, per_group, patience, max_steps = limits
+    best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
     epoch = steps = 0
     for epoch in range(1, epochs + 1):
         st.train()
@@ -324,16 +389,10 @@ def finetune(
         if max_steps:
             batches = batches[: max_steps - steps]
         steps += len(batches)
-        for idx in tqdm(
+        bar = tqdm(
             batches, desc=f"finetune epoch {epoch}", unit="batch", disable=not show_progress_bar
-        ):
-            texts = [train_data.texts[i] for i in idx]
-            groups = torch.as_tensor(train_data.groups[idx])
-            emb = st(st.preprocess(texts))["sentence_embedding"]
-            value = _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
-            opt.zero_grad(set_to_none=True)
-            value.backward()
-            opt.step()
+        )
+        _train_epoch(st, opt, train_data, bar, objective)
         st.eval()
         score = _top1(st, val_data) if val_data is not None and len(val_data) else math.nan
         history.append(score)
@@ -350,34 +409,18 @@ def finetune(
             break
     if best_state is not None:
         st.load_state_dict(best_state)
-    if initial is not None:
-        average_weights(st, initial, average_weight)
-    save_model(st, output, save_dtype, normalize=True)
-    seconds = time.time() - t0
-    params = {
-        "start": str(model) if start is not None else None,
-        "encoder": encoder,
-        "loss": loss,
-        "epochs": epochs,
-        "batch_size": batch_size,
-        "per_group": per_group,
-        "lr": lr,
-        "validation": validation,
-        "patience": patience,
-        "max_steps": max_steps,
-        "average_weight": average_weight,
-        "save_dtype": save_dtype,
-        "seed": seed,
-        "strings": len(data),
-        "groups": int(len(np.unique(data.groups))),
-        "epochs_run": epoch,
-        "best_epoch": best_epoch,
-        "validation_top1": [None if math.isnan(x) else x for x in history],
-        "seconds": round(seconds, 1),
-        **(record or {}),
-    }
-    _write_record(output, start, params)
-    return FinetuneResult(output, epoch, best_epoch, history, seconds)
+    return epoch, best_epoch, history
+
+
+def _train_epoch(st, opt, data: LabelledGroups, batches, objective) -> None:
+    """One pass over ``batches`` (lists of row ids of ``data``), one optimiser step each."""
+    for idx in batches:
+        texts = [data.texts[i] for i in idx]
+        groups = torch.as_tensor(data.groups[idx])
+        value = objective(st(st.preprocess(texts))["sentence_embedding"], groups)
+        opt.zero_grad(set_to_none=True)
+        value.backward()
+        opt.step()
 
 
 def _start_model(model: Any, encoder: str, data: LabelledGroups):

@@ -257,37 +257,13 @@ def fit_matcher_weights(
         "alone": _at_precision(alone_prob, top_y),
         "ranked": _at_precision(top_prob, top_y),
     }
-    bins = np.linspace(0, 1, 6)
-    calib = []
-    for lo, hi in zip(bins[:-1], bins[1:], strict=True):
-        m = (top_prob >= lo) & (top_prob < hi if hi < 1 else top_prob <= hi)
-        if m.any():
-            calib.append(
-                [
-                    round(float(lo), 1),
-                    round(float(hi), 1),
-                    int(m.sum()),
-                    round(float(top_prob[m].mean()), 3),
-                    round(float(top_y[m].mean()), 3),
-                ]
-            )
+    calib = _calibration_bins(top_prob, top_y)
     auc = {
         name: float(roc_auc_score(y[te], x))
         for name, x in (("combined", prob), ("embedding", emb[te]), ("ngram", ng[te]))
     }
-    # top-1 of each held-out query among its candidates, by each score: over all of them,
-    # over the augmented views and over the alias queries
-    top1: dict[str, float] = {}
-    for name, x in (("combined", prob), ("embedding", emb[te]), ("ngram", ng[te])):
-        best: dict[int, tuple[float, float]] = {}
-        for r, v, lab in zip(rows[te], x, y[te], strict=True):
-            if r not in best or v > best[r][0]:
-                best[r] = (float(v), float(lab))
-        top1[name] = float(np.mean([lab for _, lab in best.values()]))
-        for label, which in (("views", 0), ("aliases", 1)):
-            labs = [lab for r, (_, lab) in best.items() if kind[r] == which]
-            if labs:
-                top1[f"{name}_{label}"] = float(np.mean(labs))
+    scores = {"combined": prob, "embedding": emb[te], "ngram": ng[te]}
+    top1 = _top1(rows[te], y[te], kind, scores)
     return {
         "model": model,
         "fingerprint": enc.fingerprint,
@@ -302,6 +278,42 @@ def fit_matcher_weights(
         "calibration_bins": calib,
         "encode_seconds": round(encode_s, 1),
     }
+
+
+def _calibration_bins(prob: np.ndarray, y: np.ndarray) -> list[list]:
+    """[low, high, n, mean predicted, observed match rate] per fifth of [0, 1]."""
+    bins = np.linspace(0, 1, 6)
+    calib = []
+    for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+        m = (prob >= lo) & (prob < hi if hi < 1 else prob <= hi)
+        if m.any():
+            calib.append(
+                [
+                    round(float(lo), 1),
+                    round(float(hi), 1),
+                    int(m.sum()),
+                    round(float(prob[m].mean()), 3),
+                    round(float(y[m].mean()), 3),
+                ]
+            )
+    return calib
+
+
+def _top1(rows: np.ndarray, y: np.ndarray, kind: np.ndarray, scores: dict) -> dict[str, float]:
+    """Top-1 of each held-out query among its candidates, by each score: over all of them,
+    over the augmented views and over the alias queries."""
+    top1: dict[str, float] = {}
+    for name, x in scores.items():
+        best: dict[int, tuple[float, float]] = {}
+        for r, v, lab in zip(rows, x, y, strict=True):
+            if r not in best or v > best[r][0]:
+                best[r] = (float(v), float(lab))
+        top1[name] = float(np.mean([lab for _, lab in best.values()]))
+        for label, which in (("views", 0), ("aliases", 1)):
+            labs = [lab for r, (_, lab) in best.items() if kind[r] == which]
+            if labs:
+                top1[f"{name}_{label}"] = float(np.mean(labs))
+    return top1
 
 
 def store_matcher_weights(

@@ -304,7 +304,7 @@ class StaticTrainer:
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Normalize
 
-        from pearl.training.trainer import save_model, write_training_log
+        from pearl.training.saving import save_model, write_training_log
 
         cfg = self.config
         model = SentenceTransformer(modules=[module, Normalize()], device="cpu")

@@ -9,7 +9,6 @@ uninterrupted run. SIGINT and SIGTERM finish the current step, write a checkpoin
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import math
 import shutil
@@ -20,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from sentence_transformers.util import batch_to_device
 from tqdm.auto import tqdm
 
-from pearl._io import atomic_dir, atomic_path, check_io, check_replaceable_dir
+from pearl._io import atomic_path, check_io, check_replaceable_dir
 from pearl.data.contexts import read_contexts
 from pearl.data.labels import LABELS
 from pearl.models.pearl_model import build_pearl_model, fusion_module
@@ -41,6 +39,12 @@ from pearl.training.checkpoint import (
 from pearl.training.config import TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
 from pearl.training.objective import Objective, StepEmbeddings, build_objective
+from pearl.training.saving import (
+    average_weights,
+    resolve_device,
+    save_model,
+    write_training_log,
+)
 from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["Trainer", "TrainResult", "train"]
@@ -355,28 +359,10 @@ class Trainer:
         """The optimisation loop, with checkpoints every ``checkpoint_every`` steps and on
         SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
         cfg = self.config
-        opt, sched, history = state.optimizer, state.scheduler, state.history
-        state_path = cfg.checkpoints / STATE
+        history = state.history
 
         def save_state(step: int) -> None:
-            save_checkpoint(
-                state_path,
-                Checkpoint(
-                    config=cfg.to_dict(),
-                    step=step,
-                    history=history,
-                    model=model.state_dict(),
-                    optimizer=opt.state_dict(),
-                    scheduler=sched.state_dict(),
-                    torch_rng=torch.get_rng_state(),
-                    cuda_rng=(
-                        torch.cuda.get_rng_state(self.device)
-                        if self.device.type == "cuda"
-                        else None
-                    ),
-                    seconds=state.elapsed_before + time.time() - t_start,
-                ),
-            )
+            self._save_state(model, state, step, t_start)
 
         previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
@@ -400,28 +386,8 @@ class Trainer:
                 disable=not self.show_progress_bar,
             )
             while step < total:
-                t_step = time.time()
-                batch = data.batch(
-                    step, cfg.batch_size, cfg.hard_negatives, self.typed_rows, cfg.type_group_size
-                )
-                loss, record = self.step_loss(model, fusion, batch)
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                sched.step()
+                record = self._one_step(model, fusion, data, step, state)
                 step += 1
-                n_texts = (
-                    2 * len(batch.anchors)
-                    + len(batch.negatives)
-                    + len(batch.anchor_negatives or [])
-                )
-                record.update(
-                    step=step,
-                    lr=sched.get_last_lr()[0],
-                    phrases_per_s=n_texts / max(time.time() - t_step, 1e-9),
-                )
-                if fusion is not None and fusion.char_log_scale is not None:
-                    record["char_scale"] = fusion.char_scale
                 history.append(record)
                 bar.update(1)
                 bar.set_postfix(
@@ -442,6 +408,49 @@ class Trainer:
                     signal.signal(s, h)
         return step, interrupted
 
+    def _one_step(self, model, fusion, data: TrainingData, step: int, state: _RunState) -> dict:
+        """Step ``step`` (0-based): its batch, the loss, one optimiser and scheduler step;
+        returns the step's record."""
+        cfg = self.config
+        t_step = time.time()
+        batch = data.batch(
+            step, cfg.batch_size, cfg.hard_negatives, self.typed_rows, cfg.type_group_size
+        )
+        loss, record = self.step_loss(model, fusion, batch)
+        state.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        state.optimizer.step()
+        state.scheduler.step()
+        n_texts = 2 * len(batch.anchors) + len(batch.negatives) + len(batch.anchor_negatives or [])
+        record.update(
+            step=step + 1,
+            lr=state.scheduler.get_last_lr()[0],
+            phrases_per_s=n_texts / max(time.time() - t_step, 1e-9),
+        )
+        if fusion is not None and fusion.char_log_scale is not None:
+            record["char_scale"] = fusion.char_scale
+        return record
+
+    def _save_state(self, model, state: _RunState, step: int, t_start: float) -> None:
+        """Write the checkpoint of step ``step`` (weights, optimiser, scheduler, random
+        states, history, seconds)."""
+        save_checkpoint(
+            self.config.checkpoints / STATE,
+            Checkpoint(
+                config=self.config.to_dict(),
+                step=step,
+                history=state.history,
+                model=model.state_dict(),
+                optimizer=state.optimizer.state_dict(),
+                scheduler=state.scheduler.state_dict(),
+                torch_rng=torch.get_rng_state(),
+                cuda_rng=(
+                    torch.cuda.get_rng_state(self.device) if self.device.type == "cuda" else None
+                ),
+                seconds=state.elapsed_before + time.time() - t_start,
+            ),
+        )
+
 
 @dataclass
 class _RunState:
@@ -460,129 +469,6 @@ def _is_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
-
-
-def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
-    """``weight * initial + (1 - weight) * current`` for every tensor present in both
-    (the type head, trained from scratch, is left as trained)."""
-    state = model.state_dict()
-    with torch.no_grad():
-        for key, value in state.items():
-            if "type_head" in key or key not in initial or not value.is_floating_point():
-                continue
-            start = initial[key].to(device=value.device, dtype=value.dtype)
-            value.copy_(weight * start + (1 - weight) * value)
-
-
-def resolve_device(device: str = "") -> torch.device:
-    """``device`` as a torch device; empty means CUDA when there is one, else the CPU.
-
-    Raises
-    ------
-    ValueError
-        For a CUDA device on a machine without one.
-    """
-    if not device:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r}, but torch sees no CUDA device here")
-    return dev
-
-
-def save_model(model, output: Path, dtype: str = "float32", normalize: bool = False) -> None:
-    """Save in the sentence-transformers folder format (written beside, then renamed).
-
-    Parameters
-    ----------
-    model : sentence_transformers.SentenceTransformer
-    output : Path
-        The model folder; an existing model folder is replaced once the new one is
-        complete, and any other non-empty folder is refused (``FileExistsError``).
-    dtype : {"float32", "float16"}, default="float32"
-        Storage type of the weights (float16 folders still compute in float32).
-    normalize : bool, default=False
-        Append a ``Normalize`` module (unless the model ends with one), as the
-        sentence-transformers backbones do, so that encodings are unit vectors. Training
-        itself runs without it: the type head reads the unnormalised fused vector.
-    """
-    from sentence_transformers import SentenceTransformer
-    from sentence_transformers.sentence_transformer.modules import Normalize
-
-    output = Path(output)
-    if dtype == "float16":
-        import copy
-
-        model = copy.deepcopy(model).half()  # the caller's model keeps float32 weights
-    if normalize and not isinstance(model[-1], Normalize):
-        model = SentenceTransformer(modules=[*model, Normalize()], device="cpu")
-    with atomic_dir(output, replaceable="modules.json") as tmp:
-        model.save(str(tmp))
-        if dtype == "float16" and (tmp / "sentence_bert_config.json").is_file():
-            # stored in float16 to halve the folder, computed in float32: sentence-transformers
-            # passes these model_kwargs to from_pretrained whoever loads the folder
-            cfg_path = tmp / "sentence_bert_config.json"
-            st_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-            st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
-            cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
-
-
-def write_training_log(
-    output: Path,
-    cfg: TrainConfig,
-    history: list[dict],
-    data_size: int,
-    total_steps: int,
-    seconds: float | None = None,
-) -> None:
-    """``training/``: the configuration, the per-step losses and the loss-curve plot."""
-    log = Path(output) / "training"
-    with atomic_path(log / "config.json") as tmp:
-        tmp.write_text(
-            json.dumps(
-                {
-                    **cfg.to_dict(),
-                    "training_pairs": data_size,
-                    "total_steps": total_steps,
-                    "train_seconds": round(seconds, 1) if seconds is not None else None,
-                },
-                indent=2,
-            )
-        )
-    keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
-    for extra in ("distill", "context", "char_scale", "type_contrastive"):
-        if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
-            keys.append(extra)
-    with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write("\t".join(keys) + "\n")
-        for r in history:
-            f.write("\t".join(f"{r.get(k, float('nan')):.6g}" for k in keys) + "\n")
-    plot_losses(history, log / "loss.png")
-
-
-def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
-    """The loss curves (moving average over ``window`` steps)."""
-    from pearl._extras import pyplot
-
-    plt = pyplot("plotting the loss curves")
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    steps = np.array([r["step"] for r in history])
-    for key in ("loss", "contrastive", "type", "distill", "context", "type_contrastive"):
-        vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
-        if len(vals) == 0 or np.all(np.isnan(vals)):
-            continue
-        w = max(1, min(window, len(vals)))
-        smooth = np.convolve(np.nan_to_num(vals), np.ones(w) / w, mode="valid")
-        ax.plot(steps[w - 1 :], smooth, label=key)
-    ax.set_xlabel("step")
-    ax.set_ylabel(f"loss (moving average, {window} steps)")
-    ax.set_title("PEARL training")
-    ax.legend()
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
-    plt.close(fig)
 
 
 def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True) -> TrainResult:

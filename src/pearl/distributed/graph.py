@@ -1,0 +1,161 @@
+"""The graph pieces shared by pearl's Dask tools: model arguments, frame checks and the
+join of partitions against reference shards."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+try:
+    import dask
+    import dask.dataframe as dd
+except ImportError as exc:  # pragma: no cover - exercised without the extra installed
+    raise ImportError('pearl.distributed.dask needs Dask: pip install "pearl[dask]"') from exc
+
+from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
+from pearl.applications.encoding import get_encoder
+from pearl.applications.join import (
+    check_join_options,
+    check_threshold,
+    match_names,
+    output_columns,
+)
+from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.distributed import partition as P
+from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders.base import is_embedding_model
+
+__all__: list[str] = []
+
+
+def _model_arg(model: Any):
+    """Names and folders travel as strings (each worker loads the model once); an encoder
+    object becomes one graph key, sent once to each worker that needs it."""
+    if model is None:
+        return DEFAULT_MODEL
+    if isinstance(model, str | os.PathLike):
+        return os.fspath(model)
+    if not is_embedding_model(model):
+        raise InputTypeError(
+            f"model must be a name, a folder or an encoder, got {type(model).__name__}"
+        )
+    return dask.delayed(model, pure=True)
+
+
+def _check_frame(ddf, name: str, column: str | None = None):
+    if not isinstance(ddf, dd.DataFrame):
+        raise InputTypeError(
+            f"{name} must be a dask DataFrame (dask.dataframe.from_pandas, "
+            f"read_parquet, read_csv...), got {type(ddf).__name__}"
+        )
+    if column is not None and column not in ddf.columns:
+        raise MissingKeyError(f"{name} has no column {column!r}; columns: {list(ddf.columns)}")
+    return ddf
+
+
+def _reference_shards(
+    right, right_on: str, m, batch_size: int, shards: int, index: str, ngrams: bool
+):
+    parts = [
+        dask.delayed(P.reference_shard)(p, right_on, i, m, batch_size, ngrams)
+        for i, p in enumerate(right.to_delayed())
+    ]
+    shards = max(1, min(shards, len(parts)))
+    bounds = np.linspace(0, len(parts), shards + 1).astype(int)
+    return [
+        dask.delayed(P.concat_shards)(parts[a:b], index)
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _join_parts(
+    left,
+    right,
+    left_on,
+    right_on,
+    model,
+    *,
+    threshold,
+    top_k,
+    how,
+    return_score,
+    suffix,
+    batch_size,
+    right_shards,
+    index,
+    matcher="combined",
+):
+    """The joined partitions as delayed pandas frames, and the output's meta."""
+    _check_frame(left, "left", left_on)
+    _check_frame(right, "right", right_on)
+    how, top_k, threshold, return_score, batch_size = check_join_options(
+        left_on=left_on,
+        right_on=right_on,
+        suffix=suffix,
+        how=how,
+        top_k=top_k,
+        threshold=threshold,
+        return_score=return_score,
+        batch_size=batch_size,
+    )
+    right_shards = check_int(right_shards, "right_shards", 1)
+    index = check_choice(index, "index", ("exact", "hnsw"))
+    matcher = check_matcher(matcher)
+    check_threshold(threshold, matcher)
+    rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
+    names = match_names(
+        [*left.columns, *(rename.get(c, c) for c in right.columns)], return_score, top_k > 1
+    )
+    # the learned weights depend on the model: loaded here only for the combined matcher
+    scorer = (
+        None
+        if matcher == "cosine"
+        else scorer_for(matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
+    )
+    m = _model_arg(model)
+    shards = _reference_shards(
+        right, right_on, m, batch_size, right_shards, index, ngrams=scorer is not None
+    )
+    ngrams = (
+        dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s) for s in shards])
+        if scorer is not None
+        else None
+    )
+    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
+    outs = []
+    for p in left.to_delayed():
+        query = dask.delayed(P.query_embeddings)(p, left_on, m, batch_size)
+        cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
+        merged = dask.delayed(P.merge_candidates)(cands, width)
+        outs.append(
+            dask.delayed(P.join_partition)(
+                p,
+                query,
+                merged,
+                rename,
+                threshold=threshold,
+                how=how,
+                return_score=return_score,
+                top_k=top_k,
+                scorer=scorer,
+                names=names,
+            )
+        )
+    empty = P.Candidates(
+        np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32), right._meta
+    )
+    no_query = P.Query(np.zeros((0, 1), np.float32), np.zeros(0, int), [])
+    meta = P.join_partition(
+        left._meta,
+        no_query,
+        empty,
+        rename,
+        threshold=threshold,
+        how=how,
+        return_score=return_score,
+        top_k=top_k,
+        names=names,
+    )
+    return outs, meta

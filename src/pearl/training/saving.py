@@ -1,0 +1,139 @@
+"""The end of a training run: averaging with the original weights, the device, the saved
+model folder and its training log (shared by the PEARL, pearl-static and fine-tuning
+trainers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from pearl._io import atomic_dir, atomic_path
+from pearl.training.config import TrainConfig
+
+__all__ = ["average_weights", "resolve_device", "save_model", "write_training_log", "plot_losses"]
+
+
+def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
+    """``weight * initial + (1 - weight) * current`` for every tensor present in both
+    (the type head, trained from scratch, is left as trained)."""
+    state = model.state_dict()
+    with torch.no_grad():
+        for key, value in state.items():
+            if "type_head" in key or key not in initial or not value.is_floating_point():
+                continue
+            start = initial[key].to(device=value.device, dtype=value.dtype)
+            value.copy_(weight * start + (1 - weight) * value)
+
+
+def resolve_device(device: str = "") -> torch.device:
+    """``device`` as a torch device; empty means CUDA when there is one, else the CPU.
+
+    Raises
+    ------
+    ValueError
+        For a CUDA device on a machine without one.
+    """
+    if not device:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r}, but torch sees no CUDA device here")
+    return dev
+
+
+def save_model(model, output: Path, dtype: str = "float32", normalize: bool = False) -> None:
+    """Save in the sentence-transformers folder format (written beside, then renamed).
+
+    Parameters
+    ----------
+    model : sentence_transformers.SentenceTransformer
+    output : Path
+        The model folder; an existing model folder is replaced once the new one is
+        complete, and any other non-empty folder is refused (``FileExistsError``).
+    dtype : {"float32", "float16"}, default="float32"
+        Storage type of the weights (float16 folders still compute in float32).
+    normalize : bool, default=False
+        Append a ``Normalize`` module (unless the model ends with one), as the
+        sentence-transformers backbones do, so that encodings are unit vectors. Training
+        itself runs without it: the type head reads the unnormalised fused vector.
+    """
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize
+
+    output = Path(output)
+    if dtype == "float16":
+        import copy
+
+        model = copy.deepcopy(model).half()  # the caller's model keeps float32 weights
+    if normalize and not isinstance(model[-1], Normalize):
+        model = SentenceTransformer(modules=[*model, Normalize()], device="cpu")
+    with atomic_dir(output, replaceable="modules.json") as tmp:
+        model.save(str(tmp))
+        if dtype == "float16" and (tmp / "sentence_bert_config.json").is_file():
+            # stored in float16 to halve the folder, computed in float32: sentence-transformers
+            # passes these model_kwargs to from_pretrained whoever loads the folder
+            cfg_path = tmp / "sentence_bert_config.json"
+            st_cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+            st_cfg.setdefault("model_kwargs", {})["dtype"] = "float32"
+            cfg_path.write_text(json.dumps(st_cfg, indent=2), encoding="utf-8")
+
+
+def write_training_log(
+    output: Path,
+    cfg: TrainConfig,
+    history: list[dict],
+    data_size: int,
+    total_steps: int,
+    seconds: float | None = None,
+) -> None:
+    """``training/``: the configuration, the per-step losses and the loss-curve plot."""
+    log = Path(output) / "training"
+    with atomic_path(log / "config.json") as tmp:
+        tmp.write_text(
+            json.dumps(
+                {
+                    **cfg.to_dict(),
+                    "training_pairs": data_size,
+                    "total_steps": total_steps,
+                    "train_seconds": round(seconds, 1) if seconds is not None else None,
+                },
+                indent=2,
+            )
+        )
+    keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
+    for extra in ("distill", "context", "char_scale", "type_contrastive"):
+        if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
+            keys.append(extra)
+    with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write("\t".join(keys) + "\n")
+        for r in history:
+            f.write("\t".join(f"{r.get(k, float('nan')):.6g}" for k in keys) + "\n")
+    plot_losses(history, log / "loss.png")
+
+
+def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
+    """The loss curves (moving average over ``window`` steps)."""
+    from pearl._extras import pyplot
+
+    plt = pyplot("plotting the loss curves")
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    steps = np.array([r["step"] for r in history])
+    for key in ("loss", "contrastive", "type", "distill", "context", "type_contrastive"):
+        vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
+        if len(vals) == 0 or np.all(np.isnan(vals)):
+            continue
+        w = max(1, min(window, len(vals)))
+        smooth = np.convolve(np.nan_to_num(vals), np.ones(w) / w, mode="valid")
+        ax.plot(steps[w - 1 :], smooth, label=key)
+    ax.set_xlabel("step")
+    ax.set_ylabel(f"loss (moving average, {window} steps)")
+    ax.set_title("PEARL training")
+    ax.legend()
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
+    plt.close(fig)
