@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+from dedup_typos import methods  # the same methods as on the typo tasks (this folder)
 
-import pearl
 from pearl.evaluation.pairs import pairwise_cluster_scores
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import benchmark_dir
@@ -38,26 +38,6 @@ def make_task(folder: Path) -> tuple[list[str], list[str]]:
     return values, clusters
 
 
-def methods(n_values: int, skrub_max: int) -> dict:
-    def pearl_dedup(model, **options):
-        return lambda values: list(pearl.deduplicate(values, model=model, **options))
-
-    out = {
-        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.6)": pearl_dedup(
-            pearl.DEFAULT_MODEL
-        ),
-        "pearl deduplicate, pearl-static (combined, 0.6)": pearl_dedup("pearl-static"),
-        "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
-            "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
-        ),
-    }
-    if n_values <= skrub_max:
-        import skrub
-
-        out["skrub deduplicate (defaults)"] = lambda values: list(skrub.deduplicate(values))
-    return out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=None, help="data root (default: pearl.paths)")
@@ -69,7 +49,7 @@ def main() -> None:
     rows = []
     for name in names:
         values, truth = make_task(root / "benchmark" / name)
-        for label, run in methods(len(values), args.skrub_max).items():
+        for label, run in methods(skrub=len(values) <= args.skrub_max).items():
             t = time.perf_counter()
             pred = run(values)
             seconds = time.perf_counter() - t

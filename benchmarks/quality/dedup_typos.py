@@ -81,13 +81,11 @@ def make_task(
     return [values[i] for i in order], [truth[i] for i in order]
 
 
-def methods():
-    import skrub
-
+def methods(skrub: bool = True) -> dict:
+    """The methods compared, by label: skrub's ``deduplicate`` (when ``skrub``), pearl's
+    defaults, pearl-static with the same matcher and cut, and pearl's former default."""
     import pearl
-
-    def skrub_dedup(values):
-        return list(skrub.deduplicate(values))
+    from pearl.applications.dedup import DEFAULT_THRESHOLD
 
     def pearl_dedup(model, **options):
         def run(values):
@@ -95,16 +93,20 @@ def methods():
 
         return run
 
-    return {
-        "skrub deduplicate (defaults)": skrub_dedup,
-        f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, 0.6)": pearl_dedup(
-            pearl.DEFAULT_MODEL
-        ),
-        "pearl deduplicate, pearl-static (combined, 0.6)": pearl_dedup("pearl-static"),
-        "pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)": pearl_dedup(
-            "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
-        ),
-    }
+    cut = DEFAULT_THRESHOLD["probability"]
+    out = {}
+    if skrub:
+        import skrub as sk
+
+        out["skrub deduplicate (defaults)"] = lambda values: list(sk.deduplicate(values))
+    out[f"pearl deduplicate (defaults: {pearl.DEFAULT_MODEL}, combined, {cut})"] = pearl_dedup(
+        pearl.DEFAULT_MODEL
+    )
+    out[f"pearl deduplicate, pearl-static (combined, {cut})"] = pearl_dedup("pearl-static")
+    out["pearl deduplicate, all-MiniLM-L6-v2, cosine 0.8 (the former default)"] = pearl_dedup(
+        "all-MiniLM-L6-v2", matcher="cosine", threshold=0.8
+    )
+    return out
 
 
 def main() -> None:

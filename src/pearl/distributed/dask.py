@@ -17,20 +17,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-try:
-    import dask
-    import dask.array as da
-    import dask.dataframe as dd
-except ImportError as exc:  # pragma: no cover - exercised without the extra installed
-    raise ImportError('pearl.distributed.dask needs Dask: pip install "pearl[dask]"') from exc
-
+from pearl._extras import require
 from pearl._validation import check_bool, check_choice, check_int
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.index import EntityIndex
 from pearl.distributed import partition as P
-from pearl.distributed.graph import _check_frame, _join_parts, _model_arg
+from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
 from pearl.encoders import DEFAULT_MODEL
+
+# Dask is the `dask` extra: a clear error names the pip install when it is missing
+dask = require("dask", "pearl on Dask")
+da = require("dask.array", "pearl on Dask")
+dd = require("dask.dataframe", "pearl on Dask")
 
 __all__ = [
     "local_client",
@@ -142,12 +141,12 @@ def encode(
     dask.array.Array of float32, shape (n_rows, dim)
         One chunk per partition (row counts unknown until computed).
     """
-    _check_frame(ddf, "ddf", column)
+    check_frame(ddf, "ddf", column)
     batch_size = check_int(batch_size, "batch_size", 1)
     normalize = check_bool(normalize, "normalize")
     handle_missing = check_choice(handle_missing, "handle_missing", ("error", "empty"))
     dim = get_encoder(model if model is not None else DEFAULT_MODEL).embedding_dim
-    m = _model_arg(model)
+    m = model_arg(model)
     parts = [
         da.from_delayed(
             dask.delayed(P.encode_partition)(p, column, m, batch_size, normalize, handle_missing),
@@ -214,7 +213,7 @@ def fuzzy_join(
     dask.dataframe.DataFrame
         One output partition per left partition, in order.
     """
-    outs, meta = _join_parts(
+    outs, meta = join_parts(
         left,
         right,
         left_on,
@@ -248,7 +247,7 @@ def build_index(
     The vectors are gathered to build one faiss index here (as ``EntityIndex.build``
     would); use :func:`search` to query it from the cluster.
     """
-    _check_frame(ddf, "ddf", column)
+    check_frame(ddf, "ddf", column)
     vectors = encode(ddf, column, model, batch_size=batch_size, normalize=True).compute()
     names = ddf[column].compute().tolist()
     idx = EntityIndex(
@@ -276,7 +275,7 @@ def search(index: EntityIndex, ddf, column: str, top_k: int = 5, *, batch_size: 
     """
     if not isinstance(index, EntityIndex) or not len(index):
         raise ValueError("index must be a built, non-empty EntityIndex")
-    _check_frame(ddf, "ddf", column)
+    check_frame(ddf, "ddf", column)
     top_k = check_int(top_k, "top_k", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
     idx = dask.delayed(index, pure=True)

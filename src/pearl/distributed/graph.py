@@ -8,12 +8,7 @@ from typing import Any
 
 import numpy as np
 
-try:
-    import dask
-    import dask.dataframe as dd
-except ImportError as exc:  # pragma: no cover - exercised without the extra installed
-    raise ImportError('pearl.distributed.dask needs Dask: pip install "pearl[dask]"') from exc
-
+from pearl._extras import require
 from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
 from pearl.applications.encoding import get_encoder
 from pearl.applications.join import (
@@ -27,10 +22,14 @@ from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
 
-__all__: list[str] = []
+# Dask is the `dask` extra: a clear error names the pip install when it is missing
+dask = require("dask", "pearl on Dask")
+dd = require("dask.dataframe", "pearl on Dask")
+
+__all__ = ["model_arg", "check_frame", "reference_shards", "join_parts"]
 
 
-def _model_arg(model: Any):
+def model_arg(model: Any):
     """Names and folders travel as strings (each worker loads the model once); an encoder
     object becomes one graph key, sent once to each worker that needs it."""
     if model is None:
@@ -44,7 +43,7 @@ def _model_arg(model: Any):
     return dask.delayed(model, pure=True)
 
 
-def _check_frame(ddf, name: str, column: str | None = None):
+def check_frame(ddf, name: str, column: str | None = None):
     if not isinstance(ddf, dd.DataFrame):
         raise InputTypeError(
             f"{name} must be a dask DataFrame (dask.dataframe.from_pandas, "
@@ -55,7 +54,7 @@ def _check_frame(ddf, name: str, column: str | None = None):
     return ddf
 
 
-def _reference_shards(
+def reference_shards(
     right, right_on: str, m, batch_size: int, shards: int, index: str, ngrams: bool
 ):
     parts = [
@@ -70,7 +69,7 @@ def _reference_shards(
     ]
 
 
-def _join_parts(
+def join_parts(
     left,
     right,
     left_on,
@@ -88,8 +87,8 @@ def _join_parts(
     matcher="combined",
 ):
     """The joined partitions as delayed pandas frames, and the output's meta."""
-    _check_frame(left, "left", left_on)
-    _check_frame(right, "right", right_on)
+    check_frame(left, "left", left_on)
+    check_frame(right, "right", right_on)
     how, top_k, threshold, return_score, batch_size = check_join_options(
         left_on=left_on,
         right_on=right_on,
@@ -114,8 +113,8 @@ def _join_parts(
         if matcher == "cosine"
         else scorer_for(matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
     )
-    m = _model_arg(model)
-    shards = _reference_shards(
+    m = model_arg(model)
+    shards = reference_shards(
         right, right_on, m, batch_size, right_shards, index, ngrams=scorer is not None
     )
     ngrams = (

@@ -9,19 +9,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-try:
-    import dask
-    import dask.dataframe as dd
-except ImportError as exc:  # pragma: no cover - exercised without the extra installed
-    raise ImportError('pearl.distributed.dask needs Dask: pip install "pearl[dask]"') from exc
-
 from pearl import __version__
+from pearl._extras import require
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import MissingKeyError, check_int
 from pearl.applications.encoding import expected_fingerprint
 from pearl.distributed import partition as P
-from pearl.distributed.graph import _check_frame, _join_parts, _model_arg
+from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.encoders import DEFAULT_MODEL
+
+# Dask is the `dask` extra: a clear error names the pip install when it is missing
+dask = require("dask", "pearl on Dask")
+dd = require("dask.dataframe", "pearl on Dask")
 
 __all__ = ["read_table", "encode_to_parquet", "join_to_parquet"]
 
@@ -131,12 +130,12 @@ def encode_to_parquet(
     same command after an interruption skips the finished parts.
     """
     ddf = read_table(input, partitions)
-    _check_frame(ddf, "input", column)
+    check_frame(ddf, "input", column)
     keys = list(dict.fromkeys([*(keys or []), column]))
     missing = [k for k in keys if k not in ddf.columns]
     if missing:
         raise MissingKeyError(f"input has no column(s) {missing}; columns: {list(ddf.columns)}")
-    m = _model_arg(model)
+    m = model_arg(model)
     parts = [
         dask.delayed(P.embedding_frame)(
             p, keys, dask.delayed(P.encode_partition)(p, column, m, batch_size, normalize)
@@ -178,7 +177,7 @@ def join_to_parquet(
     One output part per left partition, written atomically; a re-run of the same command
     skips the finished parts.
     """
-    outs, _ = _join_parts(
+    outs, _ = join_parts(
         read_table(left, partitions),
         read_table(right),
         left_on,

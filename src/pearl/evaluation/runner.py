@@ -174,9 +174,8 @@ def evaluate(
         raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
     if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
         raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
-    encoder = (
-        load_model(model or DEFAULT_MODEL) if model is None or isinstance(model, str) else model
-    )  # None: the default too
+    # a name or folder is loaded (None or "": the default), an encoder object used as it is
+    encoder = load_model(DEFAULT_MODEL if model is None or model == "" else model)
     has_embeddings = is_embedding_model(encoder)
     embed = (
         EmbeddingCache(encoder, root=cache_root, persist=cache, batch_size=batch_size)

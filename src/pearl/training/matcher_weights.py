@@ -205,8 +205,10 @@ def fit_matcher_weights(
     """
     from pearl.encoders import load_encoder
 
-    enc = model if is_embedding_model(model) else load_encoder(model)
-    model = str(getattr(enc, "model_name", model)) if is_embedding_model(model) else str(model)
+    if is_embedding_model(model):
+        enc, model = model, str(getattr(model, "model_name", model))
+    else:
+        enc, model = load_encoder(model), str(model)
     t = time.perf_counter()
     alias_q, alias_t = aliases
     # a view's source is its own row of the sample; an alias query's match is its row of
