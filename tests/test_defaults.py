@@ -43,3 +43,9 @@ def test_cli_commands_default_to_it():
 def test_default_model_is_offline_and_loads():
     enc = pearl.PhraseEncoder()
     assert enc.name == pearl.DEFAULT_MODEL and enc.embedding_dim > 0
+
+
+def test_cli_dedup_neighbours_default_to_the_api():
+    args = build_parser().parse_args(["dedup", "t", "--column", "c", "-o", "o"])
+    assert args.top_k == inspect.signature(pearl.deduplicate).parameters["top_k"].default
+    assert args.top_k == inspect.signature(pearl.cluster).parameters["top_k"].default

@@ -68,6 +68,32 @@ def test_numbers_are_strings_and_limits(hash_encoder, monkeypatch):
     with pytest.raises(ValueError, match="n_clusters"):
         cluster(["a", "b"], n_clusters=3, model=hash_encoder)
     monkeypatch.setattr(dedup, "MAX_UNIQUE", 3)
-    with pytest.raises(ValueError, match="EntityIndex"):
-        cluster([str(i) for i in range(5)], model=hash_encoder)
+    with pytest.raises(ValueError, match="n_clusters"):  # the exact tree is capped
+        cluster([str(i) for i in range(5)], n_clusters=2, model=hash_encoder)
+    # a threshold has no cap: the match graph is sparse
+    assert len(cluster([str(i) for i in range(5)], model=hash_encoder)) == 5
     assert np.all(cluster([None, np.nan], model=hash_encoder) == -1)
+
+
+def test_the_approximate_graph_gives_the_exact_graphs_clusters(hash_encoder, monkeypatch):
+    from pearl.applications import match_graph
+
+    rng = np.random.default_rng(0)
+    names = ["".join(rng.choice(list("abcdefghij"), 8)) for _ in range(60)]
+    values = names + [n[:-1] + "z" for n in names[:30]]  # a typo of half of them
+    exact = cluster(values, model=hash_encoder)
+    monkeypatch.setattr(match_graph, "EXACT_MAX", 10)  # faiss IVF and n-gram sketches
+    approx = cluster(values, model=hash_encoder, top_k=20)
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(exact, approx) > 0.95
+
+
+def test_top_k_bounds_what_can_merge(hash_encoder):
+    values = ["acme corp", "acme corp.", "acme corpp", "acme corpo", "acme crp", "bolt inc"]
+    wide = cluster(values, model=hash_encoder, threshold=0.3, top_k=10)
+    narrow = cluster(values, model=hash_encoder, threshold=0.3, top_k=1)
+    assert len(set(wide[:5])) == 1 and wide[5] != wide[0]
+    assert len(set(narrow[:5])) >= len(set(wide[:5]))
+    with pytest.raises(ValueError, match="top_k"):
+        cluster(values, model=hash_encoder, top_k=0)

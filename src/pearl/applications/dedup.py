@@ -10,6 +10,8 @@ from sklearn.cluster import AgglomerativeClustering
 
 from pearl._validation import check_float, check_int
 from pearl.applications.encoding import get_cache, get_encoder, to_string_list
+from pearl.applications.linkage import graph_average_linkage
+from pearl.applications.match_graph import match_graph
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.applications.tables import column_like
 from pearl.encoders import DEFAULT_MODEL
@@ -17,24 +19,31 @@ from pearl.encoders.base import normalize_rows
 
 __all__ = ["cluster", "deduplicate"]
 
+#: The exact tree of ``n_clusters`` is quadratic: at most this many distinct values.
 MAX_UNIQUE = 20_000
 #: The cut when no ``threshold`` is given: a match probability of 0.6 with a calibrated
 #: matcher, a cosine of 0.7 with ``matcher="cosine"``. Chosen for the default model on
 #: development tasks made from training-corpus names, typos and dense lists of similar
-#: names (experiments/dedup_dense_lists.py).
+#: names (experiments/dedup_dense_lists.py; on the match graph: experiments/dedup_graph.py).
 DEFAULT_THRESHOLD = {"probability": 0.6, "cosine": 0.7}
 
 
-def _unique_embeddings(values, model, batch_size):
+def _unique_embeddings(values, model, batch_size, exact: bool, show_progress_bar):
     texts, nulls = to_string_list(values, non_string="str")
     uniq = list(dict.fromkeys(t for t, n in zip(texts, nulls, strict=True) if not n))
-    if len(uniq) > MAX_UNIQUE:
+    if exact and len(uniq) > MAX_UNIQUE:
         raise ValueError(
-            f"{len(uniq)} distinct values; clustering is quadratic and capped at {MAX_UNIQUE}."
-            " Deduplicate against a reference list with pearl.EntityIndex instead."
+            f"{len(uniq)} distinct values; a fixed n_clusters needs the exact (quadratic) "
+            f"tree, capped at {MAX_UNIQUE}. Give a threshold instead (n_clusters=None)."
         )
     enc = get_encoder(model)
-    emb = normalize_rows(get_cache(enc, batch_size)(uniq)) if uniq else None
+    if show_progress_bar is None:
+        show_progress_bar = len(uniq) > 50_000
+    emb = (
+        normalize_rows(get_cache(enc, batch_size)(uniq, show_progress_bar=show_progress_bar))
+        if uniq
+        else None
+    )
     return texts, nulls, uniq, emb, enc
 
 
@@ -52,21 +61,19 @@ def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> n
     return np.maximum(dist, (dist.T + dist) / 2)  # symmetric up to rounding
 
 
-def _labels(
-    emb: np.ndarray, n_clusters: int | None, threshold: float, dist: np.ndarray | None = None
-) -> np.ndarray:
+def _exact_labels(uniq: list[str], emb: np.ndarray, scorer, n_clusters: int) -> np.ndarray:
+    """The exact average-linkage tree cut into ``n_clusters``."""
     n = len(emb)
+    if not 1 <= n_clusters <= n:
+        raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
     if n == 1:
         return np.zeros(1, dtype=np.int64)
-    metric = "cosine" if dist is None else "precomputed"
-    if n_clusters is not None:
-        if not 1 <= n_clusters <= n:
-            raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
-        model = AgglomerativeClustering(n_clusters=n_clusters, metric=metric, linkage="average")
-    else:
-        model = AgglomerativeClustering(
-            n_clusters=None, metric=metric, linkage="average", distance_threshold=1.0 - threshold
-        )
+    dist = _distances(uniq, emb, scorer) if scorer is not None else None
+    model = AgglomerativeClustering(
+        n_clusters=n_clusters,
+        metric="cosine" if dist is None else "precomputed",
+        linkage="average",
+    )
     return model.fit_predict(emb if dist is None else dist).astype(np.int64)
 
 
@@ -78,19 +85,27 @@ def cluster(
     model: Any = DEFAULT_MODEL,
     batch_size: int = 64,
     matcher: Any = "combined",
+    top_k: int = 5,
+    show_progress_bar: bool | None = None,
 ) -> np.ndarray:
     """Cluster string values by how likely they name the same thing.
 
-    Average-linkage agglomerative clustering of the distinct values, by default on the
-    match probability of the combined matcher (embedding and character n-grams).
+    Average linkage of the distinct values on their match graph: each value is linked to
+    its ``top_k`` nearest values by embedding and by character n-grams (exact up to
+    20,000 values, faiss IVF above), each link weighted by the match probability of the
+    combined matcher (embedding and n-grams) or by the embedding cosine. Clusters merge
+    while the average similarity of all their cross pairs is at least ``threshold``,
+    unlinked pairs counting as 0. The cost grows with the number of links, not its
+    square: a million distinct values fit on a laptop. With ``n_clusters``, the exact
+    average-linkage tree over all pairs is cut instead (at most 20,000 distinct values).
 
     Parameters
     ----------
     values : iterable
         Strings (pandas/polars Series, array or list). Numbers go through ``str()``.
     n_clusters : int, optional
-        Number of clusters; when None, clusters are cut where the average similarity
-        between them falls below ``threshold``.
+        Number of clusters (the exact tree); when None, clusters are cut where the
+        average similarity between them falls below ``threshold``.
     threshold : float, optional
         Used when ``n_clusters`` is None: the minimum average similarity inside a
         cluster, a match probability in [0, 1] (default 0.6) or, with
@@ -101,6 +116,13 @@ def cluster(
         The similarity of two values: the match probability given their embedding cosine
         and their character n-gram cosine (see
         :class:`~pearl.applications.matcher.MatchScorer`), or the embedding cosine.
+    top_k : int, default=5
+        Neighbours linked per value and per signal (embedding, n-grams); chosen with the
+        cut on development data (``experiments/dedup_graph.py``). A cluster of more than
+        about ``2 * top_k`` distinct spellings may be cut in pieces: raise it for columns
+        with many spellings per entity (the time grows with it).
+    show_progress_bar : bool, optional
+        Progress of the encoding; default: on above 50,000 distinct values.
 
     Returns
     -------
@@ -116,13 +138,19 @@ def cluster(
     if n_clusters is not None:
         n_clusters = check_int(n_clusters, "n_clusters", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
-    texts, nulls, uniq, emb, encoder = _unique_embeddings(values, model, batch_size)
+    top_k = check_int(top_k, "top_k", 1)
+    texts, nulls, uniq, emb, encoder = _unique_embeddings(
+        values, model, batch_size, n_clusters is not None, show_progress_bar
+    )
     out = np.full(len(texts), -1, dtype=np.int64)
     if not uniq:
         return out
     scorer = scorer_for(matcher, encoder)
-    dist = _distances(uniq, emb, scorer) if scorer is not None and len(uniq) > 1 else None
-    lab = _labels(emb, n_clusters, threshold, dist)
+    if n_clusters is not None:
+        lab = _exact_labels(uniq, emb, scorer, n_clusters)
+    else:
+        graph = match_graph(uniq, emb, scorer, top_k=top_k)
+        lab = graph_average_linkage(len(uniq), graph.rows, graph.cols, graph.weights, threshold)
     lookup = dict(zip(uniq, lab, strict=True))
     for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
         if not n:
@@ -138,6 +166,8 @@ def deduplicate(
     model: Any = DEFAULT_MODEL,
     batch_size: int = 64,
     matcher: Any = "combined",
+    top_k: int = 5,
+    show_progress_bar: bool | None = None,
 ):
     """Map each value to a canonical representative of its cluster.
 
@@ -158,6 +188,9 @@ def deduplicate(
     batch_size : int
     matcher : {"combined", "cosine"} or MatchScorer, default="combined"
         See :func:`cluster`.
+    top_k : int, default=5
+        Neighbours linked per value and per signal; see :func:`cluster`.
+    show_progress_bar : bool, optional
 
     Returns
     -------
@@ -179,6 +212,8 @@ def deduplicate(
         model=model,
         batch_size=batch_size,
         matcher=matcher,
+        top_k=top_k,
+        show_progress_bar=show_progress_bar,
     )
     texts, nulls = to_string_list(values, non_string="str")
     counts: dict[int, Counter] = {}

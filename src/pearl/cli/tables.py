@@ -97,7 +97,11 @@ def cmd_dedup(args) -> int:
             "it first (pearl never overwrites an input column)"
         )
     canon = deduplicate(
-        table[args.column], threshold=args.threshold, model=args.model, matcher=args.matcher
+        table[args.column],
+        threshold=args.threshold,
+        model=args.model,
+        matcher=args.matcher,
+        top_k=args.top_k,
     )
     table[new_column] = canon
     write_table(table, args.output)
@@ -267,6 +271,14 @@ def add_dedup(sub) -> None:
         default="combined",
         help="similarity: the combined match probability (embedding + character "
         "n-grams, the default) or the embedding cosine",
+    )
+    p.add_argument(
+        "-k",
+        "--top-k",
+        type=POSITIVE,
+        default=5,
+        help="neighbours linked per value, by embedding and by n-grams (default 5; raise it "
+        "when one entity has many spellings)",
     )
     model_arg(p)
     p.set_defaults(func=cmd_dedup)

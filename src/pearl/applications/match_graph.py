@@ -1,0 +1,179 @@
+"""The sparse match graph of a column: each distinct value linked to its nearest
+neighbours by embedding and by character n-grams, every link weighted by the matcher's
+probability (or the embedding cosine). What :func:`~pearl.cluster` cuts, at any size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pearl.applications.candidates import top_k_of
+
+__all__ = ["MatchGraph", "match_graph", "nearest_neighbours"]
+
+#: Above this many values the neighbours are searched approximately (faiss IVF): the
+#: exact search is quadratic.
+EXACT_MAX = 20_000
+
+
+@dataclass
+class MatchGraph:
+    """Undirected weighted edges between distinct values ``rows[e] < cols[e]``.
+
+    Attributes
+    ----------
+    n : int
+        Number of values (nodes).
+    rows, cols : ndarray of int64
+    weights : ndarray of float32
+        Match probability (or cosine) of each edge.
+    """
+
+    n: int
+    rows: np.ndarray
+    cols: np.ndarray
+    weights: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _approximate_neighbours(x: np.ndarray, top_k: int, nprobe: int = 16) -> np.ndarray:
+    import faiss
+
+    n, dim = x.shape
+    nlist = max(1, min(int(4 * np.sqrt(n)), n // 39))
+    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+    index.cp.seed = 0
+    rng = np.random.default_rng(0)
+    sample = x[np.sort(rng.choice(n, size=min(n, 256 * nlist), replace=False))]
+    index.train(sample)
+    index.add(x)
+    index.nprobe = nprobe
+    _, ids = index.search(x, top_k + 1)
+    return ids
+
+
+def nearest_neighbours(
+    x: np.ndarray, top_k: int, *, exact_max: int | None = None, block: int | None = None
+) -> np.ndarray:
+    """The ``top_k`` nearest other rows of each unit row of ``x`` by inner product.
+
+    Exact (blocked matrix products) up to ``exact_max`` rows, approximate above (faiss
+    IVF, 16 probes; default :data:`EXACT_MAX`). Returns int64 ids, shape
+    ``(n, top_k)``, -1 where none."""
+    exact_max = EXACT_MAX if exact_max is None else exact_max
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    n = len(x)
+    k = min(top_k, n - 1)
+    if k <= 0:
+        return np.full((n, 0), -1, dtype=np.int64)
+    if n <= exact_max:
+        ids, _ = top_k_of(x, x, np.arange(n, dtype=np.int64), k + 1, block)
+    else:
+        ids = _approximate_neighbours(x, k).astype(np.int64)
+    own = ids == np.arange(n)[:, None]
+    # drop each row's own id (or its last column when the row was not found itself)
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), ids.shape[1] - 1)
+    keep = np.ones(ids.shape, dtype=bool)
+    keep[np.arange(n), drop] = False
+    return ids[keep].reshape(n, ids.shape[1] - 1)[:, :k]
+
+
+def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 256) -> np.ndarray:
+    """Nearest rows by n-gram cosine: exact sparse products in blocks up to
+    ``exact_max`` rows, else on a random projection of the rows (to ``dim`` dims)."""
+    n = ng.shape[0]
+    k = min(top_k, n - 1)
+    if k <= 0:
+        return np.full((n, 0), -1, dtype=np.int64)
+    if n > exact_max:
+        from sklearn.random_projection import SparseRandomProjection
+
+        sketch = SparseRandomProjection(dim, random_state=0).fit_transform(ng)
+        sketch = np.asarray(sketch.todense() if hasattr(sketch, "todense") else sketch)
+        norms = np.linalg.norm(sketch, axis=1, keepdims=True)
+        sketch = (sketch / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        return nearest_neighbours(sketch, k, exact_max=exact_max)
+    out = np.empty((n, k), dtype=np.int64)
+    block = max(1, min(n, (1 << 23) // n))
+    for s in range(0, n, block):
+        sims = (ng[s : s + block] @ ng.T).toarray()
+        sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
+        j = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        order = np.lexsort((j, -np.take_along_axis(sims, j, 1)), axis=1)
+        out[s : s + block] = np.take_along_axis(j, order, 1)
+    return out
+
+
+def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unique undirected pairs ``i < j`` of the neighbour lists."""
+    rows, cols = [], []
+    for ids in neighbour_lists:
+        i = np.repeat(np.arange(len(ids), dtype=np.int64), ids.shape[1])
+        j = ids.ravel()
+        ok = j >= 0
+        rows.append(np.minimum(i, j)[ok])
+        cols.append(np.maximum(i, j)[ok])
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    key = np.unique(np.concatenate(rows) * (1 << 32) + np.concatenate(cols))
+    return key >> 32, key & ((1 << 32) - 1)
+
+
+def _pair_cosines(a, rows: np.ndarray, cols: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+    """Cosines of unit rows ``a[rows[e]]`` and ``a[cols[e]]`` (dense or sparse ``a``)."""
+    out = np.empty(len(rows), dtype=np.float32)
+    for s in range(0, len(rows), chunk):
+        r, c = rows[s : s + chunk], cols[s : s + chunk]
+        if isinstance(a, np.ndarray):
+            out[s : s + chunk] = np.einsum("ij,ij->i", a[r], a[c])
+        else:
+            out[s : s + chunk] = np.asarray(a[r].multiply(a[c]).sum(axis=1)).ravel()
+    return out
+
+
+def match_graph(
+    texts: list[str],
+    embeddings: np.ndarray,
+    scorer=None,
+    *,
+    top_k: int = 10,
+    exact_max: int | None = None,
+) -> MatchGraph:
+    """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
+    ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
+    pair's two cosines (without a scorer: the embedding cosine).
+
+    Parameters
+    ----------
+    texts : list of str
+        Distinct values.
+    embeddings : ndarray, shape (len(texts), dim)
+        Their unit embeddings.
+    scorer : MatchScorer, optional
+    top_k : int, default=10
+        Neighbours per value and per signal.
+    exact_max : int, optional
+        Up to this many values the neighbours are exact; above, approximate (default
+        :data:`EXACT_MAX`).
+
+    Returns
+    -------
+    MatchGraph
+    """
+    n = len(texts)
+    exact_max = EXACT_MAX if exact_max is None else exact_max
+    emb_nn = nearest_neighbours(embeddings, top_k, exact_max=exact_max)
+    if scorer is None:
+        rows, cols = _pairs(emb_nn)
+        return MatchGraph(n, rows, cols, _pair_cosines(embeddings, rows, cols))
+    from pearl.applications.matcher import NgramVectorizer
+
+    ng = NgramVectorizer().fit(texts).transform(texts)
+    rows, cols = _pairs(emb_nn, _ngram_neighbours(ng, top_k, exact_max))
+    weights = scorer.probability(
+        _pair_cosines(embeddings, rows, cols), _pair_cosines(ng, rows, cols)
+    )
+    return MatchGraph(n, rows, cols, np.asarray(weights, dtype=np.float32))

@@ -1,0 +1,41 @@
+import numpy as np
+
+from pearl.applications.match_graph import match_graph, nearest_neighbours
+
+
+def _unit(rng, n, d=16):
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_exact_neighbours_exclude_self_and_rank_by_similarity():
+    x = _unit(np.random.default_rng(0), 30)
+    ids = nearest_neighbours(x, 5)
+    assert ids.shape == (30, 5) and not (ids == np.arange(30)[:, None]).any()
+    sims = x @ x.T
+    np.fill_diagonal(sims, -np.inf)
+    np.testing.assert_array_equal(ids[:, 0], sims.argmax(axis=1))
+    assert nearest_neighbours(x[:1], 5).shape == (1, 0)
+    assert nearest_neighbours(x[:3], 5).shape == (3, 2)
+
+
+def test_approximate_neighbours_find_most_exact_ones():
+    x = _unit(np.random.default_rng(1), 2000)
+    exact = nearest_neighbours(x, 5)
+    approx = nearest_neighbours(x, 5, exact_max=100)
+    hits = np.mean([len(set(a) & set(e)) / 5 for a, e in zip(approx, exact, strict=True)])
+    assert hits > 0.8 and not (approx == np.arange(2000)[:, None]).any()
+
+
+def test_graph_edges_are_unique_pairs_weighted_by_the_scorer(hash_encoder):
+    from pearl.applications.matcher import MatchScorer
+
+    texts = ["acme corp", "acme corpp", "globex", "globx", "initech", "initek"]
+    emb = hash_encoder.encode(texts)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    g = match_graph(texts, emb, top_k=2)
+    assert (g.rows < g.cols).all() and len(set(zip(g.rows, g.cols, strict=True))) == len(g)
+    np.testing.assert_allclose(g.weights, np.einsum("ij,ij->i", emb[g.rows], emb[g.cols]), 1e-5)
+    scorer = MatchScorer((1.0, 1.0, 0.0), -1.0)
+    gs = match_graph(texts, emb, scorer, top_k=2)
+    assert len(gs) >= len(g) and ((gs.weights > 0) & (gs.weights < 1)).all()
