@@ -124,3 +124,19 @@ def test_a_file_is_not_a_model(tmp_path):
     f.write_text("x")
     with pytest.raises(OSError, match="is a file"):
         PhraseEncoder(f)
+
+
+def test_a_static_model_encodes_in_large_passes_with_the_same_vectors(monkeypatch):
+    from pearl.encoders import phrase
+
+    enc = PhraseEncoder("pearl-static")
+    texts = [f"company number {i}" for i in range(50)]
+    passes = []
+    forward = enc.model.forward
+    monkeypatch.setattr(enc.model, "forward", lambda f: passes.append(1) or forward(f))
+    small = enc.encode(texts, batch_size=1)
+    assert len(passes) == 1  # batch_size 1 is raised to STATIC_BATCH: one pass, not 50
+    monkeypatch.setattr(phrase, "STATIC_BATCH", 1)
+    one_by_one = enc.encode(texts, batch_size=1)
+    assert len(passes) == 51
+    np.testing.assert_allclose(small, one_by_one, atol=1e-6)

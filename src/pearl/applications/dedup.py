@@ -91,8 +91,8 @@ def cluster(
     """Cluster string values by how likely they name the same thing.
 
     Average linkage of the distinct values on their match graph: each value is linked to
-    its ``top_k`` nearest values by embedding and by character n-grams (exact up to
-    20,000 values, faiss IVF above), each link weighted by the match probability of the
+    its ``top_k`` nearest values by embedding and by character n-grams (exact for small
+    columns, faiss IVF above 20,000 values), each link weighted by the match probability of the
     combined matcher (embedding and n-grams) or by the embedding cosine. Clusters merge
     while the average similarity of all their cross pairs is at least ``threshold``,
     unlinked pairs counting as 0. The cost grows with the number of links, not its

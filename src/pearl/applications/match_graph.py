@@ -40,15 +40,15 @@ class MatchGraph:
 
 
 def _approximate_neighbours(x: np.ndarray, top_k: int, nprobe: int = 16) -> np.ndarray:
+    """faiss IVF: 2 sqrt(n) lists trained on 40 rows per list (seeded), ``nprobe`` probes."""
     import faiss
 
     n, dim = x.shape
-    nlist = max(1, min(int(4 * np.sqrt(n)), n // 39))
+    nlist = max(1, min(int(2 * np.sqrt(n)), n // 40))
     index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
     index.cp.seed = 0
     rng = np.random.default_rng(0)
-    sample = x[np.sort(rng.choice(n, size=min(n, 256 * nlist), replace=False))]
-    index.train(sample)
+    index.train(x[np.sort(rng.choice(n, size=min(n, 40 * nlist), replace=False))])
     index.add(x)
     index.nprobe = nprobe
     _, ids = index.search(x, top_k + 1)
@@ -83,12 +83,14 @@ def nearest_neighbours(
 
 def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 256) -> np.ndarray:
     """Nearest rows by n-gram cosine: exact sparse products in blocks up to
-    ``exact_max`` rows, else on a random projection of the rows (to ``dim`` dims)."""
+    ``exact_max // 4`` rows (a sparse product of n-gram rows costs more than a dense one:
+    7.6 s against 2.0 s at 20,000 corpus phrases), else the nearest rows of a random
+    projection of the rows (to ``dim`` dims; see :func:`nearest_neighbours`)."""
     n = ng.shape[0]
     k = min(top_k, n - 1)
     if k <= 0:
         return np.full((n, 0), -1, dtype=np.int64)
-    if n > exact_max:
+    if n > exact_max // 4:
         from sklearn.random_projection import SparseRandomProjection
 
         sketch = SparseRandomProjection(dim, random_state=0).fit_transform(ng)

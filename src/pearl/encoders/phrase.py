@@ -26,6 +26,10 @@ __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
 
 logger = logging.getLogger(__name__)
 
+#: Phrases per forward pass of a static model at least (its per-pass cost dominates small
+#: batches: 3,900 phrases/s at 64, 48,000 at 16,384 for pearl-static on this machine).
+STATIC_BATCH = 8192
+
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes"}:
@@ -195,7 +199,9 @@ class PhraseEncoder(Encoder):
             sentence-transformers). None, NaN and non-strings raise ``ValueError`` naming
             the index. A single string gives a 1-d vector, a list a 2-d array.
         batch_size : int, default=64
-            Phrases per forward pass (batches are formed after sorting by length).
+            Phrases per forward pass (batches are formed after sorting by length). A static
+            model, which pads nothing, encodes at least :data:`STATIC_BATCH` phrases per
+            pass: its cost per pass, not per phrase, dominates small batches.
         normalize : bool, default=False
             L2-normalise the embeddings (pearl's name; ``normalize_embeddings`` is the same).
         show_progress_bar : bool, optional
@@ -329,6 +335,7 @@ class PhraseEncoder(Encoder):
         # strings, so sentence-transformers' per-row input-type inference is skipped
         import torch
 
+        batch_size = max(batch_size, STATIC_BATCH)
         parts = []
         with torch.inference_mode():
             for s in range(0, len(chunk), batch_size):
