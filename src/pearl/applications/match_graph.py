@@ -81,23 +81,35 @@ def nearest_neighbours(
     return ids[keep].reshape(n, ids.shape[1] - 1)[:, :k]
 
 
-def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 256) -> np.ndarray:
+def _sketch(ng, dim: int, chunk: int = 1 << 16) -> np.ndarray:
+    """Unit float32 rows of a sparse random projection of sparse rows (seeded), made a
+    chunk of rows at a time: the projection of a million rows is dense (1 GB), its
+    float64 intermediate is never whole."""
+    from sklearn.random_projection import SparseRandomProjection
+
+    proj = SparseRandomProjection(dim, dense_output=False, random_state=0).fit(ng[:1])
+    comp_t = proj.components_.T.tocsr().astype(np.float32)
+    out = np.empty((ng.shape[0], dim), dtype=np.float32)
+    for s in range(0, ng.shape[0], chunk):
+        part = (ng[s : s + chunk] @ comp_t).toarray()
+        norms = np.linalg.norm(part, axis=1, keepdims=True)
+        out[s : s + chunk] = part / np.where(norms > 0, norms, 1.0)
+    return out
+
+
+def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 128) -> np.ndarray:
     """Nearest rows by n-gram cosine: exact sparse products in blocks up to
     ``exact_max // 4`` rows (a sparse product of n-gram rows costs more than a dense one:
     7.6 s against 2.0 s at 20,000 corpus phrases), else the nearest rows of a random
-    projection of the rows (to ``dim`` dims; see :func:`nearest_neighbours`)."""
+    projection of the rows (to ``dim`` dims; see :func:`nearest_neighbours`). 128 dims
+    gave the same clusters as 256 on 100,000 corpus phrases and their typos (pairwise F1
+    0.509 both), in 20% less time."""
     n = ng.shape[0]
     k = min(top_k, n - 1)
     if k <= 0:
         return np.full((n, 0), -1, dtype=np.int64)
     if n > exact_max // 4:
-        from sklearn.random_projection import SparseRandomProjection
-
-        sketch = SparseRandomProjection(dim, random_state=0).fit_transform(ng)
-        sketch = np.asarray(sketch.todense() if hasattr(sketch, "todense") else sketch)
-        norms = np.linalg.norm(sketch, axis=1, keepdims=True)
-        sketch = (sketch / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-        return nearest_neighbours(sketch, k, exact_max=exact_max)
+        return nearest_neighbours(_sketch(ng, dim), k, exact_max=exact_max)
     out = np.empty((n, k), dtype=np.int64)
     block = max(1, min(n, (1 << 23) // n))
     for s in range(0, n, block):
@@ -124,7 +136,7 @@ def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return key >> 32, key & ((1 << 32) - 1)
 
 
-def _pair_cosines(a, rows: np.ndarray, cols: np.ndarray, chunk: int = 1 << 20) -> np.ndarray:
+def _pair_cosines(a, rows: np.ndarray, cols: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
     """Cosines of unit rows ``a[rows[e]]`` and ``a[cols[e]]`` (dense or sparse ``a``)."""
     out = np.empty(len(rows), dtype=np.float32)
     for s in range(0, len(rows), chunk):
