@@ -121,3 +121,26 @@ def test_training_views_are_seeded_augmentations(training_files):
     sample, views, kinds = a
     assert a == b and len(sample) == len(views) == len(kinds) == 5
     assert len(set(sample)) == 5
+
+
+def test_cli_writes_a_weights_file_the_scorer_reads(tmp_path, tiny_model_dir):
+    from conftest import SHARED_DATA
+
+    from pearl.cli import main
+
+    if not (SHARED_DATA / "lexicon" / "wordnet").is_dir():
+        pytest.skip("no WordNet in ../shared/data")
+    corpus = tmp_path / "corpus.tsv"
+    rows = [f"{name}\tNP-ORG\t3\ttest" for name in _names()]
+    corpus.write_text("phrase\tlabel\tfrequency\tsource\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "weights.json"
+    argv = ["matcher-weights", str(corpus), "-m", str(tiny_model_dir)]
+    assert main([*argv, "-o", str(out), "--n", "120", "--data", str(SHARED_DATA), "-q"]) == 0
+    scorer = MatchScorer.from_file(out, str(tiny_model_dir))
+    assert scorer == MatchScorer.from_file(out)  # the only entry is the default
+    assert min(scorer.weights) >= 0
+    with pytest.raises(KeyError, match="no weights for 'other'"):
+        MatchScorer.from_file(out, "other")
+    with pytest.raises(ValueError, match="not a matcher weights file"):
+        (tmp_path / "x.json").write_text("[]")
+        MatchScorer.from_file(tmp_path / "x.json")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -354,6 +355,19 @@ class MatchScorer:
             cal,
             margin,
         )
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, model: str | None = None) -> MatchScorer:
+        """The weights of ``model`` in a weights file (``pearl matcher-weights``), or the
+        file's default entry when ``model`` is None. A missing model is a ``KeyError``
+        naming the models the file holds."""
+        table = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(table, dict) or not isinstance(table.get("models"), dict):
+            raise ValueError(f"{path} is not a matcher weights file (no 'models' table)")
+        name = table.get("default") if model is None else str(model)
+        if name not in table["models"]:
+            raise KeyError(f"no weights for {name!r} in {path}; it holds {sorted(table['models'])}")
+        return cls.from_dict(table["models"][name])
 
     @classmethod
     def for_encoder(cls, encoder) -> MatchScorer:

@@ -80,6 +80,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "aliases": (("corpus", "text", "wordnet", "replay", "negatives", "exclude"), ("output",)),
     "distill-static": (("model",), ("output",)),
     "train-static": (("config",), ("output",)),
+    "matcher-weights": (("corpus", "model", "negatives", "aliases", "data"), ("output",)),
     "model-card": (("results", "speed"), ()),
 }
 
@@ -154,6 +155,8 @@ NOT_PATHS = frozenset(
         "max_variants",
         "pca_dims",
         "n_buckets",
+        "n",
+        "n_aliases",
         "folder",
         "backbone",
         "train_seconds",

@@ -1,4 +1,4 @@
-"""Training commands: train, finetune, distill-static, train-static."""
+"""Training commands: train, finetune, distill-static, train-static, matcher-weights."""
 
 from __future__ import annotations
 
@@ -271,9 +271,70 @@ def add_train_static(sub) -> None:
     p.set_defaults(func=cmd_train_static)
 
 
+def cmd_matcher_weights(args) -> int:
+    from pearl.paths import data_root
+    from pearl.training.matcher_weights import (
+        alias_queries,
+        fit_matcher_weights,
+        matcher_training_views,
+        near_duplicates,
+        store_matcher_weights,
+    )
+
+    wordnet = (Path(args.data) if args.data else data_root()) / "lexicon" / "wordnet"
+    sample, positives, _ = matcher_training_views(args.corpus, args.n, args.seed, wordnet)
+    extra = near_duplicates(args.negatives, sample)
+    aliases = alias_queries(args.aliases, args.n_aliases, args.seed)
+    rows = [
+        fit_matcher_weights(
+            m,
+            sample,
+            positives,
+            args.seed,
+            extra=extra,
+            aliases=aliases,
+            show_progress_bar=not args.quiet,
+        )
+        for m in args.model
+    ]
+    store_matcher_weights(rows, args.output)
+    for r in rows:
+        print(json.dumps({k: r[k] for k in ("model", "weights", "bias") if k in r}))
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_matcher_weights(sub) -> None:
+    """The ``pearl matcher-weights`` command."""
+    p = sub.add_parser(
+        "matcher-weights",
+        help="learn the combined matcher's weights for a model",
+        description="Fit, calibrate and check the combined matcher (embedding and n-gram "
+        "cosines) for each --model on training-corpus phrases and their augmented views "
+        "(pearl.training.matcher_weights), and add each model's entry to a weights file. "
+        "Use it with matcher=MatchScorer.from_file(OUTPUT, MODEL).",
+    )
+    p.add_argument("corpus", help="corpus TSV of pearl build-corpus")
+    p.add_argument("-m", "--model", action="append", required=True, help="model; repeatable")
+    p.add_argument(
+        "-o", "--output", required=True, help="weights JSON to write (entries are added)"
+    )
+    p.add_argument("--n", type=POSITIVE, default=20_000, help="phrases sampled (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample and views (default 0)")
+    p.add_argument("--negatives", help="hard negatives of pearl mine: near-duplicate references")
+    p.add_argument("--aliases", help="alias groups of pearl aliases: name-variant queries")
+    p.add_argument(
+        "--n-aliases", type=POSITIVE, default=10_000, help="alias groups drawn (default 10000)"
+    )
+    p.add_argument("--data", help="data root with lexicon/wordnet (default: pearl.paths)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_matcher_weights)
+
+
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_train(sub)
     add_finetune(sub)
     add_distill_static(sub)
     add_train_static(sub)
+    add_matcher_weights(sub)
