@@ -88,3 +88,27 @@ def test_precomputed_embeddings_match_encoded(hash_encoder):
     )
     with pytest.raises(ValueError, match="2 names but embeddings"):
         EntityIndex(model=hash_encoder).add_embeddings(["a", "b"], np.zeros((3, 4)))
+
+
+def test_combined_search_scores_the_candidates_n_grams_and_follows_add(hash_encoder):
+    from pearl.applications.matcher import MatchScorer, NgramVectorizer
+
+    scorer = MatchScorer((1.0, 2.0, 0.5), -1.5)
+    idx = EntityIndex(hash_encoder).build(NAMES[:20])
+    queries = ["acme nrth company", "globex sooth company"]
+
+    def expected(names):
+        q = hash_encoder.encode(queries)
+        r = hash_encoder.encode(names)
+        q, r = (x / np.linalg.norm(x, axis=1, keepdims=True) for x in (q, r))
+        ng = NgramVectorizer().fit(names)
+        ngram = (ng.transform(queries) @ ng.transform(names).T).toarray()
+        raw = scorer.score(q @ r.T, ngram)
+        return raw.argmax(axis=1), scorer.calibrated(raw.max(axis=1))
+
+    for names in (NAMES[:20], NAMES):  # the n-gram rows are remade when names are added
+        got = idx.search(queries, top_k=1, matcher=scorer, candidates=len(names))
+        best, prob = expected(names)
+        np.testing.assert_array_equal(got.ids[:, 0], best)
+        np.testing.assert_allclose(got.scores[:, 0], prob, rtol=1e-5)
+        idx.add(NAMES[20:])

@@ -105,7 +105,7 @@ class EntityIndex:
         self.batch_size = check_int(batch_size, "batch_size", 1)
         self.names_: list[str] = []
         self._faiss = None
-        self._ngrams = None  # n-gram weights of the combined matcher, learned when needed
+        self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
         self._ngrams_size = 0
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
@@ -264,13 +264,15 @@ class EntityIndex:
         from pearl.applications.matcher import NgramVectorizer
 
         if self._ngrams is None or self._ngrams_size != len(self.names_):
-            self._ngrams = NgramVectorizer().fit(self.names_)
+            # the names' n-gram rows, made once: a search only gathers its candidates' rows
+            vectorizer = NgramVectorizer().fit(self.names_)
+            self._ngrams = (vectorizer, vectorizer.transform(self.names_))
             self._ngrams_size = len(self.names_)
+        vectorizer, names_ng = self._ngrams
         ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
-        q_ng = self._ngrams.transform(wide.queries)
-        flat = [self.names_[i] if i >= 0 else "" for i in ids.ravel()]
-        c_ng = self._ngrams.transform(flat)
+        q_ng = vectorizer.transform(wide.queries)
         rows = np.repeat(np.arange(n), c)
+        c_ng = names_ng[np.maximum(ids, 0).ravel()]
         ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
         raw = scorer.score(wide.scores, ng)  # ranks without the calibration's flat steps
         raw[ids < 0] = -np.inf
