@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from pearl import StringDistance, fuzzy_join
-from pearl.applications.matcher import threshold_for_precision
+from pearl.applications.matcher import MatchScorer, threshold_for_precision
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
 
@@ -87,8 +87,9 @@ def run_ngram(left, queries):
     return [titles[i] for i in idx], score
 
 
-def method_table(names: list[str]) -> dict:
-    """Method label -> callable(left, queries) -> (predicted titles, scores)."""
+def method_table(names: list[str], weights: Path | None = None) -> dict:
+    """Method label -> callable(left, queries) -> (predicted titles, scores); ``weights``:
+    a weights file whose entry for a ``combined:MODEL`` method's model scores it."""
     import skrub
 
     from pearl.encoders.resolve import resolve_model_path
@@ -110,9 +111,11 @@ def method_table(names: list[str]) -> dict:
             out["char 3-gram Jaccard"] = run_ngram
         elif name.split(":")[0] in ("cosine", "combined") and ":" in name:
             matcher, model = name.split(":", 1)
-            out[f"pearl {matcher} ({model})"] = lambda lt, q, m=model, k=matcher: run_pearl(
-                lt, q, m, k
-            )
+            label = f"pearl {matcher} ({model})"
+            if matcher == "combined" and weights is not None:
+                matcher = MatchScorer.from_file(weights, model)  # the model's own weights
+                label += f", weights of {weights.name}"
+            out[label] = lambda lt, q, m=model, k=matcher: run_pearl(lt, q, m, k)
         else:
             raise SystemExit(f"unknown method {name!r}")
     return out
@@ -177,6 +180,13 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--limit", type=int, default=None, help="first N datasets (smoke runs)")
     ap.add_argument(
+        "--weights",
+        type=Path,
+        default=None,
+        help="a weights file of `pearl matcher-weights`: combined:MODEL uses MODEL's entry "
+        "there (a candidate model scored with its own fitted weights)",
+    )
+    ap.add_argument(
         "--name",
         default="fuzzy_join_autofj",
         help="basename of the results files (another name keeps earlier runs)",
@@ -211,7 +221,7 @@ def main() -> None:
         args.titles.write_text("".join(f"{t}\n" for t in sorted(titles)), encoding="utf-8")
         print(f"{len(titles):,} titles -> {args.titles}")
         return
-    methods = method_table(args.methods.split(","))
+    methods = method_table(args.methods.split(","), args.weights)
     rows, pooled = [], {m: ([], []) for m in methods}
     for name in names:
         left, queries, truth = load(root / "benchmark" / name)
@@ -249,6 +259,7 @@ def main() -> None:
         + args.methods
         + (f" --limit {args.limit}" if args.limit else "")
         + (f" --name {args.name}" if args.name != "fuzzy_join_autofj" else "")
+        + (f" --weights {args.weights}" if args.weights else "")
     )
     md = [
         f"# Fuzzy join on AutoFJ ({len(names)} datasets)",
