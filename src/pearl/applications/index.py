@@ -224,13 +224,15 @@ class EntityIndex:
             capped: no memory is set aside for answers that cannot exist).
         matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
             ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
-            ``"combined"``: take the ``candidates`` nearest names by embedding and re-rank
-            them by the match probability given their embedding cosine and their character
-            n-gram cosine (``scores`` are probabilities; see
-            :class:`~pearl.applications.matcher.MatchScorer`). The n-gram weights (IDF) are
-            learned from the indexed names on the first combined search.
+            ``"combined"``: take the ``candidates`` nearest names by embedding and the
+            ``candidates`` nearest by character n-grams (:meth:`candidates`, the rule of
+            ``fuzzy_join`` and ``deduplicate``) and re-rank them by the match probability
+            given their embedding cosine and their n-gram cosine (``scores`` are
+            probabilities; see :class:`~pearl.applications.matcher.MatchScorer`). The
+            n-gram weights (IDF) are learned from the indexed names on the first combined
+            search.
         candidates : int, default=50
-            Embedding candidates re-ranked by the combined matcher.
+            Candidates per query from each of the embedding and the n-grams.
 
         Returns
         -------
@@ -247,7 +249,7 @@ class EntityIndex:
         scorer = scorer_for(matcher, self.encoder)
         if scorer is None:
             return self.search_embeddings(q, top_k, queries=items)
-        wide = self.search_embeddings(q, max(top_k, candidates), queries=items)
+        wide = self.candidates(q, items, max(top_k, candidates))
         return self.rescore(wide, scorer, min(top_k, len(self)))
 
     @property
@@ -255,26 +257,60 @@ class EntityIndex:
         """The underlying faiss index (None until names are added)."""
         return self._faiss
 
+    def _ngram_rows(self):
+        """The n-gram vectorizer fitted on the names, the names' rows and their sketch
+        (made once per set of names: a search only gathers rows)."""
+        from pearl.applications.matcher import NgramVectorizer
+
+        if self._ngrams is None or self._ngrams_size != len(self.names_):
+            vectorizer = NgramVectorizer().fit(self.names_)
+            self._ngrams = [vectorizer, vectorizer.transform(self.names_), None]
+            self._ngrams_size = len(self.names_)
+        return self._ngrams
+
+    def candidates(self, embeddings: np.ndarray, queries: list[str], per_signal: int):
+        """Each query's ``per_signal`` nearest names by embedding and ``per_signal``
+        nearest by n-gram cosine, merged (each name once, -1 padding), with their
+        embedding cosines: the candidates :meth:`rescore` ranks."""
+        import faiss
+
+        from pearl.applications.match_graph import EXACT_MAX, ngram_candidates, sketch
+
+        wide = self.search_embeddings(embeddings, per_signal, queries=queries)
+        state = self._ngram_rows()
+        vectorizer, names_ng, names_sketch = state
+        if len(self) > EXACT_MAX // 4 and names_sketch is None:
+            state[2] = names_sketch = sketch(names_ng)
+        ng_ids = ngram_candidates(
+            vectorizer.transform(queries), names_ng, per_signal, r_sketch=names_sketch
+        )
+        ids = np.concatenate([wide.ids, ng_ids], axis=1)
+        ids.sort(axis=1)
+        ids[:, 1:][ids[:, 1:] == ids[:, :-1]] = -1  # each name once
+        q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
+        if isinstance(self._faiss, faiss.IndexIVF):
+            self._faiss.make_direct_map()  # lets the list-stored vectors be read back
+        vecs = self._faiss.reconstruct_batch(np.maximum(ids, 0).ravel()).reshape(*ids.shape, -1)
+        scores = np.einsum("nd,ncd->nc", q, vecs).astype(np.float32)
+        scores[ids < 0] = -np.inf
+        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
+        return SearchResult(queries=wide.queries, names=names, ids=ids, scores=scores)
+
     def rescore(self, wide: SearchResult, scorer, top_k: int) -> SearchResult:
         """Re-rank each query's embedding candidates (``wide``, e.g. from
         :meth:`search_embeddings` with a larger ``top_k``) by the combined match probability of
         ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``top_k``.
         """
         from pearl.applications.candidates import merge_top_k
-        from pearl.applications.matcher import NgramVectorizer
 
-        if self._ngrams is None or self._ngrams_size != len(self.names_):
-            # the names' n-gram rows, made once: a search only gathers its candidates' rows
-            vectorizer = NgramVectorizer().fit(self.names_)
-            self._ngrams = (vectorizer, vectorizer.transform(self.names_))
-            self._ngrams_size = len(self.names_)
-        vectorizer, names_ng = self._ngrams
+        vectorizer, names_ng, _ = self._ngram_rows()
         ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
         q_ng = vectorizer.transform(wide.queries)
         rows = np.repeat(np.arange(n), c)
         c_ng = names_ng[np.maximum(ids, 0).ravel()]
         ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
-        raw = scorer.score(wide.scores, ng)  # ranks without the calibration's flat steps
+        # ranks without the calibration's flat steps; padding (-1) is scored as 0, then dropped
+        raw = scorer.score(np.where(ids >= 0, wide.scores, 0.0), ng)
         raw[ids < 0] = -np.inf
         top_i, top_s = merge_top_k(
             np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, scorer.width(top_k)

@@ -1,0 +1,143 @@
+"""Which matcher and candidate rule ``EntityIndex.search`` should use (issue 33, part 1).
+
+Three offline name sources, distinct from each other and from every benchmark file:
+
+- ``simulation``: the combined matcher's training simulation drawn afresh (seed 1):
+  20,000 training-corpus phrases as the index, one augmented view of each as the query
+  (``pearl.training.matcher_weights.matcher_training_views``);
+- ``aliases``: ``pearl aliases`` groups (built with the AutoFJ titles excluded): one form
+  of a name in the index (every group's), another as the query (10,000 groups, seed 1);
+- ``pycountry``: ``experiments/dev_proxy.py``'s tasks (official names of countries among
+  countries and subdivisions; one-edit typos of subdivisions).
+
+Options: ``cosine``; ``combined-emb`` (the former rule: the 50 nearest names by embedding,
+re-ranked by the model's learned matcher); ``combined`` (the new rule, shared with
+``fuzzy_join`` and ``deduplicate``: 50 by embedding and 50 by n-grams, re-ranked by the
+learned matcher); ``mix`` (the same candidates ranked by 0.7 x embedding cosine + 0.3 x
+n-gram cosine, no learning).
+
+The rule, fixed before the run: for the default model, the option with the highest mean
+top-1 over the four tasks (simulation, aliases, pycountry official, pycountry typo)
+becomes ``EntityIndex.search``'s default; an option within 0.5 points of the best that
+is simpler wins (cosine, then mix, then combined-emb, then combined). Writes
+experiments/results/index_matchers.{md,json}.
+
+    python experiments/index_matchers.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import pearl
+from pearl.applications.matcher import MatchScorer, scorer_for
+from pearl.paths import data_root
+from pearl.training.matcher_weights import alias_queries, matcher_training_views
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dev_proxy import tasks as pycountry_tasks  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results"
+OPTIONS = ["cosine", "mix", "combined-emb", "combined"]  # simplest first
+
+
+def make_tasks(corpus: str, aliases: str) -> dict[str, tuple[list[str], list[str], list[int]]]:
+    """Each task as (queries, index names, the position of each query's answer)."""
+    sample, views, _ = matcher_training_views(
+        corpus, 20_000, 1, data_root() / "lexicon" / "wordnet"
+    )
+    out = {"simulation": (views, sample, list(range(len(sample))))}
+    queries, targets = alias_queries(aliases, 10_000, 1)
+    names = list(dict.fromkeys(targets))
+    where = {n: i for i, n in enumerate(names)}
+    out["aliases"] = (queries, names, [where[t] for t in targets])
+    for k, v in pycountry_tasks().items():
+        out[f"pycountry {k}"] = v
+    return out
+
+
+def run(index, queries: list[str], option: str, scorer) -> np.ndarray:
+    if option == "cosine":
+        return index.search(queries, top_k=1).ids[:, 0]
+    if option == "combined-emb":
+        q = index.encoder.encode(queries, normalize=True, show_progress_bar=False)
+        wide = index.search_embeddings(q, 50, queries=queries)
+        return index.rescore(wide, scorer, 1).ids[:, 0]
+    matcher = MatchScorer((0.7, 0.3, 0.0), 0.0) if option == "mix" else scorer
+    return index.search(queries, top_k=1, matcher=matcher, candidates=50).ids[:, 0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
+    ap.add_argument("--aliases", default="data_out/aliases.csv")
+    ap.add_argument("--models", default="pearl-minilm,pearl-static,all-MiniLM-L6-v2")
+    args = ap.parse_args()
+    tasks = make_tasks(args.corpus, args.aliases)
+    rows = []
+    for model in args.models.split(","):
+        enc = pearl.PhraseEncoder(model)
+        scorer = scorer_for("combined", enc)
+        for task, (queries, names, answers) in tasks.items():
+            index = pearl.EntityIndex(enc).build(names, show_progress_bar=False)
+            for option in OPTIONS:
+                t = time.perf_counter()
+                got = run(index, queries, option, scorer)
+                rows.append(
+                    {
+                        "model": model,
+                        "task": task,
+                        "option": option,
+                        "queries": len(queries),
+                        "names": len(names),
+                        "top1": round(100 * float(np.mean(got == np.asarray(answers))), 2),
+                        "seconds": round(time.perf_counter() - t, 2),
+                    }
+                )
+                print(rows[-1], flush=True)
+    means = {
+        (m, o): float(np.mean([r["top1"] for r in rows if r["model"] == m and r["option"] == o]))
+        for m in args.models.split(",")
+        for o in OPTIONS
+    }
+    best = max(means[(pearl.DEFAULT_MODEL, o)] for o in OPTIONS)
+    chosen = next(o for o in OPTIONS if means[(pearl.DEFAULT_MODEL, o)] >= best - 0.5)
+    command = "python experiments/index_matchers.py"
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "index_matchers.json").write_text(
+        json.dumps({"command": command, "rows": rows, "chosen": chosen}, indent=2) + "\n"
+    )
+    names = list(tasks)
+    lines = [
+        "# EntityIndex: matcher and candidate rule on three offline name sources",
+        "",
+        f"`{command}`: top-1 accuracy (%); the seconds of each search are in the JSON (taken "
+        f"beside other work, not a timing). Chosen by the rule of the script for "
+        f"{pearl.DEFAULT_MODEL}: **{chosen}**.",
+        "",
+        "| model | option | " + " | ".join(names) + " | mean |",
+        "|---|---|" + "---:|" * (len(names) + 1),
+    ]
+    for m in args.models.split(","):
+        for o in OPTIONS:
+            cells = [
+                next(r["top1"] for r in rows if (r["model"], r["task"], r["option"]) == (m, t, o))
+                for t in names
+            ]
+            lines.append(
+                f"| {m} | {o} | "
+                + " | ".join(f"{c:.1f}" for c in cells)
+                + f" | {means[(m, o)]:.1f} |"
+            )
+    (OUT / "index_matchers.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
