@@ -112,3 +112,38 @@ def test_combined_search_scores_the_candidates_n_grams_and_follows_add(hash_enco
         np.testing.assert_array_equal(got.ids[:, 0], best)
         np.testing.assert_allclose(got.scores[:, 0], prob, rtol=1e-5)
         idx.add(NAMES[20:])
+
+
+class _ScrambledEncoder(HashEncoder):
+    """Vectors unrelated to spelling: only the n-gram candidates can find a typo's name."""
+
+    @property
+    def fingerprint(self) -> str:
+        return "scrambled"
+
+    def encode(self, texts, batch_size=64, normalize=False, show_progress_bar=None):
+        import zlib
+
+        out = np.stack(
+            [np.random.default_rng(zlib.crc32(t.encode())).normal(size=self.dim) for t in texts]
+        ).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True) if normalize else out
+
+
+@pytest.mark.parametrize("exact_max", [None, 8])  # exact n-gram products, or sketches
+def test_combined_candidates_come_from_the_n_grams_too(monkeypatch, exact_max):
+    from pearl.applications import match_graph
+
+    if exact_max:
+        monkeypatch.setattr(match_graph, "EXACT_MAX", exact_max)
+    idx = EntityIndex(_ScrambledEncoder()).build(NAMES)
+    wide = idx.candidates(idx.encoder.encode(["acme nrth company"]), ["acme nrth company"], 1)
+    assert "acme north company" in wide.names[0]  # the n-gram candidate
+    assert np.isfinite(wide.scores[wide.ids >= 0]).all()
+    from pearl.applications.matcher import MatchScorer
+
+    by_ngrams = MatchScorer((0.0, 5.0, 0.0), -2.0)
+    got = idx.search(["acme nrth company", "wonka centrl company"], top_k=1, matcher=by_ngrams)
+    assert [n[0] for n in got.names] == ["acme north company", "wonka central company"]
+    cosine = idx.search(["acme nrth company"], top_k=1)
+    assert cosine.names[0][0] != "acme north company"  # the embedding alone is lost here

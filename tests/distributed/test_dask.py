@@ -139,6 +139,11 @@ def test_index_build_and_search(client, tiny_model_dir):
     hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", top_k=3).compute()
     local = idx.search(queries.q.tolist(), top_k=3).to_frame()
     pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
+    # the combined matcher: the same candidate rule and scores as the single-process search
+    q = dd.from_pandas(queries, npartitions=2)
+    hits = pdk.search(idx, q, "q", top_k=2, matcher="combined", candidates=4).compute()
+    local = idx.search(queries.q.tolist(), top_k=2, matcher="combined", candidates=4).to_frame()
+    pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
 
 
 def _parquet(tmp_path):

@@ -21,6 +21,7 @@ from pearl._extras import require
 from pearl._validation import check_bool, check_choice, check_int
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.index import EntityIndex
+from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
@@ -260,27 +261,51 @@ def build_index(
 
 
 def _search_partition(
-    part: pd.DataFrame, column: str, index: EntityIndex, top_k: int, batch_size: int
+    part: pd.DataFrame,
+    column: str,
+    index: EntityIndex,
+    top_k: int,
+    batch_size: int,
+    matcher: Any,
+    candidates: int,
 ) -> pd.DataFrame:
     queries, _ = to_string_list(part[column], missing="error", non_string="str", name=column)
     emb = P.encode_texts(index.model, queries, batch_size, True)
-    return index.search_embeddings(emb, top_k, queries=queries).to_frame()
+    scorer = scorer_for(matcher, index.encoder)
+    if scorer is None:
+        return index.search_embeddings(emb, top_k, queries=queries).to_frame()
+    wide = index.candidates(emb, queries, max(top_k, candidates))
+    return index.rescore(wide, scorer, min(top_k, len(index))).to_frame()
 
 
-def search(index: EntityIndex, ddf, column: str, top_k: int = 5, *, batch_size: int = 64):
+def search(
+    index: EntityIndex,
+    ddf,
+    column: str,
+    top_k: int = 5,
+    *,
+    batch_size: int = 64,
+    matcher: Any = "cosine",
+    candidates: int = 50,
+):
     """Query a built :class:`~pearl.EntityIndex` with a column of a Dask DataFrame.
 
     The index is one graph key, sent once to each worker; each partition's queries are
-    embedded and searched there. Returns a Dask DataFrame (query, rank, name, id, score).
+    embedded and searched there, by the rule of :meth:`pearl.EntityIndex.search` (the
+    same ``matcher`` and ``candidates``, the same results). Returns a Dask DataFrame
+    (query, rank, name, id, score).
     """
     if not isinstance(index, EntityIndex) or not len(index):
         raise ValueError("index must be a built, non-empty EntityIndex")
     check_frame(ddf, "ddf", column)
     top_k = check_int(top_k, "top_k", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
+    candidates = check_int(candidates, "candidates", 1)
+    matcher = check_matcher(matcher)
     idx = dask.delayed(index, pure=True)
     outs = [
-        dask.delayed(_search_partition)(p, column, idx, top_k, batch_size) for p in ddf.to_delayed()
+        dask.delayed(_search_partition)(p, column, idx, top_k, batch_size, matcher, candidates)
+        for p in ddf.to_delayed()
     ]
     meta = pd.DataFrame(
         {
