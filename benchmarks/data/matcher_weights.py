@@ -33,13 +33,7 @@ from pathlib import Path
 
 from pearl.applications.matcher import WEIGHTS_FILE, NgramVectorizer
 from pearl.paths import data_root
-from pearl.training.matcher_weights import (
-    alias_queries,
-    fit_matcher_weights,
-    matcher_training_views,
-    near_duplicates,
-    store_matcher_weights,
-)
+from pearl.training.matcher_weights import learn_matcher_weights, store_matcher_weights
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -173,32 +167,21 @@ def main() -> None:
             "--ship needs the n-gram encoding the package uses (--word-weight "
             f"{NgramVectorizer().word_weight})"
         )
-    data = args.data or data_root()
-    sample, positives, kinds = matcher_training_views(
-        args.corpus, args.n, args.seed, data / "lexicon" / "wordnet"
+    rows, seen = learn_matcher_weights(
+        args.model,
+        args.corpus,
+        (args.data or data_root()) / "lexicon" / "wordnet",
+        n=args.n,
+        seed=args.seed,
+        negatives=args.negatives,
+        aliases=args.aliases,
+        n_aliases=args.n_aliases,
+        word_weight=args.word_weight,
     )
-    extra = near_duplicates(args.negatives, sample)
-    args.n_extra = len(extra)
-    aliases = alias_queries(args.aliases, args.n_aliases, args.seed)
-    args.n_alias_queries = len(aliases[0])
-    rows = [
-        fit_matcher_weights(
-            m,
-            sample,
-            positives,
-            args.seed,
-            extra=extra,
-            aliases=aliases,
-            word_weight=args.word_weight,
-        )
-        for m in args.model
-    ]
+    args.n_extra, args.n_alias_queries = seen["n_extra"], seen["n_alias_queries"]
     OUT.mkdir(exist_ok=True)
     (OUT / f"{args.name}.json").write_text(
-        json.dumps(
-            {"rows": rows, "augmenters": {k: kinds.count(k) for k in sorted(set(kinds))}}, indent=2
-        )
-        + "\n"
+        json.dumps({"rows": rows, "augmenters": seen["augmenters"]}, indent=2) + "\n"
     )
     (OUT / f"{args.name}.md").write_text(render(rows, args))
     print(render(rows, args))

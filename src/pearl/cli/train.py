@@ -273,30 +273,19 @@ def add_train_static(sub) -> None:
 
 def cmd_matcher_weights(args) -> int:
     from pearl.paths import data_root
-    from pearl.training.matcher_weights import (
-        alias_queries,
-        fit_matcher_weights,
-        matcher_training_views,
-        near_duplicates,
-        store_matcher_weights,
-    )
+    from pearl.training.matcher_weights import learn_matcher_weights, store_matcher_weights
 
-    wordnet = (Path(args.data) if args.data else data_root()) / "lexicon" / "wordnet"
-    sample, positives, _ = matcher_training_views(args.corpus, args.n, args.seed, wordnet)
-    extra = near_duplicates(args.negatives, sample)
-    aliases = alias_queries(args.aliases, args.n_aliases, args.seed)
-    rows = [
-        fit_matcher_weights(
-            m,
-            sample,
-            positives,
-            args.seed,
-            extra=extra,
-            aliases=aliases,
-            show_progress_bar=not args.quiet,
-        )
-        for m in args.model
-    ]
+    rows, _ = learn_matcher_weights(
+        args.model,
+        args.corpus,
+        (Path(args.data) if args.data else data_root()) / "lexicon" / "wordnet",
+        n=args.n,
+        seed=args.seed,
+        negatives=args.negatives,
+        aliases=args.aliases,
+        n_aliases=args.n_aliases,
+        show_progress_bar=not args.quiet,
+    )
     store_matcher_weights(rows, args.output)
     for r in rows:
         print(json.dumps({k: r[k] for k in ("model", "weights", "bias") if k in r}))

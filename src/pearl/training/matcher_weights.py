@@ -45,6 +45,7 @@ __all__ = [
     "alias_queries",
     "near_duplicates",
     "fit_matcher_weights",
+    "learn_matcher_weights",
     "store_matcher_weights",
     "SHIPPED_KEYS",
 ]
@@ -316,6 +317,70 @@ def _top1(rows: np.ndarray, y: np.ndarray, kind: np.ndarray, scores: dict) -> di
             if labs:
                 top1[f"{name}_{label}"] = float(np.mean(labs))
     return top1
+
+
+def learn_matcher_weights(
+    models: Sequence[Any],
+    corpus: str | Path,
+    wordnet: str | Path,
+    *,
+    n: int = 20_000,
+    seed: int = 0,
+    negatives: str | Path | None = None,
+    aliases: str | Path | None = None,
+    n_aliases: int = 10_000,
+    word_weight: float = 0.5,
+    show_progress_bar: bool = True,
+) -> tuple[list[dict], dict]:
+    """The whole recipe of the shipped weights: training views of ``n`` corpus phrases,
+    their near-duplicates and alias queries, and :func:`fit_matcher_weights` for each model.
+
+    Parameters
+    ----------
+    models : sequence of str or encoder
+    corpus : path-like
+        Corpus TSV of ``pearl build-corpus``.
+    wordnet : path-like
+        WordNet folder (``<data>/lexicon/wordnet``) for the paraphrase views.
+    n, seed : int
+        Phrases sampled, and the seed of the sample, the views and the split.
+    negatives : path-like, optional
+        Hard negatives of ``pearl mine``: near-duplicates join the reference table.
+    aliases : path-like, optional
+        Alias groups of ``pearl aliases``: name-variant queries (``n_aliases`` groups).
+    word_weight : float, default=0.5
+    show_progress_bar : bool, default=True
+
+    Returns
+    -------
+    rows : list of dict
+        One record of :func:`fit_matcher_weights` per model.
+    data : dict
+        What the fits saw: ``augmenters`` (views per augmenter), ``n_extra``,
+        ``n_alias_queries``.
+    """
+    sample, positives, kinds = matcher_training_views(corpus, n, seed, wordnet)
+    extra = near_duplicates(negatives, sample)
+    alias_pairs = alias_queries(aliases, n_aliases, seed)
+    rows = [
+        fit_matcher_weights(
+            m,
+            sample,
+            positives,
+            seed,
+            extra=extra,
+            aliases=alias_pairs,
+            word_weight=word_weight,
+            show_progress_bar=show_progress_bar,
+        )
+        for m in models
+    ]
+    data = {
+        "augmenters": {k: kinds.count(k) for k in sorted(set(kinds))},
+        "n_extra": len(extra),
+        "n_alias_queries": len(alias_pairs[0]),
+    }
+    return rows, data
 
 
 def store_matcher_weights(
