@@ -169,7 +169,7 @@ def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for ids in neighbour_lists:
         i = np.repeat(np.arange(len(ids), dtype=np.int64), ids.shape[1])
         j = ids.ravel()
-        ok = j >= 0
+        ok = (j >= 0) & (j != i)
         rows.append(np.minimum(i, j)[ok])
         cols.append(np.maximum(i, j)[ok])
     if not rows:
