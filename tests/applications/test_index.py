@@ -147,3 +147,18 @@ def test_combined_candidates_come_from_the_n_grams_too(monkeypatch, exact_max):
     assert [n[0] for n in got.names] == ["acme north company", "wonka central company"]
     cosine = idx.search(["acme nrth company"], top_k=1)
     assert cosine.names[0][0] != "acme north company"  # the embedding alone is lost here
+
+
+def test_combined_search_in_query_blocks_gives_the_same_result(hash_encoder, monkeypatch):
+    from pearl.applications import index as index_module
+
+    idx = EntityIndex(hash_encoder).build(NAMES)
+    queries = ["acme nrth company", "globex sooth company", "wonka centrl company"]
+    whole = idx.search(queries, top_k=2, matcher="combined")
+    monkeypatch.setattr(index_module, "QUERY_BLOCK", 2)
+    blocks = idx.search(queries, top_k=2, matcher="combined")
+    np.testing.assert_array_equal(whole.ids, blocks.ids)
+    np.testing.assert_array_equal(whole.scores, blocks.scores)
+    assert whole.names == blocks.names and blocks.queries == queries
+    empty = idx.search([], top_k=2, matcher="combined")
+    assert empty.ids.shape[0] == 0 and empty.names == []

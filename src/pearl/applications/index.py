@@ -29,6 +29,10 @@ __all__ = ["EntityIndex", "SearchResult"]
 _INSTALLED = {m.lower() for m in KNOWN_MODELS}
 
 
+#: Queries re-ranked together by the combined matcher (bounds the memory of a search).
+QUERY_BLOCK = 1024
+
+
 @dataclass
 class SearchResult:
     """The ``top_k`` matches of each query.
@@ -247,10 +251,19 @@ class EntityIndex:
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
         q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
         scorer = scorer_for(matcher, self.encoder)
-        if scorer is None:
+        if scorer is None or not items:  # no query: the empty result, of either matcher
             return self.search_embeddings(q, top_k, queries=items)
-        wide = self.candidates(q, items, max(top_k, candidates))
-        return self.rescore(wide, scorer, min(top_k, len(self)))
+        width, keep = max(top_k, candidates), min(top_k, len(self))
+        parts = []  # blocks of queries: a block's candidate vectors and n-gram rows stay small
+        for s in range(0, len(items), QUERY_BLOCK):
+            block = slice(s, s + QUERY_BLOCK)
+            parts.append(self.rescore(self.candidates(q[block], items[block], width), scorer, keep))
+        return SearchResult(
+            queries=items,
+            names=[row for p in parts for row in p.names],
+            ids=np.concatenate([p.ids for p in parts]),
+            scores=np.concatenate([p.scores for p in parts]),
+        )
 
     @property
     def faiss_index(self):
