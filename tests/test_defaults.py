@@ -49,3 +49,24 @@ def test_cli_dedup_neighbours_default_to_the_api():
     args = build_parser().parse_args(["dedup", "t", "--column", "c", "-o", "o"])
     assert args.top_k == inspect.signature(pearl.deduplicate).parameters["top_k"].default
     assert args.top_k == inspect.signature(pearl.cluster).parameters["top_k"].default
+
+
+def test_every_matching_tool_defaults_to_the_combined_matcher():
+    import pearl.dask as pdk
+
+    for tool in (
+        pearl.fuzzy_join,
+        pearl.EntityIndex.search,
+        pearl.deduplicate,
+        pearl.cluster,
+        pdk.fuzzy_join,
+        pdk.search,
+    ):
+        assert inspect.signature(tool).parameters["matcher"].default == "combined", tool
+    parser = build_parser()
+    for argv in (
+        ["join", "l", "r", "--left-on", "a", "--right-on", "b", "-o", "o"],
+        ["dedup", "t", "--column", "c", "-o", "o"],
+        ["index", "search", "idx", "q"],
+    ):
+        assert parser.parse_args(argv).matcher == "combined", argv

@@ -84,7 +84,8 @@ def test_precomputed_embeddings_match_encoded(hash_encoder):
     b = EntityIndex(model=hash_encoder).add_embeddings(NAMES, hash_encoder.encode(NAMES))
     q = hash_encoder.encode(["acme north compani"])
     np.testing.assert_array_equal(
-        a.search("acme north compani", top_k=3).ids, b.search_embeddings(q, top_k=3).ids
+        a.search("acme north compani", top_k=3, matcher="cosine").ids,
+        b.search_embeddings(q, top_k=3).ids,
     )
     with pytest.raises(ValueError, match="2 names but embeddings"):
         EntityIndex(model=hash_encoder).add_embeddings(["a", "b"], np.zeros((3, 4)))

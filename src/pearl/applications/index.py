@@ -215,7 +215,7 @@ class EntityIndex:
         top_k: int = 5,
         *,
         show_progress_bar: bool | None = None,
-        matcher: Any = "cosine",
+        matcher: Any = "combined",
         candidates: int = 50,
     ) -> SearchResult:
         """The ``top_k`` nearest names of each query.
@@ -226,9 +226,10 @@ class EntityIndex:
         top_k : int, default=5
             Matches per query, at most the number of indexed names (a larger ``top_k`` is
             capped: no memory is set aside for answers that cannot exist).
-        matcher : {"cosine", "combined"} or MatchScorer, default="cosine"
+        matcher : {"combined", "cosine"} or MatchScorer, default="combined"
             ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
-            ``"combined"``: take the ``candidates`` nearest names by embedding and the
+            ``"combined"`` (chosen on three offline name sources,
+            ``experiments/index_matchers.py``): take the ``candidates`` nearest names by embedding and the
             ``candidates`` nearest by character n-grams (:meth:`candidates`, the rule of
             ``fuzzy_join`` and ``deduplicate``) and re-rank them by the match probability
             given their embedding cosine and their n-gram cosine (``scores`` are

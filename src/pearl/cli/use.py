@@ -232,10 +232,10 @@ def add_index(sub) -> None:
     q.add_argument("-k", "--top-k", type=POSITIVE, default=5, help="matches per query (default 5)")
     q.add_argument(
         "--matcher",
-        choices=["cosine", "combined"],
-        default="cosine",
-        help="rank by cosine (default), or re-rank the nearest 50 by the combined "
-        "match probability (embedding + character n-grams)",
+        choices=["combined", "cosine"],
+        default="combined",
+        help="rank the 50 nearest names by embedding and the 50 nearest by character "
+        "n-grams by the combined match probability (default), or rank by embedding cosine",
     )
     q.add_argument(
         "-o",

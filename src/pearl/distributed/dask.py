@@ -285,7 +285,7 @@ def search(
     top_k: int = 5,
     *,
     batch_size: int = 64,
-    matcher: Any = "cosine",
+    matcher: Any = "combined",
     candidates: int = 50,
 ):
     """Query a built :class:`~pearl.EntityIndex` with a column of a Dask DataFrame.
