@@ -13,9 +13,12 @@ Every table tool (``fuzzy_join``, ``deduplicate``, ``cluster``, ``PhraseEmbedder
   ``ValueError`` naming them. Missing values (None, NaN, pandas/pyarrow/polars nulls) are
   reported as missing and never turned into the string ``"None"``.
 
-The choice against a dataframe-agnostic layer such as narwhals: the tools compute on
-pandas frames already, and pyarrow-backed pandas columns carry every polars and pyarrow
-type through unchanged, so one conversion in and one out is all it takes.
+The choice against a dataframe-agnostic layer such as narwhals, measured
+(``benchmarks/speed/table_io.py``): on the 50 AutoFJ joins as polars tables, these
+conversions take 0.045 s of 10.3 s (0.5% of a join, median), the same round trip through
+narwhals 0.065 s; the tools compute on pandas frames already, and pyarrow-backed pandas
+columns carry every polars and pyarrow type through unchanged, so one conversion in and
+one out is all it takes, without a dependency.
 """
 
 from __future__ import annotations
