@@ -229,13 +229,13 @@ class EntityIndex:
         matcher : {"combined", "cosine"} or MatchScorer, default="combined"
             ``"cosine"``: rank by embedding cosine (``scores`` are cosines).
             ``"combined"`` (chosen on three offline name sources,
-            ``experiments/index_matchers.py``): take the ``candidates`` nearest names by embedding and the
-            ``candidates`` nearest by character n-grams (:meth:`candidates`, the rule of
-            ``fuzzy_join`` and ``deduplicate``) and re-rank them by the match probability
-            given their embedding cosine and their n-gram cosine (``scores`` are
-            probabilities; see :class:`~pearl.applications.matcher.MatchScorer`). The
-            n-gram weights (IDF) are learned from the indexed names on the first combined
-            search.
+            ``experiments/index_matchers.py``): take the ``candidates`` nearest names by
+            embedding and the ``candidates`` nearest by character n-grams
+            (:meth:`candidates`, the rule of ``fuzzy_join`` and ``deduplicate``) and
+            re-rank them by the match probability given their embedding cosine and their
+            n-gram cosine (``scores`` are probabilities; see
+            :class:`~pearl.applications.matcher.MatchScorer`). The n-gram weights (IDF)
+            are learned from the indexed names on the first combined search.
         candidates : int, default=50
             Candidates per query from each of the embedding and the n-grams.
 
