@@ -120,11 +120,20 @@ def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 128) -> np.ndar
         return np.full((n, 0), -1, dtype=np.int64)
     if n > exact_max // 4:
         return nearest_neighbours(sketch(ng, dim), k, exact_max=exact_max)
-    out = np.empty((n, k), dtype=np.int64)
-    block = max(1, min(n, (1 << 23) // n))
-    for s in range(0, n, block):
-        sims = (ng[s : s + block] @ ng.T).toarray()
-        sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
+    return _exact_ngram_top_k(ng, ng, k, same_rows=True)
+
+
+def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarray:
+    """The ``k`` reference rows of highest n-gram cosine per query row, by sparse products
+    in blocks (ties to the lower id); with ``same_rows`` (queries are the references)
+    a row never finds itself."""
+    nq, nr = q_ng.shape[0], r_ng.shape[0]
+    out = np.empty((nq, k), dtype=np.int64)
+    block = max(1, min(nq, (1 << 23) // nr))
+    for s in range(0, nq, block):
+        sims = (q_ng[s : s + block] @ r_ng.T).toarray()
+        if same_rows:
+            sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
         j = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         order = np.lexsort((j, -np.take_along_axis(sims, j, 1)), axis=1)
         out[s : s + block] = np.take_along_axis(j, order, 1)
@@ -153,14 +162,7 @@ def ngram_candidates(
         index = faiss.IndexFlatIP(r_sketch.shape[1])
         index.add(r_sketch)
         return index.search(sketch(q_ng, r_sketch.shape[1]), k)[1].astype(np.int64)
-    out = np.empty((nq, k), dtype=np.int64)
-    block = max(1, min(nq, (1 << 23) // nr))
-    for s in range(0, nq, block):
-        sims = (q_ng[s : s + block] @ r_ng.T).toarray()
-        j = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        order = np.lexsort((j, -np.take_along_axis(sims, j, 1)), axis=1)
-        out[s : s + block] = np.take_along_axis(j, order, 1)
-    return out
+    return _exact_ngram_top_k(q_ng, r_ng, k)
 
 
 def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
