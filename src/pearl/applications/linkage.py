@@ -18,17 +18,19 @@ __all__ = ["graph_average_linkage"]
 
 
 def _merge_component(
-    nodes: np.ndarray, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray, threshold: float
-) -> list[list[int]]:
-    """Average linkage of one connected component (global node ids); its clusters."""
+    rows: np.ndarray, cols: np.ndarray, weights: np.ndarray, threshold: float
+) -> list[tuple[int, int]]:
+    """Average linkage of one connected component (global node ids): its merges, each as
+    one node of either merged cluster."""
     edges = list(zip(rows.tolist(), cols.tolist(), weights.tolist(), strict=True))
-    adj: dict[int, dict[int, float]] = {int(v): {} for v in nodes}
+    adj: dict[int, dict[int, float]] = {}
     for i, j, w in edges:
-        adj[i][j] = adj[i].get(j, 0.0) + w
-        adj[j][i] = adj[j].get(i, 0.0) + w
+        for x, y in ((i, j), (j, i)):
+            row = adj.setdefault(x, {})
+            row[y] = row.get(y, 0.0) + w
     size = dict.fromkeys(adj, 1)
-    members = {v: [v] for v in adj}
     version = dict.fromkeys(adj, 0)
+    merges = []
     heap = [(-w, i, j, 0, 0) for i, j, w in edges]
     heapq.heapify(heap)
     while heap:
@@ -46,15 +48,15 @@ def _merge_component(
             adj[a][c] = adj[c][a] = adj[a].get(c, 0.0) + w
         del adj[a][b]
         size[a] += size.pop(b)
-        members[a] += members.pop(b)
         del version[b]
         version[a] += 1
+        merges.append((a, b))
         for c, w in adj[a].items():
             avg = w / (size[a] * size[c])
             if avg >= threshold:
                 x, y = (a, c) if a < c else (c, a)
                 heapq.heappush(heap, (-avg, x, y, version[x], version[y]))
-    return list(members.values())
+    return merges
 
 
 def graph_average_linkage(
@@ -88,19 +90,20 @@ def graph_average_linkage(
     strong = weights >= threshold
     graph = coo_matrix((np.ones(int(strong.sum())), (rows[strong], cols[strong])), shape=(n, n))
     _, comp = connected_components(graph, directed=False)
-    owner = np.arange(n, dtype=np.int64)  # each node's cluster, named by one of its nodes
     same = comp[rows] == comp[cols]
     rows, cols, weights = rows[same], cols[same], weights[same]
     order = np.argsort(comp[rows], kind="stable")
     rows, cols, weights = rows[order], cols[order], weights[order]
     bounds = np.searchsorted(comp[rows], np.arange(comp.max() + 2))
-    sizes = np.bincount(comp)
-    by_comp = np.argsort(comp, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    for c in np.flatnonzero(sizes > 1):
+    merges: list[tuple[int, int]] = []
+    for c in np.flatnonzero(np.bincount(comp) > 1):
         e = slice(bounds[c], bounds[c + 1])
-        nodes = by_comp[starts[c] : starts[c + 1]]
-        for group in _merge_component(nodes, rows[e], cols[e], weights[e], threshold):
-            owner[group] = min(group)
-    # owners are each cluster's smallest node: sorted, they number clusters by first node
-    return np.unique(owner, return_inverse=True)[1].astype(np.int64)
+        merges += _merge_component(rows[e], cols[e], weights[e], threshold)
+    a, b = np.array(merges, dtype=np.int64).reshape(-1, 2).T
+    _, labels = connected_components(
+        coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False
+    )
+    # number the clusters by their smallest node (node 0 has label 0)
+    first = np.full(labels.max() + 1, n, dtype=np.int64)
+    np.minimum.at(first, labels, np.arange(n))
+    return np.unique(first[labels], return_inverse=True)[1].astype(np.int64)
