@@ -82,21 +82,21 @@ def name_groups(corpus: str, reported: set[str]) -> dict[str, list[str]]:
     return out
 
 
+def dense_tasks(corpus: str) -> dict[str, tuple[list[str], list[str]]]:
+    """The three dense-list development tasks (seeds 1-3), none of the names that
+    dedup_typos.py reports on."""
+    record = Path(__file__).resolve().parents[1] / "results" / "benchmarks" / "dedup_typos.json"
+    groups = name_groups(corpus, set(json.loads(record.read_text())["names"]))
+    return {f"dense{s}": dense_task(groups, s) for s in (1, 2, 3)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static")
     args = ap.parse_args()
     typo_record = json.loads((OUT / "dedup_threshold.json").read_text())
-    reported = set(
-        json.loads(
-            (
-                Path(__file__).resolve().parents[1] / "results" / "benchmarks" / "dedup_typos.json"
-            ).read_text()
-        )["names"]
-    )
-    groups = name_groups(args.corpus, reported)
-    tasks = {f"dense{s}": dense_task(groups, s) for s in (1, 2, 3)}
+    tasks = dense_tasks(args.corpus)
     rows = []
     for model in args.models.split(","):
         enc = pearl.PhraseEncoder(model)

@@ -29,7 +29,7 @@ import pearl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import dense_task, name_groups  # noqa: E402
+from dedup_dense_lists import dense_tasks  # noqa: E402
 from dedup_threshold import dev_names  # noqa: E402
 from dedup_typos import GENERATORS, make_task  # noqa: E402
 
@@ -47,15 +47,7 @@ def main() -> None:
     args = ap.parse_args()
     names = dev_names(args.corpus, 40)
     typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}
-    reported = set(
-        json.loads(
-            (
-                Path(__file__).resolve().parents[1] / "results" / "benchmarks" / "dedup_typos.json"
-            ).read_text()
-        )["names"]
-    )
-    groups = name_groups(args.corpus, reported)
-    dense = {f"dense{s}": dense_task(groups, s) for s in (1, 2, 3)}
+    dense = dense_tasks(args.corpus)
     rows = []
     for model in args.models.split(","):
         enc = pearl.PhraseEncoder(model)
