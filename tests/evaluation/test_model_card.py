@@ -182,3 +182,23 @@ def test_card_says_default_only_for_the_default(
     assert "default model" not in write_model_card(out).read_text()
     monkeypatch.setattr(model_card, "DEFAULT_MODEL", "pearl-tiny")
     assert "pearl's default model" in write_model_card(out).read_text()
+
+
+def test_avg7_line_compares_like_with_like():
+    from pearl.evaluation.model_card import _avg7_comparison
+    from pearl.evaluation.tasks import PAPER_OWN_TASKS
+
+    def record(score, ppdb, runs=None):
+        tasks = {k: {"status": "ok", "score": score} for k in PAPER_OWN_TASKS}
+        details = {"runs": runs, "first_run": runs[0]} if runs else {}
+        tasks["ppdb"] = {"status": "ok", "score": ppdb, "details": details}
+        mean = (score * (len(PAPER_OWN_TASKS) - 1) + ppdb) / len(PAPER_OWN_TASKS)
+        return {"tasks": tasks, "averages": {"avg7": mean}}
+
+    single = record(60.0, 95.0)
+    five = record(67.0, 95.0, runs=[88.0, 99.0, 99.0, 98.0, 91.0])
+    (line,) = _avg7_comparison(single, record(67.0, 95.0))
+    assert line.startswith("Avg-7 against the backbone: +6.0 points")
+    (line,) = _avg7_comparison(single, five)
+    # seed-0 probe: PPDB 88 instead of 95, so 1 point lower on the mean of 7
+    assert "seed-0 probe" in line and "+5.0 points" in line

@@ -72,3 +72,17 @@ def test_mixed_probe_protocols_are_named():
     md = render_markdown([single, five])
     assert "the single probe (seed 0): a; the mean of 5 probe runs: b" in md
     assert "PPDB and PPDB-f of the measured rows" not in render_markdown([five])
+
+
+def test_seed0_scores_take_the_first_probe():
+    from pearl.evaluation.report import seed0_scores
+
+    tasks = {
+        "ppdb": {"status": "ok", "score": 94.0, "details": {"first_run": 93.0, "runs": [93.0]}},
+        "ppdb_filtered": {"status": "ok", "score": 65.0, "details": {"first_run": 58.0}},
+        "bird": {"status": "ok", "score": 66.0},
+        "turney": {"status": "error"},
+    }
+    assert seed0_scores({"tasks": tasks}) == {"ppdb": 93.0, "ppdb_filtered": 58.0, "bird": 66.0}
+    # a single-probe record (no first_run) keeps its score
+    assert seed0_scores({"tasks": {"ppdb": {"status": "ok", "score": 95.0}}}) == {"ppdb": 95.0}

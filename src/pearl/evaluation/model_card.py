@@ -14,7 +14,8 @@ from string import Template
 
 from pearl._io import read_json_object, write_text_atomic
 from pearl.encoders.resolve import DEFAULT_MODEL
-from pearl.evaluation.report import load_records, render_markdown
+from pearl.evaluation.report import load_records, probe_runs, render_markdown, seed0_scores
+from pearl.evaluation.runner import averages
 
 __all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
 
@@ -92,6 +93,14 @@ def write_model_card(
         f"{cfg['decay_steps']} steps, seed {cfg['seed']}, max {cfg['max_seq_length']} tokens.",
         f"- Components: {switches}.",
     ]
+    if cfg.get("type_contrastive_weight"):
+        lines.append(
+            "- Types shape the geometry: a supervised-contrastive term over entity types "
+            f"(weight {cfg['type_contrastive_weight']}, temperature "
+            f"{cfg.get('type_contrastive_temperature')}), on batches of which a share of "
+            f"{cfg.get('type_batch_share')} is drawn as groups of "
+            f"{cfg.get('type_group_size')} same-type phrases."
+        )
     if cfg.get("type_loss") and cfg.get("type_balance"):
         lines.append(
             f"- Type classes weighted by (n_max / n_c) ** {cfg['type_balance']} (capped at 10)."
@@ -145,12 +154,27 @@ def write_model_card(
         if rows:
             lines += ["", "## Benchmark (`pearl eval`)", "", render_markdown(rows, published=False)]
         if len(rows) == 2:
-            a, b = (r.get("averages", {}).get("avg7") for r in rows)
-            if a is not None and b is not None:
-                lines += [f"Avg-7 against the backbone: {b - a:+.1f} points ({b:.1f} vs {a:.1f})."]
+            lines += _avg7_comparison(*rows)
     path = folder / "README.md"
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path
+
+
+def _avg7_comparison(backbone: dict, model: dict) -> list[str]:
+    """The card's Avg-7 line, comparing like with like: when the two records follow
+    different PPDB protocols, both are compared on their seed-0 probe."""
+    a, b = (r.get("averages", {}).get("avg7") for r in (backbone, model))
+    if a is None or b is None:
+        return []
+    if probe_runs(backbone) == probe_runs(model):
+        return [f"Avg-7 against the backbone: {b - a:+.1f} points ({b:.1f} vs {a:.1f})."]
+    a, b = (averages(seed0_scores(r))["avg7"] for r in (backbone, model))
+    if a is None or b is None:
+        return []
+    return [
+        f"Avg-7 against the backbone, both with the seed-0 probe (the records follow different "
+        f"PPDB protocols): {b - a:+.1f} points ({b:.1f} vs {a:.1f})."
+    ]
 
 
 _LOSSES = {"ms": "multi-similarity", "infonce": "InfoNCE", "triplet": "triplet"}
