@@ -247,10 +247,10 @@ class _RightStream:
 def fuzzy_join(
     left,
     right,
-    left_on: str | None = None,
-    right_on: str | None = None,
+    left_on: str | list[str] | None = None,
+    right_on: str | list[str] | None = None,
     *,
-    on: str | None = None,
+    on: str | list[str] | None = None,
     threshold: float = 0.0,
     top_k: int = 1,
     how: str = "left",
@@ -275,14 +275,21 @@ def fuzzy_join(
         tables, e.g. ``pd.read_csv(path, chunksize=...)``, to stream a right table that
         does not fit in memory. The result is a table of ``left``'s kind, with the
         columns' types kept (nullable integers and dates stay what they were).
-    left_on, right_on : str
-        The string columns to match.
-    on : str, optional
-        The name of the column to match in both tables (instead of ``left_on`` and
-        ``right_on``).
+    left_on, right_on : str or list of str
+        The string columns to match; or, for record linkage, lists of as many columns
+        (people, companies, addresses): each pair of columns is compared with its own
+        similarity (text with the matcher, numbers and dates as such) and the evidence is
+        combined into one match probability by a Fellegi-Sunter model fitted without
+        labels (EM, as splink does); a null on either side is missing evidence, not a
+        mismatch (:mod:`pearl.applications.record_linkage`). The right table must then
+        be whole, not a stream of chunks.
+    on : str or list of str, optional
+        The column(s) to match, named the same in both tables (instead of ``left_on``
+        and ``right_on``).
     threshold : float, default=0.0
         Minimum ``match_score`` of a match: a probability in [0, 1] with the combined
-        matcher (the default), a cosine in [-1, 1] with ``matcher="cosine"``.
+        matcher (the default) or several key columns, a cosine in [-1, 1] with
+        ``matcher="cosine"`` on one column.
     top_k : int, default=1
         Matches per left row (at most the number of right rows); with ``top_k > 1`` a
         ``match_rank`` column is added.
@@ -323,9 +330,10 @@ def fuzzy_join(
     all columns; an empty ``right`` leaves every left row unmatched.
     """
     left_on, right_on = join_keys(on, left_on, right_on)
+    multi = isinstance(left_on, list)
     how, top_k, threshold, return_score, batch_size = check_join_options(
-        left_on=left_on,
-        right_on=right_on,
+        left_on=left_on[0] if multi else left_on,
+        right_on=right_on[0] if multi else right_on,
         suffix=suffix,
         how=how,
         top_k=top_k,
@@ -336,6 +344,28 @@ def fuzzy_join(
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, kind = to_pandas_table(left, "left")
+    if multi:
+        from pearl.applications.record_linkage import multi_column_join
+
+        matcher = _check_matcher(matcher, precision)
+        check_threshold(threshold, "combined")  # a match probability, whatever the matcher
+        _check_unique_columns(left_df, "left")
+        encoder = get_encoder(model)
+        out = multi_column_join(
+            left_df,
+            right,
+            left_on,
+            right_on,
+            encoder=encoder,
+            scorer=scorer_for(matcher, encoder),
+            threshold=threshold,
+            top_k=top_k,
+            how=how,
+            return_score=return_score,
+            suffix=suffix,
+            precision=precision,
+        )
+        return from_pandas_table(out, kind)
     _check_right(right)
     _check_unique_columns(left_df, "left")
     if _is_frame(right):
@@ -393,15 +423,32 @@ def fuzzy_join(
     return from_pandas_table(out, kind)
 
 
-def join_keys(on: str | None, left_on: str | None, right_on: str | None) -> tuple[str, str]:
-    """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise)."""
+def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
+    """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise).
+
+    A list or tuple of several columns stays a list (a multi-column join); a list of one
+    column is that column's name."""
     if on is not None:
         if left_on is not None or right_on is not None:
             raise InputTypeError("give on= or left_on= and right_on=, not both")
-        return on, on
+        left_on = right_on = on
     if left_on is None or right_on is None:
         raise InputTypeError("give on= (a column of both tables) or left_on= and right_on=")
-    return left_on, right_on
+    keys = []
+    for name, value in (("left_on", left_on), ("right_on", right_on)):
+        if isinstance(value, list | tuple):
+            if not value or not all(isinstance(v, str) and v for v in value):
+                raise InputTypeError(
+                    f"{name} must be a column name or a non-empty list of them, got {value!r:.60}"
+                )
+            value = value[0] if len(value) == 1 else list(value)
+        keys.append(value)
+    if isinstance(keys[0], list) != isinstance(keys[1], list):
+        raise ValueError(
+            f"left_on and right_on must name as many columns, got {left_on!r:.60} and "
+            f"{right_on!r:.60}"
+        )
+    return keys[0], keys[1]
 
 
 def check_threshold(threshold: float, matcher: Any) -> float:

@@ -1,0 +1,181 @@
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pearl import fuzzy_join
+from pearl._validation import InputTypeError
+from pearl.applications.record_linkage import FellegiSunter, field_kind, link_tables
+
+FIRST = ["anna", "john", "maria", "peter", "lucy", "omar", "chen", "sara", "ivan", "nina"]
+LAST = ["smith", "garcia", "muller", "kowalski", "nguyen", "okafor", "rossi", "berg"]
+CITY = ["paris", "lyon", "berlin", "madrid", "oslo", "rome"]
+
+
+def _typo(s: str, rng: random.Random) -> str:
+    i = rng.randrange(len(s))
+    return s[:i] + s[i + 1 :] if len(s) > 3 else s + "e"
+
+
+def _people(n: int = 80, seed: int = 0):
+    """A left table and a right table of the same people (shuffled, with typos, nulls
+    and a few distractors); the true right id of each left row."""
+    rng = random.Random(seed)
+    rows = [
+        {
+            "first": rng.choice(FIRST),
+            "last": rng.choice(LAST),
+            "city": rng.choice(CITY),
+            "born": pd.Timestamp("1950-01-01") + pd.Timedelta(days=rng.randrange(20000)),
+            "zip": rng.randrange(10000, 99999),
+        }
+        for _ in range(n)
+    ]
+    left = pd.DataFrame(rows)
+    right = left.copy()
+    for i in range(n):
+        if i % 3 == 0:
+            right.loc[i, "last"] = _typo(right.loc[i, "last"], rng)
+        if i % 5 == 0:
+            right.loc[i, "city"] = None
+    order = list(range(n))
+    rng.shuffle(order)
+    right = right.iloc[order].reset_index(drop=True)
+    right["rid"] = [f"r{j}" for j in order]
+    truth = [f"r{i}" for i in range(n)]
+    return left, right, truth
+
+
+def test_multi_column_join_finds_people_despite_typos_and_nulls(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    out = fuzzy_join(left, right, left_on=keys, right_on=keys, model=hash_encoder)
+    assert len(out) == len(left)
+    assert (out["rid"] == truth).mean() == 1.0
+    assert out["match_score"].between(0, 1).all()
+    # a name alone is ambiguous here (10 first names x 8 last names for 80 people)
+    by_name = fuzzy_join(left, right, left_on="first", right_on="first", model=hash_encoder)
+    assert (by_name["rid"] == truth).mean() < 0.5
+
+
+def test_threshold_precision_and_inner(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    stranger = pd.DataFrame(
+        [
+            {
+                "first": "zed",
+                "last": "quux",
+                "city": "lima",
+                "born": pd.Timestamp("1900-01-01"),
+                "zip": 1,
+            }
+        ]
+    )
+    both = pd.concat([left, stranger], ignore_index=True)
+    out = fuzzy_join(both, right, on=keys, model=hash_encoder, threshold=0.5, how="inner")
+    assert len(out) == len(left) and "zed" not in set(out["first"])
+    # the stranger's best candidate would pull the expected precision under 80/81
+    precise = fuzzy_join(both, right, on=keys, model=hash_encoder, precision=0.995)
+    assert precise["rid"].isna().tolist() == [False] * len(left) + [True]
+
+
+def test_null_fields_are_missing_evidence_not_mismatches(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    ids, proba, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    got = right["rid"].to_numpy()[ids[:, 0]]
+    rows_with_null_city = [i for i in range(len(left)) if i % 5 == 0]
+    assert all(got[i] == truth[i] for i in rows_with_null_city)
+    # the model's levels: text 5, dates 3, numbers 3
+    assert [len(m) for m in model.m_] == [5, 5, 5, 3, 3]
+    # agreement on the last name raises the odds of a match, disagreement lowers them
+    ratio = np.log(model.m_[1]) - np.log(model.u_[1])
+    assert ratio[4] > 0 > ratio[0]
+
+
+def test_fellegi_sunter_recovers_m_and_prior():
+    rng = np.random.default_rng(0)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+
+    def draw(probs, n):
+        return np.stack([rng.choice(len(p), size=n, p=p) for p in probs], axis=1)
+
+    matches, others = draw(m, 2000), draw(u, 8000)
+    gamma = np.concatenate([matches, others])
+    gamma[rng.random(gamma.shape) < 0.1] = -1  # missing evidence
+    model = FellegiSunter([3, 2]).fit_u(draw(u, 50_000)).fit(gamma, prior=0.5)
+    assert abs(model.prior_ - 0.2) < 0.03
+    assert np.allclose(model.m_[0], m[0], atol=0.05)
+    p = model.predict_proba(np.array([[2, 1], [0, 0], [-1, -1]]))
+    assert p[0] > 0.9 > 0.05 > p[1]
+    assert p[2] == pytest.approx(model.prior_)  # no evidence: the prior
+
+
+def test_field_kinds():
+    num, date = pd.Series([1, 2]), pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"]))
+    assert field_kind(num, num) == "numeric"
+    assert field_kind(date, date) == "date"
+    assert field_kind(pd.Series(["a", "b"]), num) == "text"
+    assert field_kind(pd.Series([True, False]), pd.Series([True, True])) == "text"
+
+
+def test_key_lists_are_checked(hash_encoder):
+    left, right, _ = _people(10)
+    with pytest.raises(ValueError, match="as many columns"):
+        fuzzy_join(left, right, left_on=["first", "last"], right_on="first", model=hash_encoder)
+    with pytest.raises(ValueError, match="as many columns"):
+        fuzzy_join(
+            left, right, left_on=["first", "last"], right_on=["first"] * 3, model=hash_encoder
+        )
+    with pytest.raises(InputTypeError, match="non-empty list"):
+        fuzzy_join(left, right, left_on=[], right_on=[], model=hash_encoder)
+    with pytest.raises(KeyError, match="nope"):
+        fuzzy_join(left, right, on=["first", "nope"], model=hash_encoder)
+    with pytest.raises(InputTypeError, match="stream"):
+        fuzzy_join(left, iter([right]), on=["first", "last"], model=hash_encoder)
+    # a list of one column is that column
+    one = fuzzy_join(left, right, on=["first"], model=hash_encoder)
+    assert one.equals(fuzzy_join(left, right, on="first", model=hash_encoder))
+
+
+def test_multi_column_join_keeps_polars(hash_encoder):
+    pl = pytest.importorskip("polars")
+    left, right, truth = _people(30)
+    keys = ["first", "last", "zip"]
+    out = fuzzy_join(pl.from_pandas(left), pl.from_pandas(right), on=keys, model=hash_encoder)
+    assert isinstance(out, pl.DataFrame) and out["rid"].to_list() == truth
+
+
+def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
+    from pearl.applications.record_linkage import _date_levels, _numeric_levels, _TextField
+
+    a = pd.Series(["Anna Smith", "anna smith ", None, "", "Bob"])
+    b = pd.Series(["anna smith", "Anna Smyth", "x", "x", "Zyx Qwv"])
+    field = _TextField(a, b, hash_encoder, None)
+    i = np.arange(5)
+    levels = field.levels(i, i)
+    assert levels[0] == 4  # equal but for case and spaces
+    assert 0 <= levels[1] < 4 and levels[4] < levels[1]  # a typo beats a different name
+    assert levels[2] == levels[3] == -1  # null and blank: missing evidence
+    x, y = pd.Series([10.0, 100.0, 5.0, None]), pd.Series([10.0, 100.5, 9.0, 1.0])
+    assert _numeric_levels(x, y, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
+    d = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-01", "2020-01-01", None]))
+    e = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-20", "2021-01-01", "2020-01-01"]))
+    assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
+
+
+def test_candidates_without_identifier_like_fields(hash_encoder):
+    from pearl.applications.record_linkage import _candidates, _records, _TextField
+
+    left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
+    right = left.iloc[::-1].reset_index(drop=True)
+    fields = [_TextField(left[c], right[c], None, None) for c in ("city", "kind")]
+    records = (_records(fields, "left"), _records(fields, "right"))
+    pairs = _candidates(fields, records, None, 3)
+    # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
+    assert len(pairs) == 3 * len(left)
+    equal = {i for i, j in pairs if records[0][i] == records[1][j]}
+    assert equal == set(range(len(left)))
