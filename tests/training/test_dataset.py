@@ -64,18 +64,6 @@ def test_missing_files_are_named(training_files, tmp_path):
         TrainingData.from_files(tmp_path / "nope.tsv", training_files["augmented"])
 
 
-def test_type_class_weights_favour_rare_types_up_to_the_cap():
-    data = TrainingData(PAIRS, LABELS, {})
-    data.labels = np.array([0] * 9 + [1] * 2 + [2] + [-100])  # counts 9, 2, 1, 0
-    w = data.type_class_weights(4, 0.5, cap=2.5)
-    assert w[0] == 1.0
-    assert abs(float(w[1]) - 4.5**0.5) < 1e-6
-    assert float(w[2]) == 2.5 and float(w[3]) == 2.5  # capped; 3 never occurs
-    assert data.type_class_weights(4, 0.0).tolist() == [1.0] * 4
-    with pytest.raises(ValueError, match="power"):
-        data.type_class_weights(4, -1.0)
-
-
 def test_entity_types_drop_the_lexical_class_and_other():
     from pearl.training.dataset import entity_types
 

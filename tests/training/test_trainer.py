@@ -141,10 +141,15 @@ def test_resume_with_another_configuration_is_refused(training_files, tiny_model
         Trainer(other, show_progress_bar=False).train(resume=True)
 
 
-def test_balanced_type_loss_trains(training_files, tiny_model_dir, tmp_path):
-    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5, max_steps=2)
-    result = Trainer(cfg, show_progress_bar=False).train()
-    assert all(np.isfinite(r["type"]) for r in result.history)
+def test_a_retired_option_is_refused_not_ignored(training_files, tiny_model_dir, tmp_path):
+    with pytest.raises(ValueError, match="type_balance were retired"):
+        _config(training_files, tiny_model_dir, tmp_path / "m", type_balance=0.5)
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=2)
+    trainer = Trainer(cfg, show_progress_bar=False)
+    saved = cfg.to_dict()
+    trainer._check_resumable({**saved, "type_balance": 0.0})  # off: the same run
+    with pytest.raises(ValueError, match="retired.*type_balance"):
+        trainer._check_resumable({**saved, "type_balance": 0.5})
 
 
 def test_triplet_objective_uses_the_triplet_loss(

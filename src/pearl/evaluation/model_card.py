@@ -101,10 +101,6 @@ def write_model_card(
             f"{cfg.get('type_batch_share')} is drawn as groups of "
             f"{cfg.get('type_group_size')} same-type phrases."
         )
-    if cfg.get("type_loss") and cfg.get("type_balance"):
-        lines.append(
-            f"- Type classes weighted by (n_max / n_c) ** {cfg['type_balance']} (capped at 10)."
-        )
     if cfg.get("normalize", False):
         lines.append("- The folder ends with a `Normalize` module: encodings are unit vectors.")
     if first and last:

@@ -13,6 +13,10 @@ from pearl._validation import InputTypeError, check_bool, check_choice, check_fl
 __all__ = ["TrainConfig", "load_config", "check_fields"]
 
 # (min, max) of the numeric options; unlisted ones are >= 0
+#: options that measured no gain and were removed, with the value that meant "off" (a
+#: checkpoint or recorded config that used one with another value cannot be resumed)
+RETIRED: dict[str, Any] = {"type_balance": 0.0}
+
 _RANGES: dict[str, tuple] = {
     "batch_size": (2, None),
     "checkpoint_every": (1, None),
@@ -62,10 +66,7 @@ class TrainConfig(ConfigPaths):
         x cross-entropy of the phrase type on both views. With ``teacher`` (a folder of
         ``pearl teacher`` embeddings of the corpus phrases), plus ``distill_weight`` x the
         KL divergence between the teacher's and the student's in-batch similarity
-        distributions over the anchors (at ``distill_temperature``). ``type_balance`` > 0 weights
-        each type class by ``(n_max / n_c) ** type_balance`` (n_c: its training phrases;
-        capped at 10), so that the entity types are not drowned by the OTHER labels (88%
-        of the corpus); 0 is the paper's plain cross-entropy. With ``contexts`` (the
+        distributions over the anchors (at ``distill_temperature``). With ``contexts`` (the
         ``contexts.tsv`` of ``pearl build-corpus --contexts N``), plus ``context_weight`` x
         Phrase-BERT's context objective: the triplet loss (``margin``) of each anchor
         against its own masked context and the context of another anchor of the batch;
@@ -123,7 +124,6 @@ class TrainConfig(ConfigPaths):
     hard_negatives: int = 2
     type_loss: bool = True
     type_weight: float = 1.0
-    type_balance: float = 0.0  # class weights (n_max / n_c) ** type_balance, at most 10
     type_contrastive_weight: float = 0.0  # > 0: SupCon over entity types (issue 15, lever 4)
     type_contrastive_temperature: float = 0.1
     type_batch_share: float = 0.0  # share of a batch drawn as typed groups
@@ -265,6 +265,12 @@ def load_config(
                 values[key] = value
     values.update(overrides or {})
     known = {f.name: f for f in dataclasses.fields(config_class)}
+    retired = sorted(set(values) & set(RETIRED))
+    if retired:
+        raise ValueError(
+            f"training option(s) {', '.join(retired)} were retired (they measured no gain; "
+            "see the experiment log, experiments/results/README.md): remove them"
+        )
     unknown = sorted(set(values) - set(known))
     if unknown:
         raise ValueError(f"unknown training option(s): {', '.join(unknown)}")

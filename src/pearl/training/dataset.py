@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from pearl.augment.sampler import LEVELS, read_augmented
 from pearl.data.corpus import read_corpus
@@ -160,20 +159,6 @@ class TrainingData:
 
     def __len__(self) -> int:
         return len(self.anchors)
-
-    def type_class_weights(self, n_labels: int, power: float, cap: float = 10.0) -> torch.Tensor:
-        """Cross-entropy class weights ``min(cap, (n_max / n_c) ** power)``.
-
-        ``n_c`` counts the training phrases of label ``c``; labels never seen get the cap
-        (they never occur as a target, so it does not matter).
-        """
-        if power < 0:
-            raise ValueError("power must be >= 0")
-        counts = np.bincount(self.labels[self.labels >= 0], minlength=n_labels).astype(float)
-        if not counts.any():
-            return torch.ones(n_labels)
-        ratio = counts.max() / np.maximum(counts, 1.0)
-        return torch.as_tensor(np.minimum(cap, ratio**power), dtype=torch.float32)
 
     def steps_per_epoch(self, batch_size: int, typed: int = 0) -> int:
         """Steps to see every pair once, ``batch_size - typed`` pairs of the permutation per

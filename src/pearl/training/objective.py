@@ -229,7 +229,6 @@ def build_objective(
     *,
     contexts: dict[str, str] | None = None,
     teacher=None,
-    class_weights: torch.Tensor | None = None,
 ) -> Objective:
     """The terms of ``cfg`` (a :class:`~pearl.training.config.TrainConfig`), in the order
     they are summed: contrastive, context, distillation, type, type-contrastive."""
@@ -239,7 +238,7 @@ def build_objective(
     if teacher is not None:
         terms.append(DistillationLoss(teacher, cfg.distill_weight, cfg.distill_temperature))
     if cfg.type_loss:
-        terms.append(TypeLoss(cfg.type_weight, class_weights))
+        terms.append(TypeLoss(cfg.type_weight))
     if cfg.type_contrastive_weight > 0:
         terms.append(
             TypeContrastiveLoss(cfg.type_contrastive_weight, cfg.type_contrastive_temperature)

@@ -36,7 +36,7 @@ from pearl.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from pearl.training.config import TrainConfig
+from pearl.training.config import RETIRED, TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
 from pearl.training.objective import Objective, StepEmbeddings, build_objective
 from pearl.training.saving import (
@@ -144,6 +144,12 @@ class Trainer:
         return opt, sched
 
     def _check_resumable(self, saved: dict) -> None:
+        used = sorted(k for k, off in RETIRED.items() if saved.get(k, off) != off)
+        if used:
+            raise ValueError(
+                "the checkpoint was written with options since retired "
+                f"({', '.join(used)}); it cannot be resumed by this version"
+            )
         now = self.config.to_dict()
         # an option added after the checkpoint was written counts at its default value
         defaults = TrainConfig().to_dict()
@@ -255,10 +261,8 @@ class Trainer:
             data = TrainingData.from_files(
                 cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None, **options
             )
-        class_weights = teacher = None
+        teacher = None
         contexts: dict[str, str] = {}
-        if cfg.type_loss and cfg.type_balance:
-            class_weights = data.type_class_weights(len(LABELS), cfg.type_balance).to(self.device)
         if self.typed_rows and not data.eligible_types(cfg.type_group_size):
             raise ValueError(
                 f"type_batch_share needs an entity type with at least "
@@ -273,9 +277,7 @@ class Trainer:
         if cfg.teacher:
             teacher = TeacherEmbeddings(cfg.teacher)
             teacher.require(data.anchors)  # fail now, not mid-run
-        self.objective = build_objective(
-            cfg, contexts=contexts, teacher=teacher, class_weights=class_weights
-        )
+        self.objective = build_objective(cfg, contexts=contexts, teacher=teacher)
         total = max(
             1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size, self.typed_rows))
         )
