@@ -256,9 +256,14 @@ class EntityIndex:
             return self.search_embeddings(q, top_k, queries=items)
         width, keep = max(top_k, candidates), min(top_k, len(self))
         parts = []  # blocks of queries: a block's candidate vectors and n-gram rows stay small
+        vectorizer = self._ngram_rows()[0]
         for s in range(0, len(items), QUERY_BLOCK):
             block = slice(s, s + QUERY_BLOCK)
-            parts.append(self.rescore(self.candidates(q[block], items[block], width), scorer, keep))
+            q_ng = vectorizer.transform(items[block])
+            wide = self.candidates(
+                q[block], items[block], width, with_names=False, query_ngrams=q_ng
+            )
+            parts.append(self.rescore(wide, scorer, keep, query_ngrams=q_ng))
         return SearchResult(
             queries=items,
             names=[row for p in parts for row in p.names],
@@ -282,10 +287,20 @@ class EntityIndex:
             self._ngrams_size = len(self.names_)
         return self._ngrams
 
-    def candidates(self, embeddings: np.ndarray, queries: list[str], per_signal: int):
+    def candidates(
+        self,
+        embeddings: np.ndarray,
+        queries: list[str],
+        per_signal: int,
+        *,
+        with_names: bool = True,
+        query_ngrams=None,
+    ):
         """Each query's ``per_signal`` nearest names by embedding and ``per_signal``
         nearest by n-gram cosine, merged (each name once, -1 padding), with their
-        embedding cosines: the candidates :meth:`rescore` ranks."""
+        embedding cosines: the candidates :meth:`rescore` ranks. ``with_names=False``
+        leaves ``names`` empty (:meth:`rescore` reads ids only); ``query_ngrams``: the
+        queries' n-gram rows, when already made."""
         import faiss
 
         from pearl.applications.match_graph import EXACT_MAX, ngram_candidates, sketch
@@ -295,9 +310,8 @@ class EntityIndex:
         vectorizer, names_ng, names_sketch = state
         if len(self) > EXACT_MAX // 4 and names_sketch is None:
             state[2] = names_sketch = sketch(names_ng)
-        ng_ids = ngram_candidates(
-            vectorizer.transform(queries), names_ng, per_signal, r_sketch=names_sketch
-        )
+        q_ng = vectorizer.transform(queries) if query_ngrams is None else query_ngrams
+        ng_ids = ngram_candidates(q_ng, names_ng, per_signal, r_sketch=names_sketch)
         ids = np.concatenate([wide.ids, ng_ids], axis=1)
         ids.sort(axis=1)
         ids[:, 1:][ids[:, 1:] == ids[:, :-1]] = -1  # each name once
@@ -307,19 +321,22 @@ class EntityIndex:
         vecs = self._faiss.reconstruct_batch(np.maximum(ids, 0).ravel()).reshape(*ids.shape, -1)
         scores = np.einsum("nd,ncd->nc", q, vecs).astype(np.float32)
         scores[ids < 0] = -np.inf
-        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
+        names = (
+            [[self.names_[i] if i >= 0 else "" for i in row] for row in ids] if with_names else []
+        )
         return SearchResult(queries=wide.queries, names=names, ids=ids, scores=scores)
 
-    def rescore(self, wide: SearchResult, scorer, top_k: int) -> SearchResult:
+    def rescore(self, wide: SearchResult, scorer, top_k: int, query_ngrams=None) -> SearchResult:
         """Re-rank each query's embedding candidates (``wide``, e.g. from
         :meth:`search_embeddings` with a larger ``top_k``) by the combined match probability of
         ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``top_k``.
+        ``query_ngrams``: the queries' n-gram rows, when already made.
         """
         from pearl.applications.candidates import merge_top_k
 
         vectorizer, names_ng, _ = self._ngram_rows()
         ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
-        q_ng = vectorizer.transform(wide.queries)
+        q_ng = vectorizer.transform(wide.queries) if query_ngrams is None else query_ngrams
         rows = np.repeat(np.arange(n), c)
         c_ng = names_ng[np.maximum(ids, 0).ravel()]
         ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
