@@ -537,3 +537,39 @@ def test_a_bug_surfaces_with_its_traceback(monkeypatch, capsys):
         cli.main(["similarity", "a", "b"])
     assert main(["eval", "--tasks", "nope"]) == 2
     assert "unknown task" in capsys.readouterr().err
+
+
+def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypatch):
+    import pandas as pd
+
+    from pearl import fuzzy_join
+
+    left = pd.DataFrame(
+        {
+            "first": ["anna", "anna", "john"],
+            "last": ["smith", "berg", "smith"],
+            "city": ["oslo"] * 3,
+        }
+    )
+    right = pd.DataFrame(
+        {"fn": ["john", "anna", "anna"], "ln": ["smyth", "bergg", "smith"], "town": ["oslo"] * 3}
+    )
+    left.to_csv(tmp_path / "l.csv", index=False)
+    right.to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {("glove", None): hash_encoder})
+    args = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "-m", "glove"]
+    args += ["--left-on", "first", "last", "city", "--right-on", "fn", "ln", "town"]
+    assert main([*args, "-o", str(tmp_path / "o.csv")]) == 0
+    got = pd.read_csv(tmp_path / "o.csv", dtype=str)
+    want = fuzzy_join(
+        left,
+        right,
+        left_on=["first", "last", "city"],
+        right_on=["fn", "ln", "town"],
+        model=hash_encoder,
+    )
+    assert got["ln"].tolist() == want["ln"].tolist()
+    assert (
+        got["match_score"].astype(float).round(6).tolist() == want["match_score"].round(6).tolist()
+    )
+    assert main([*args[:-3], "ln", "-o", str(tmp_path / "o2.csv")]) == 2  # 3 columns vs 1

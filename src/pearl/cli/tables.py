@@ -34,8 +34,8 @@ def cmd_join_distributed(args) -> int:
             args.left,
             args.right,
             args.output,
-            left_on=args.left_on,
-            right_on=args.right_on,
+            left_on=_keys(args.left_on),
+            right_on=_keys(args.right_on),
             model=args.model,
             threshold=args.threshold,
             top_k=args.top_k,
@@ -53,6 +53,11 @@ def cmd_join_distributed(args) -> int:
     return 0
 
 
+def _keys(columns: list[str]) -> str | list[str]:
+    """One column name, or the list of several."""
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
 def cmd_join(args) -> int:
     from pearl.applications import fuzzy_join
 
@@ -60,12 +65,14 @@ def cmd_join(args) -> int:
     if args.scheduler or args.workers:
         return cmd_join_distributed(args)
     left = read_table(args.left)
-    right = read_table(args.right, chunksize=args.right_chunksize)
+    left_on, right_on = _keys(args.left_on), _keys(args.right_on)
+    multi = isinstance(left_on, list) or isinstance(right_on, list)
+    right = read_table(args.right, chunksize=None if multi else args.right_chunksize)
     out = fuzzy_join(
         left,
         right,
-        left_on=args.left_on,
-        right_on=args.right_on,
+        left_on=left_on,
+        right_on=right_on,
         threshold=args.threshold,
         top_k=args.top_k,
         how=args.how,
@@ -165,8 +172,14 @@ def add_join(sub) -> None:
     p.add_argument(
         "right", help="right table file (a CSV or TSV is read in chunks, see --right-chunksize)"
     )
-    p.add_argument("--left-on", required=True, help="string column of LEFT to match")
-    p.add_argument("--right-on", required=True, help="string column of RIGHT to match")
+    p.add_argument(
+        "--left-on",
+        required=True,
+        nargs="+",
+        help="string column of LEFT to match; several columns (as many as --right-on) "
+        "link records field by field into one match probability",
+    )
+    p.add_argument("--right-on", required=True, nargs="+", help="column(s) of RIGHT to match")
     p.add_argument(
         "-o",
         "--output",
@@ -208,7 +221,8 @@ def add_join(sub) -> None:
         "--right-chunksize",
         type=POSITIVE,
         default=100_000,
-        help="rows of RIGHT embedded at a time (default 100000)",
+        help="rows of RIGHT embedded at a time (default 100000; a join on several "
+        "columns reads RIGHT whole)",
     )
     model_arg(p)
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
