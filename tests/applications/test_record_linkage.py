@@ -179,3 +179,36 @@ def test_candidates_without_identifier_like_fields(hash_encoder):
     assert len(pairs) == 3 * len(left)
     equal = {i for i, j in pairs if records[0][i] == records[1][j]}
     assert equal == set(range(len(left)))
+
+
+def test_cluster_and_deduplicate_rows_of_a_table(hash_encoder):
+    from pearl import cluster, deduplicate
+
+    left, right, _ = _people(40)
+    right = right.drop(columns="rid")
+    both = pd.concat([left, right], ignore_index=True)  # every person twice
+    labels = cluster(both, model=hash_encoder)
+    _, with_ids, _ = _people(40)
+    person = list(range(40)) + [int(r[1:]) for r in with_ids["rid"]]
+    from pearl.evaluation.pairs import pairwise_cluster_scores
+
+    scores = pairwise_cluster_scores(labels, person)
+    assert scores["f1"] >= 0.9
+    out = deduplicate(both, model=hash_encoder)
+    assert list(out.columns) == list(both.columns) and out.index.equals(both.index)
+    # each cluster's rows become one of its rows
+    for lab in set(labels):
+        rows = out[labels == lab].astype(str).drop_duplicates()
+        assert len(rows) == 1
+    with pytest.raises(ValueError, match="n_clusters"):
+        cluster(both, n_clusters=3, model=hash_encoder)
+
+
+def test_rows_with_every_field_missing_stay_alone(hash_encoder):
+    from pearl import cluster
+
+    others = [(f"{f} {ln}", c) for f, ln, c in zip(FIRST * 3, LAST * 4, CITY * 5)][:24]
+    rows = [("anna smith", "oslo"), ("anna smith", "oslo"), (None, None), (None, None), *others]
+    labels = cluster(pd.DataFrame(rows, columns=["name", "city"]), model=hash_encoder)
+    assert labels[0] == labels[1] and labels[2] == labels[3] == -1
+    assert (labels[4:] >= 0).all()

@@ -13,7 +13,7 @@ from pearl.applications.encoding import get_cache, get_encoder, to_string_list
 from pearl.applications.linkage import graph_average_linkage
 from pearl.applications.match_graph import match_graph
 from pearl.applications.matcher import check_matcher, scorer_for
-from pearl.applications.tables import column_like
+from pearl.applications.tables import column_like, is_table, table_columns
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 
@@ -101,8 +101,13 @@ def cluster(
 
     Parameters
     ----------
-    values : iterable
-        Strings (pandas/polars Series, array or list). Numbers go through ``str()``.
+    values : iterable or table
+        Strings (pandas/polars Series, array or list). Numbers go through ``str()``. A
+        table of several columns clusters its *rows* (records of people, companies...):
+        each field is compared with its own similarity and the evidence combined into one
+        match probability by a Fellegi-Sunter model fitted without labels
+        (:func:`~pearl.applications.record_linkage.cluster_records`); ``threshold`` is
+        then that probability and ``n_clusters`` is not offered.
     n_clusters : int, optional
         Number of clusters (the exact tree); when None, clusters are cut where the
         average similarity between them falls below ``threshold``.
@@ -131,6 +136,8 @@ def cluster(
         get -1.
     """
     matcher = check_matcher(matcher)
+    if _several_columns(values):
+        return _cluster_table(values, n_clusters, threshold, model, matcher, top_k)
     cosine = isinstance(matcher, str) and matcher == "cosine"
     if threshold is None:
         threshold = DEFAULT_THRESHOLD["cosine" if cosine else "probability"]
@@ -177,8 +184,11 @@ def deduplicate(
 
     Parameters
     ----------
-    values : column
-        A pandas/polars Series, a pyarrow array, a one-column table, a list or an array.
+    values : column or table
+        A pandas/polars Series, a pyarrow array, a one-column table, a list or an array;
+        or a table of several columns, whose rows are clustered as records (see
+        :func:`cluster`): each row is then replaced by its cluster's most frequent row,
+        and a table of the caller's library comes back.
     threshold : float, optional
         Minimum average similarity inside a cluster: a match probability (default 0.6),
         or a cosine with ``matcher="cosine"`` (default 0.7). See :func:`cluster`.
@@ -205,6 +215,10 @@ def deduplicate(
     >>> deduplicate(["Paris", "Paris", "paris", "Pariss", "London"]).tolist()
     ['Paris', 'Paris', 'Paris', 'Paris', 'London']
     """
+    if _several_columns(values):
+        return _deduplicate_table(
+            values, n_clusters, threshold, model, check_matcher(matcher), top_k
+        )
     labels = cluster(
         values,
         n_clusters=n_clusters,
@@ -223,3 +237,48 @@ def deduplicate(
     canon = {lab: c.most_common(1)[0][0] for lab, c in counts.items()}
     out = [None if lab < 0 else canon[int(lab)] for lab in labels]
     return column_like(values, out)
+
+
+def _several_columns(values) -> bool:
+    return is_table(values) and len(table_columns(values)) > 1
+
+
+def _cluster_table(values, n_clusters, threshold, model, matcher, top_k) -> np.ndarray:
+    """Row clusters of a table of several columns: record linkage within the table."""
+    from pearl.applications.record_linkage import cluster_records
+    from pearl.applications.tables import to_pandas_table
+
+    if n_clusters is not None:
+        raise ValueError("n_clusters is for one column; a table of several columns takes threshold")
+    threshold = DEFAULT_THRESHOLD["probability"] if threshold is None else threshold
+    threshold = check_float(threshold, "threshold", 0.0, 1.0)
+    frame, _ = to_pandas_table(values, "values")
+    encoder = get_encoder(model)
+    return cluster_records(
+        frame,
+        encoder=encoder,
+        scorer=scorer_for(matcher, encoder),
+        threshold=threshold,
+        top_k=check_int(top_k, "top_k", 1),
+    )
+
+
+def _deduplicate_table(values, n_clusters, threshold, model, matcher, top_k):
+    """Each row of a table of several columns replaced by its cluster's most frequent row
+    (ties: the first seen); rows with every field missing are kept."""
+    from pearl.applications.tables import from_pandas_table, to_pandas_table
+
+    labels = _cluster_table(values, n_clusters, threshold, model, matcher, top_k)
+    frame, kind = to_pandas_table(values, "values")
+    keys = [tuple(row) for row in frame.astype(str).itertuples(index=False)]
+    best: dict[int, Counter] = {}
+    first: dict[tuple, int] = {}
+    for i, (key, lab) in enumerate(zip(keys, labels, strict=True)):
+        first.setdefault(key, i)
+        if lab >= 0:
+            best.setdefault(int(lab), Counter())[key] += 1
+    canon = {lab: first[c.most_common(1)[0][0]] for lab, c in best.items()}
+    rows = [canon[int(lab)] if lab >= 0 else i for i, lab in enumerate(labels)]
+    out = frame.iloc[rows]
+    out.index = frame.index
+    return from_pandas_table(out, kind)

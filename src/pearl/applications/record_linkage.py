@@ -26,7 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["FellegiSunter", "field_kind", "link_tables", "multi_column_join", "LEVELS"]
+__all__ = [
+    "FellegiSunter",
+    "field_kind",
+    "link_tables",
+    "multi_column_join",
+    "cluster_records",
+    "LEVELS",
+]
 
 #: comparison levels per field kind (the highest is the strongest agreement)
 LEVELS = {"text": 5, "numeric": 3, "date": 3}
@@ -377,3 +384,50 @@ def multi_column_join(
         add_rank=top_k > 1,
         names=names,
     )
+
+
+def cluster_records(
+    table: pd.DataFrame,
+    *,
+    encoder,
+    scorer,
+    threshold: float,
+    top_k: int = 5,
+    random_pairs: int = 50_000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Cluster labels of the rows of ``table`` (all its columns compared, as in
+    :func:`link_tables`): each row is linked to its candidate rows, the links weighted by
+    the Fellegi-Sunter match probability, then average linkage over that graph at
+    ``threshold``. Rows whose every field is missing get -1."""
+    from pearl.applications.linkage import graph_average_linkage
+
+    table = table.reset_index(drop=True)
+    n, cols = len(table), list(table.columns)
+    kinds = [field_kind(table[c], table[c]) for c in cols]
+    fields = [
+        _TextField(table[c], table[c], encoder, scorer)
+        if k == "text"
+        else _Field(k, table[c], table[c])
+        for c, k in zip(cols, kinds, strict=True)
+    ]
+    text = [f for f in fields if isinstance(f, _TextField)]
+    records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
+    pairs = _candidates(text, records, encoder, top_k + 1)
+    pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
+    rng = np.random.default_rng(seed)
+    rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
+    rand = rand[rand[:, 0] != rand[:, 1]]
+    model = FellegiSunter([LEVELS[k] for k in kinds]).fit_u(
+        _levels(fields, kinds, rand[:, 0], rand[:, 1])
+    )
+    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
+    proba = (
+        model.fit(gamma, prior=min(0.5, n / max(len(pairs), 1))).predict_proba(gamma)
+        if len(pairs)
+        else np.zeros(0)
+    )
+    labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
+    empty = np.all(_levels(fields, kinds, np.arange(n), np.arange(n)) < 0, axis=1)
+    labels[empty] = -1
+    return labels
