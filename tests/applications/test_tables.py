@@ -30,9 +30,13 @@ def test_a_one_column_table_is_a_column(frame, hash_encoder):
     assert len(cluster(frame, model=hash_encoder)) == 4
 
 
-def test_a_table_of_several_columns_is_refused(hash_encoder):
+def test_a_table_of_several_columns_is_a_table_of_records(hash_encoder):
+    """A column tool refuses it; deduplicate (since record clustering) dedups its rows."""
+    frame = pd.DataFrame({"a": NAMES, "b": NAMES})
     with pytest.raises(ValueError, match="2 columns"):
-        deduplicate(pd.DataFrame({"a": NAMES, "b": NAMES}), model=hash_encoder)
+        column_cells(frame)
+    out = deduplicate(frame, model=hash_encoder)
+    assert isinstance(out, pd.DataFrame) and out.shape == frame.shape
 
 
 @pytest.mark.parametrize(
