@@ -207,7 +207,9 @@ def test_cluster_and_deduplicate_rows_of_a_table(hash_encoder):
 def test_rows_with_every_field_missing_stay_alone(hash_encoder):
     from pearl import cluster
 
-    others = [(f"{f} {ln}", c) for f, ln, c in zip(FIRST * 3, LAST * 4, CITY * 5)][:24]
+    others = [(f"{f} {ln}", c) for f, ln, c in zip(FIRST * 3, LAST * 4, CITY * 5, strict=False)][
+        :24
+    ]
     rows = [("anna smith", "oslo"), ("anna smith", "oslo"), (None, None), (None, None), *others]
     labels = cluster(pd.DataFrame(rows, columns=["name", "city"]), model=hash_encoder)
     assert labels[0] == labels[1] and labels[2] == labels[3] == -1
