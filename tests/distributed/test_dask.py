@@ -401,3 +401,17 @@ def test_workers_get_their_threads_and_a_dynamic_size_mmap_threshold(client):
             "OMP_NUM_THREADS": "1",
         }
         assert threads == 1
+
+
+def test_deduplicate_equals_the_single_process_deduplicate(client, hash_encoder):
+    names = ["Acme Inc", "Acme Inc", "Acme Inc.", "ACME inc", "Globex", "Globex Corp", None]
+    names += ["Initech", "Initech", "Initech LLC", "Umbrella", 42]
+    df = pd.DataFrame({"company": names * 3, "n": range(3 * len(names))})
+    ddf = dd.from_pandas(df, npartitions=4)
+    got = pdk.deduplicate(ddf, "company", model=hash_encoder, threshold=0.5).compute()
+    want = pearl.deduplicate(df["company"], model=hash_encoder, threshold=0.5)
+    assert got.index.equals(df.index)
+    assert got.tolist() == want.tolist()  # no tie between equally frequent spellings here
+    assert got.isna().sum() == 3 and "42" in set(got)
+    with pytest.raises(KeyError, match="nope"):
+        pdk.deduplicate(ddf, "nope", model=hash_encoder)

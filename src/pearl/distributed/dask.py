@@ -38,6 +38,7 @@ __all__ = [
     "fuzzy_join",
     "build_index",
     "search",
+    "deduplicate",
     "encode_to_parquet",
     "join_to_parquet",
     "read_table",
@@ -317,6 +318,67 @@ def search(
         }
     )
     return dd.from_delayed(outs, meta=meta, verify_meta=False)
+
+
+def _canonical_partition(part: pd.Series, mapping: dict[str, str]) -> pd.Series:
+    """A partition's values replaced by their canonical value (missing stay missing)."""
+    texts, nulls = to_string_list(part, non_string="str", name=str(part.name))
+    out = [None if n else mapping.get(t, t) for t, n in zip(texts, nulls, strict=True)]
+    return pd.Series(out, index=part.index, name=part.name, dtype=object)
+
+
+def _value_counts_partition(part: pd.Series) -> pd.Series:
+    texts, nulls = to_string_list(part, non_string="str", name=str(part.name))
+    return pd.Series([t for t, n in zip(texts, nulls, strict=True) if not n]).value_counts()
+
+
+def deduplicate(
+    ddf,
+    column: str,
+    *,
+    threshold: float | None = None,
+    model: Any = DEFAULT_MODEL,
+    batch_size: int = 64,
+    matcher: Any = "combined",
+    top_k: int = 5,
+    show_progress_bar: bool | None = None,
+):
+    """:func:`pearl.deduplicate` of a column of a Dask DataFrame of any number of rows.
+
+    The distinct values are counted on the workers; their clusters are made on the client
+    by :func:`pearl.cluster` (the sparse match graph: a million distinct values fit on one
+    machine), and each is mapped to its cluster's most frequent value on the workers. The
+    rows never leave the cluster, only the distinct values and their counts. Ties between
+    equally frequent values go to the smallest string (a partitioned column has no "first
+    seen"), so ties can differ from the single-machine function. Returns a Dask Series
+    aligned with ``ddf`` (missing values stay missing).
+    """
+    from pearl.applications.dedup import cluster
+
+    check_frame(ddf, "ddf", column)
+    parts = dask.compute(
+        *[dask.delayed(_value_counts_partition)(p) for p in ddf[column].to_delayed()]
+    )
+    counts = pd.concat(parts).groupby(level=0).sum() if parts else pd.Series(dtype="int64")
+    values = sorted(counts.index, key=lambda v: (-int(counts[v]), v))
+    labels = cluster(
+        values,
+        threshold=threshold,
+        model=model,
+        batch_size=batch_size,
+        matcher=matcher,
+        top_k=top_k,
+        show_progress_bar=show_progress_bar,
+    )
+    canon: dict[int, str] = {}
+    for value, lab in zip(values, labels, strict=True):  # most frequent first
+        canon.setdefault(int(lab), value)
+    mapping = {
+        v: canon[int(lab)] for v, lab in zip(values, labels, strict=True) if v != canon[int(lab)]
+    }
+    return ddf[column].map_partitions(
+        _canonical_partition, mapping, meta=pd.Series(dtype=object, name=column)
+    )
 
 
 # -- Parquet jobs (the CLI) ---------------------------------------------------------------------
