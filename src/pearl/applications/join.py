@@ -345,26 +345,9 @@ def fuzzy_join(
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, kind = to_pandas_table(left, "left")
     if multi:
-        from pearl.applications.record_linkage import multi_column_join
-
-        matcher = _check_matcher(matcher, precision)
-        check_threshold(threshold, "combined")  # a match probability, whatever the matcher
-        _check_unique_columns(left_df, "left")
-        encoder = get_encoder(model)
-        out = multi_column_join(
-            left_df,
-            right,
-            left_on,
-            right_on,
-            encoder=encoder,
-            scorer=scorer_for(matcher, encoder),
-            threshold=threshold,
-            top_k=top_k,
-            how=how,
-            return_score=return_score,
-            suffix=suffix,
-            precision=precision,
-        )
+        options = dict(threshold=threshold, top_k=top_k, how=how, return_score=return_score)
+        options.update(suffix=suffix, precision=precision)
+        out = _join_records(left_df, right, (left_on, right_on), model, matcher, options)
         return from_pandas_table(out, kind)
     _check_right(right)
     _check_unique_columns(left_df, "left")
@@ -421,6 +404,28 @@ def fuzzy_join(
         names=names,
     )
     return from_pandas_table(out, kind)
+
+
+def _join_records(left_df, right, keys, model, matcher, options: dict):
+    """The multi-column branch of :func:`fuzzy_join` (record linkage)."""
+    from pearl.applications.record_linkage import multi_column_join
+
+    left_on, right_on = keys
+    precision = options.pop("precision")
+    matcher = _check_matcher(matcher, precision)
+    check_threshold(options["threshold"], "combined")  # a match probability, any matcher
+    _check_unique_columns(left_df, "left")
+    encoder = get_encoder(model)
+    return multi_column_join(
+        left_df,
+        right,
+        left_on,
+        right_on,
+        encoder=encoder,
+        scorer=scorer_for(matcher, encoder),
+        precision=precision,
+        **options,
+    )
 
 
 def join_keys(on, left_on, right_on) -> tuple[Any, Any]:

@@ -49,37 +49,8 @@ def _record(records: list[dict], name: str) -> dict | None:
     return next((r for r in records if r["model"] == name), None)
 
 
-def write_model_card(
-    folder: str | Path,
-    results: str | Path | None = None,
-    backbone_name: str | None = None,
-    train_seconds: float | None = None,
-    command: str | None = None,
-) -> Path:
-    """Render ``<folder>/README.md``; returns its path.
-
-    Parameters
-    ----------
-    folder : path-like
-        A model folder written by ``pearl train``.
-    results : path-like, optional
-        Folder of ``pearl eval`` records (JSON); the model's row (matched by folder name)
-        and the backbone's row are put in the card.
-    backbone_name : str, optional
-        Name of the backbone's record; defaults to the training config's backbone.
-    train_seconds : float, optional
-        Wall time of the training run.
-    command : str, optional
-        The command that trained it.
-    """
-    folder = Path(folder)
-    cfg = _training_config(folder, "pearl train")
-    name = folder.name
-    train_seconds = train_seconds or cfg.get("train_seconds")
-    backbone_name = backbone_name or cfg["backbone"]
-    loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
-    last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
-    first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
+def _recipe_lines(cfg: dict, first, last, train_seconds, command) -> list[str]:
+    """The card's recipe lines: steps, components, loss, time, command."""
     switches = {
         k: cfg[k]
         for k in ("use_chars", "type_loss", "char_aug", "token_aug", "phrase_aug", "average")
@@ -117,6 +88,41 @@ def write_model_card(
         )
     if command:
         lines += ["", "Command:", "", f"    {command}"]
+    return lines
+
+
+def write_model_card(
+    folder: str | Path,
+    results: str | Path | None = None,
+    backbone_name: str | None = None,
+    train_seconds: float | None = None,
+    command: str | None = None,
+) -> Path:
+    """Render ``<folder>/README.md``; returns its path.
+
+    Parameters
+    ----------
+    folder : path-like
+        A model folder written by ``pearl train``.
+    results : path-like, optional
+        Folder of ``pearl eval`` records (JSON); the model's row (matched by folder name)
+        and the backbone's row are put in the card.
+    backbone_name : str, optional
+        Name of the backbone's record; defaults to the training config's backbone.
+    train_seconds : float, optional
+        Wall time of the training run.
+    command : str, optional
+        The command that trained it.
+    """
+    folder = Path(folder)
+    cfg = _training_config(folder, "pearl train")
+    name = folder.name
+    train_seconds = train_seconds or cfg.get("train_seconds")
+    backbone_name = backbone_name or cfg["backbone"]
+    loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
+    last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
+    first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
+    lines = _recipe_lines(cfg, first, last, train_seconds, command)
     pairs = cfg.get("training_pairs")
     lines = [
         _render(
