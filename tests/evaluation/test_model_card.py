@@ -35,6 +35,13 @@ def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, 
     assert "pearl train -c x" in text and "2 min" in text
     assert "| pearl-tiny |" in text and "50.0" in text and "40.0" in text
     assert "`Normalize`" in text
+    assert "Then fine-tuned by" not in text
+    # a pearl finetune stage after training is told in the card
+    stage = dict(groups=3, strings=5, loss="ms", batch_size=4, per_group=2, lr=2e-5)
+    stage.update(epochs_run=2, validation=0.1, best_epoch=1, average_weight=0.5, seconds=3.0)
+    (out / "training" / "finetune.json").write_text(json.dumps(stage))
+    text = write_model_card(out, results).read_text()
+    assert "Then fine-tuned by `pearl finetune` on 3 groups of 5 strings" in text
 
 
 def test_card_needs_a_trained_folder(tmp_path):

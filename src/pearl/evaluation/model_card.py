@@ -49,8 +49,9 @@ def _record(records: list[dict], name: str) -> dict | None:
     return next((r for r in records if r["model"] == name), None)
 
 
-def _recipe_lines(cfg: dict, first, last, train_seconds, command) -> list[str]:
-    """The card's recipe lines: steps, components, loss, time, command."""
+def _recipe_lines(cfg: dict, first, last, train_seconds, command, extra=()) -> list[str]:
+    """The card's recipe lines: steps, components, loss, time, ``extra`` lines (a
+    fine-tuning stage), command."""
     switches = {
         k: cfg[k]
         for k in ("use_chars", "type_loss", "char_aug", "token_aug", "phrase_aug", "average")
@@ -86,6 +87,7 @@ def _recipe_lines(cfg: dict, first, last, train_seconds, command) -> list[str]:
             + (f" on {cpus} CPU cores" if cpus else "")
             + ", character-encoder pretraining included."
         )
+    lines += list(extra)
     if command:
         lines += ["", "Command:", "", f"    {command}"]
     return lines
@@ -122,7 +124,7 @@ def write_model_card(
     loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
     last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
     first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
-    lines = _recipe_lines(cfg, first, last, train_seconds, command)
+    lines = _recipe_lines(cfg, first, last, train_seconds, command, _finetune_lines(folder))
     pairs = cfg.get("training_pairs")
     lines = [
         _render(
