@@ -387,12 +387,20 @@ def fuzzy_join(
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls
 
-    right_df = stream.frame()
+    options = dict(threshold=threshold, how=how, return_score=return_score, suffix=suffix)
+    out = finish_join(left_df, stream.frame(), ids, scores, rank=top_k > 1, **options)
+    return from_pandas_table(out, kind)
+
+
+def finish_join(left_df, right_df, ids, scores, *, threshold, how, return_score, suffix, rank):
+    """The joined table: ``right_df``'s columns renamed apart from ``left_df``'s (with
+    ``suffix``), the match columns named apart (``rank``: add ``match_rank``), then
+    :func:`assemble_join`."""
     right_df = right_df.rename(
-        columns=output_columns(left_df.columns, right_df.columns, suffix, return_score, top_k > 1)
+        columns=output_columns(left_df.columns, right_df.columns, suffix, return_score, rank)
     )
-    names = match_names([*left_df.columns, *right_df.columns], return_score, top_k > 1)
-    out = assemble_join(
+    names = match_names([*left_df.columns, *right_df.columns], return_score, rank)
+    return assemble_join(
         left_df,
         right_df,
         ids,
@@ -400,10 +408,9 @@ def fuzzy_join(
         threshold=threshold,
         how=how,
         return_score=return_score,
-        add_rank=top_k > 1,
+        add_rank=rank,
         names=names,
     )
-    return from_pandas_table(out, kind)
 
 
 def _join_records(left_df, right, keys, model, matcher, options: dict):

@@ -283,6 +283,19 @@ def link_tables(
     and probability ``-inf`` where a row has fewer candidates) and the fitted model.
     """
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
+    kinds, fields, text, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
+    pairs = _candidates(text, records, encoder, candidates)
+    rng = np.random.default_rng(seed)
+    n_random = random_pairs if len(left) and len(right) else 0
+    rand_l = rng.integers(0, max(len(left), 1), n_random)
+    rand_r = rng.integers(0, max(len(right), 1), n_random)
+    proba, model = _probabilities(fields, kinds, pairs, (rand_l, rand_r), len(left))
+    return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def _compared_fields(left, right, left_on, right_on, encoder, scorer):
+    """Each pair of key columns' kind and comparison field, the text fields, and each side's
+    records (its text fields joined), for :func:`_candidates` and :func:`_levels`."""
     kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
     fields = [
         _TextField(left[a], right[b], encoder, scorer)
@@ -292,17 +305,18 @@ def link_tables(
     ]
     text = [f for f in fields if isinstance(f, _TextField)]
     records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
-    pairs = _candidates(text, records, encoder, candidates)
-    rng = np.random.default_rng(seed)
-    n_random = random_pairs if len(left) and len(right) else 0
-    rand_l = rng.integers(0, max(len(left), 1), n_random)
-    rand_r = rng.integers(0, max(len(right), 1), n_random)
+    return kinds, fields, text, records
+
+
+def _probabilities(fields, kinds, pairs: np.ndarray, random_rows, n_left: int):
+    """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
+    EM on ``pairs``) and the match probability of each pair."""
     model = FellegiSunter([LEVELS[k] for k in kinds])
-    model.fit_u(_levels(fields, kinds, rand_l, rand_r))
+    model.fit_u(_levels(fields, kinds, *random_rows))
     gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
-    prior = min(0.5, max(len(left), 1) / max(len(pairs), 1))
+    prior = min(0.5, max(n_left, 1) / max(len(pairs), 1))
     proba = model.fit(gamma, prior=prior).predict_proba(gamma) if len(pairs) else np.zeros(0)
-    return (*_best(pairs, proba, len(left), top_k), model)
+    return proba, model
 
 
 def _best(pairs: np.ndarray, proba: np.ndarray, n_left: int, top_k: int):
@@ -338,7 +352,7 @@ def multi_column_join(
     out): :func:`link_tables`, then the join's usual assembly; ``match_score`` is the
     Fellegi-Sunter match probability."""
     from pearl._validation import InputTypeError, MissingKeyError
-    from pearl.applications.join import assemble_join, match_names, output_columns
+    from pearl.applications.join import finish_join, output_columns
     from pearl.applications.matcher import threshold_for_precision
     from pearl.applications.tables import is_table, to_pandas_table
 
@@ -359,7 +373,8 @@ def multi_column_join(
             raise MissingKeyError(
                 f"{name} has no column(s) {missing}; columns: {list(frame.columns)}"
             )
-    renamed = output_columns(left_df.columns, right_df.columns, suffix, return_score, top_k > 1)
+    # the output names are checked before any work (a clash is a ValueError)
+    output_columns(left_df.columns, right_df.columns, suffix, return_score, top_k > 1)
     ids, scores, _ = link_tables(
         left_df,
         right_df,
@@ -371,18 +386,16 @@ def multi_column_join(
     )
     if precision is not None:
         threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], precision)
-    right_df = right_df.reset_index(drop=True).rename(columns=renamed)
-    names = match_names([*left_df.columns, *right_df.columns], return_score, top_k > 1)
-    return assemble_join(
+    return finish_join(
         left_df.reset_index(drop=True),
-        right_df,
+        right_df.reset_index(drop=True),
         ids,
         scores,
         threshold=threshold,
         how=how,
         return_score=return_score,
-        add_rank=top_k > 1,
-        names=names,
+        suffix=suffix,
+        rank=top_k > 1,
     )
 
 
@@ -404,29 +417,13 @@ def cluster_records(
 
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
-    kinds = [field_kind(table[c], table[c]) for c in cols]
-    fields = [
-        _TextField(table[c], table[c], encoder, scorer)
-        if k == "text"
-        else _Field(k, table[c], table[c])
-        for c, k in zip(cols, kinds, strict=True)
-    ]
-    text = [f for f in fields if isinstance(f, _TextField)]
-    records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
+    kinds, fields, text, records = _compared_fields(table, table, cols, cols, encoder, scorer)
     pairs = _candidates(text, records, encoder, top_k + 1)
     pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
     rand = rand[rand[:, 0] != rand[:, 1]]
-    model = FellegiSunter([LEVELS[k] for k in kinds]).fit_u(
-        _levels(fields, kinds, rand[:, 0], rand[:, 1])
-    )
-    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
-    proba = (
-        model.fit(gamma, prior=min(0.5, n / max(len(pairs), 1))).predict_proba(gamma)
-        if len(pairs)
-        else np.zeros(0)
-    )
+    proba, _ = _probabilities(fields, kinds, pairs, (rand[:, 0], rand[:, 1]), n)
     labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
     empty = np.all(_levels(fields, kinds, np.arange(n), np.arange(n)) < 0, axis=1)
     labels[empty] = -1
