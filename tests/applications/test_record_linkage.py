@@ -214,3 +214,45 @@ def test_rows_with_every_field_missing_stay_alone(hash_encoder):
     labels = cluster(pd.DataFrame(rows, columns=["name", "city"]), model=hash_encoder)
     assert labels[0] == labels[1] and labels[2] == labels[3] == -1
     assert (labels[4:] >= 0).all()
+
+
+def test_fellegi_sunter_learns_m_from_known_matches_and_fits_only_the_prior():
+    rng = np.random.default_rng(1)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+
+    def draw(probs, n):
+        return np.stack([rng.choice(len(p), size=n, p=p) for p in probs], axis=1)
+
+    gamma = np.concatenate([draw(m, 1000), draw(u, 9000)])
+    model = FellegiSunter([3, 2]).fit_u(draw(u, 50_000)).fit_m(draw(m, 300))
+    learned = [x.copy() for x in model.m_]
+    model.fit(gamma, prior=0.5)
+    assert all(np.array_equal(a, b) for a, b in zip(learned, model.m_, strict=True))
+    assert np.allclose(model.m_[0], m[0], atol=0.05)
+    assert abs(model.prior_ - 0.1) < 0.02
+    with pytest.raises(ValueError, match="no known matches"):
+        FellegiSunter([3, 2]).fit_m(np.zeros((0, 2), dtype=int))
+
+
+def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
+    left, right, truth = _people()
+    left.index = [f"L{i}" for i in range(len(left))]
+    right = right.set_index("rid", drop=False)
+    keys = ["first", "last", "city", "born", "zip"]
+    known = [(f"L{i}", truth[i]) for i in range(0, 40, 2)]
+    out = fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=known)
+    assert (out["rid"].to_numpy() == np.array(truth)).mean() == 1.0
+    # m is the known pairs' level frequencies, not EM's
+    pos = [(i, right.index.get_loc(truth[i])) for i in range(0, 40, 2)]
+    l2, r2 = left.reset_index(drop=True), right.reset_index(drop=True)
+    *_, model = link_tables(l2, r2, keys, keys, encoder=hash_encoder, known_matches=pos)
+    *_, unsupervised = link_tables(l2, r2, keys, keys, encoder=hash_encoder)
+    assert model.m_from_labels_ and not hasattr(unsupervised, "m_from_labels_")
+    assert not np.allclose(model.m_[1], unsupervised.m_[1])
+    with pytest.raises(ValueError, match="not a row of the right table"):
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=[("L0", "nope")])
+    with pytest.raises(ValueError, match="pairs"):
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=["L0"])
+    with pytest.raises(ValueError, match="several key columns"):
+        fuzzy_join(left, right, on="last", model=hash_encoder, known_matches=known)

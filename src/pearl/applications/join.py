@@ -261,6 +261,7 @@ def fuzzy_join(
     right_chunksize: int | None = None,
     matcher: Any = "combined",
     precision: float | None = None,
+    known_matches=None,
 ):
     """Join ``right`` onto ``left`` by the similarity of phrase embeddings.
 
@@ -318,6 +319,12 @@ def fuzzy_join(
         With a combined matcher, choose the threshold so that the expected precision of
         the accepted matches (the mean of their probabilities) is at least this, instead
         of giving ``threshold``.
+    known_matches : sequence of (left label, right label) pairs, optional
+        With several key columns: rows known to match, by their index labels in
+        ``left`` and ``right`` (positions for polars and pyarrow tables). The
+        Fellegi-Sunter model then learns how matching records compare (``m``) from them
+        instead of by EM; a few dozen labelled pairs are enough. Not used with one key
+        column (fine-tune the model instead: ``pearl finetune``).
 
     Returns
     -------
@@ -346,9 +353,14 @@ def fuzzy_join(
     left_df, kind = to_pandas_table(left, "left")
     if multi:
         options = dict(threshold=threshold, top_k=top_k, how=how, return_score=return_score)
-        options.update(suffix=suffix, precision=precision)
+        options.update(suffix=suffix, precision=precision, known_matches=known_matches)
         out = _join_records(left_df, right, (left_on, right_on), model, matcher, options)
         return from_pandas_table(out, kind)
+    if known_matches is not None:
+        raise ValueError(
+            "known_matches trains the record-linkage model of a join on several key "
+            "columns; with one key column, fine-tune the model instead (pearl finetune)"
+        )
     _check_right(right)
     _check_unique_columns(left_df, "left")
     if _is_frame(right):

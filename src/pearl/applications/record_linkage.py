@@ -165,6 +165,16 @@ class FellegiSunter:
         self.u_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
         return self
 
+    def fit_m(self, gamma: np.ndarray) -> FellegiSunter:
+        """``m`` from comparisons of pairs known to match (the user's labels); :meth:`fit`
+        then keeps it and fits only the prior."""
+        gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
+        if not len(gamma):
+            raise ValueError("no known matches to learn m from")
+        self.m_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        self.m_from_labels_ = True
+        return self
+
     def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
         total = np.zeros(len(gamma))
         for f in range(gamma.shape[1]):
@@ -175,17 +185,25 @@ class FellegiSunter:
 
     def fit(self, gamma: np.ndarray, prior: float = 0.1) -> FellegiSunter:
         """EM for ``m`` and the prior on candidate comparisons, ``u`` kept (call
-        :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement."""
+        :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement; after
+        :meth:`fit_m` (known matches) it is kept and only the prior is fitted."""
         gamma = np.asarray(gamma, dtype=np.int64)
-        self.m_ = [np.arange(1, n + 1, dtype=np.float64) ** 3 for n in self.n_levels]
-        self.m_ = [m / m.sum() for m in self.m_]
+        fixed = getattr(self, "m_from_labels_", False)
+        if not fixed:
+            self.m_ = [np.arange(1, n + 1, dtype=np.float64) ** 3 for n in self.n_levels]
+            self.m_ = [m / m.sum() for m in self.m_]
         self.prior_ = float(prior)
         self.n_iter_ = 0
         for it in range(self.max_iter):
             w = self._posterior(gamma)
-            m = [self._frequencies(gamma[:, f], n, w) for f, n in enumerate(self.n_levels)]
+            m = (
+                self.m_
+                if fixed
+                else [self._frequencies(gamma[:, f], n, w) for f, n in enumerate(self.n_levels)]
+            )
             prior = float(np.clip(w.mean(), 1e-6, 1 - 1e-6))
             change = max(float(np.abs(a - b).max()) for a, b in zip(m, self.m_, strict=True))
+            change = max(change, abs(prior - self.prior_))
             self.m_, self.prior_, self.n_iter_ = m, prior, it + 1
             if change < self.tol:
                 break
@@ -276,8 +294,13 @@ def link_tables(
     candidates: int = 10,
     random_pairs: int = 50_000,
     seed: int = 0,
+    known_matches=None,
 ) -> tuple[np.ndarray, np.ndarray, FellegiSunter]:
     """Each left row's ``top_k`` right rows by Fellegi-Sunter match probability.
+
+    ``known_matches``, optional: ``(left position, right position)`` pairs known to match;
+    ``m`` is then learned from them instead of by EM (``u`` still comes from random
+    pairs, the prior by EM on the candidates).
 
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
     and probability ``-inf`` where a row has fewer candidates) and the fitted model.
@@ -289,8 +312,21 @@ def link_tables(
     n_random = random_pairs if len(left) and len(right) else 0
     rand_l = rng.integers(0, max(len(left), 1), n_random)
     rand_r = rng.integers(0, max(len(right), 1), n_random)
-    proba, model = _probabilities(fields, kinds, pairs, (rand_l, rand_r), len(left))
+    known = None if known_matches is None else _positions(known_matches, len(left), len(right))
+    proba, model = _probabilities(fields, kinds, pairs, (rand_l, rand_r), len(left), known)
     return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
+    """Known matching pairs as an int array of shape (n, 2), checked against the tables."""
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError("known_matches must be pairs of row positions (left, right)")
+    if len(arr) == 0:
+        raise ValueError("known_matches is empty; leave it None to fit m without labels")
+    if arr.min() < 0 or arr[:, 0].max() >= n_left or arr[:, 1].max() >= n_right:
+        raise ValueError("known_matches names a row outside the tables")
+    return arr.astype(np.int64)
 
 
 def _compared_fields(left, right, left_on, right_on, encoder, scorer):
@@ -308,11 +344,14 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
     return kinds, fields, text, records
 
 
-def _probabilities(fields, kinds, pairs: np.ndarray, random_rows, n_left: int):
+def _probabilities(fields, kinds, pairs: np.ndarray, random_rows, n_left: int, known=None):
     """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
-    EM on ``pairs``) and the match probability of each pair."""
+    EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
+    probability of each pair."""
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(_levels(fields, kinds, *random_rows))
+    if known is not None:
+        model.fit_m(_levels(fields, kinds, known[:, 0], known[:, 1]))
     gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
     prior = min(0.5, max(n_left, 1) / max(len(pairs), 1))
     proba = model.fit(gamma, prior=prior).predict_proba(gamma) if len(pairs) else np.zeros(0)
@@ -347,6 +386,7 @@ def multi_column_join(
     return_score: bool,
     suffix: str,
     precision: float | None,
+    known_matches=None,
 ) -> pd.DataFrame:
     """:func:`~pearl.applications.join.fuzzy_join` on several key columns (pandas in and
     out): :func:`link_tables`, then the join's usual assembly; ``match_score`` is the
@@ -383,6 +423,7 @@ def multi_column_join(
         encoder=encoder,
         scorer=scorer,
         top_k=top_k,
+        known_matches=_label_positions(known_matches, left_df.index, right_df.index),
     )
     if precision is not None:
         threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], precision)
@@ -397,6 +438,31 @@ def multi_column_join(
         suffix=suffix,
         rank=top_k > 1,
     )
+
+
+def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:
+    """``(left label, right label)`` pairs as row positions; a label not in its table (or
+    found twice) is a ``ValueError``."""
+    if pairs is None:
+        return None
+    pairs = list(pairs)
+    if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+        raise ValueError("known_matches must be (left label, right label) pairs")
+    out = []
+    for side, index in ((0, left_index), (1, right_index)):
+        labels = [p[side] for p in pairs]
+        if not index.is_unique:
+            raise ValueError(
+                f"known_matches needs a unique index on the {('left', 'right')[side]} table"
+            )
+        pos = index.get_indexer(labels)
+        if (pos < 0).any():
+            bad = labels[int(np.flatnonzero(pos < 0)[0])]
+            raise ValueError(
+                f"known_matches: {bad!r} is not a row of the {('left', 'right')[side]} table"
+            )
+        out.append(pos)
+    return np.stack(out, axis=1).astype(np.int64).reshape(-1, 2)
 
 
 def cluster_records(
