@@ -97,3 +97,21 @@ def test_top_k_bounds_what_can_merge(hash_encoder):
     assert len(set(narrow[:5])) >= len(set(wide[:5]))
     with pytest.raises(ValueError, match="top_k"):
         cluster(values, model=hash_encoder, top_k=0)
+
+
+def test_a_frequent_spelling_pulls_its_rare_misspellings(hash_encoder):
+    # three misspellings, far from each other, close to one spelling that fills 20 rows:
+    # the mean similarity over rows merges them where the mean over values does not
+    typos = ["washingtno", "wahsington", "wasington"]
+    options = dict(model=hash_encoder, matcher="cosine", threshold=0.55)
+    assert len(set(cluster(["washington", *typos], **options))) > 1
+    assert len(set(cluster(["washington"] * 20 + typos, **options))) == 1
+    weighted = cluster(["washington", *typos], sample_weight=[20, 1, 1, 1], **options)
+    assert len(set(weighted)) == 1
+    assert deduplicate(["washington"] * 20 + typos, **options).tolist() == ["washington"] * 23
+
+
+def test_sample_weight_is_checked(hash_encoder):
+    for bad, match in (([1, 2], "entries"), ([1, 0, 1], "positive"), ([1, np.nan, 1], "finite")):
+        with pytest.raises(ValueError, match=match):
+            cluster(["a", "b", None], model=hash_encoder, sample_weight=bad)

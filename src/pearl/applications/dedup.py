@@ -24,7 +24,8 @@ MAX_UNIQUE = 20_000
 #: The cut when no ``threshold`` is given: a match probability of 0.6 with a calibrated
 #: matcher, a cosine of 0.7 with ``matcher="cosine"``. Chosen for the default model on
 #: development tasks made from training-corpus names, typos and dense lists of similar
-#: names (experiments/dedup_dense_lists.py; on the match graph: experiments/dedup_graph.py).
+#: names (experiments/dedup_dense_lists.py; on the match graph: experiments/dedup_graph.py;
+#: with rows weighing, experiments/dedup_silhouette.py kept 0.6).
 DEFAULT_THRESHOLD = {"probability": 0.6, "cosine": 0.7}
 
 
@@ -87,6 +88,7 @@ def cluster(
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,
+    sample_weight=None,
 ) -> np.ndarray:
     """Cluster string values by how likely they name the same thing.
 
@@ -94,10 +96,12 @@ def cluster(
     its ``top_k`` nearest values by embedding and by character n-grams (exact for small
     columns, faiss IVF above 20,000 values), each link weighted by the match probability of the
     combined matcher (embedding and n-grams) or by the embedding cosine. Clusters merge
-    while the average similarity of all their cross pairs is at least ``threshold``,
-    unlinked pairs counting as 0. The cost grows with the number of links, not its
-    square: a million distinct values fit on a laptop. With ``n_clusters``, the exact
-    average-linkage tree over all pairs is cut instead (at most 20,000 distinct values).
+    while the average similarity of all their cross pairs of *rows* is at least
+    ``threshold``, unlinked pairs counting as 0: a value that fills many rows weighs as
+    many, so a frequent spelling pulls its rare misspellings toward it. The cost grows
+    with the number of links, not its square: a million distinct values fit on a laptop.
+    With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
+    is cut instead (at most 20,000 distinct values; rows do not weigh there).
 
     Parameters
     ----------
@@ -128,6 +132,10 @@ def cluster(
         with many spellings per entity (the time grows with it).
     show_progress_bar : bool, optional
         Progress of the encoding; default: on above 50,000 distinct values.
+    sample_weight : array-like of shape (n_values,), optional
+        How many rows each value stands for (default 1; a value repeated in ``values``
+        adds up its weights): pass counts to cluster a column's distinct values as the
+        whole column would be.
 
     Returns
     -------
@@ -156,13 +164,32 @@ def cluster(
     if n_clusters is not None:
         lab = _exact_labels(uniq, emb, scorer, n_clusters)
     else:
+        rows = _row_weights(texts, nulls, uniq, sample_weight)
         graph = match_graph(uniq, emb, scorer, top_k=top_k)
-        lab = graph_average_linkage(len(uniq), graph.rows, graph.cols, graph.weights, threshold)
+        lab = graph_average_linkage(
+            len(uniq), graph.rows, graph.cols, graph.weights, threshold, rows
+        )
     lookup = dict(zip(uniq, lab, strict=True))
     for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
         if not n:
             out[i] = lookup[t]
     return out
+
+
+def _row_weights(texts, nulls, uniq: list[str], sample_weight) -> np.ndarray:
+    """The rows each distinct value stands for: its count, or its summed ``sample_weight``."""
+    if sample_weight is None:
+        weight = np.ones(len(texts))
+    else:
+        weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if weight.shape != (len(texts),):
+            raise ValueError(f"sample_weight has {weight.size} entries for {len(texts)} values")
+        if not np.all(np.isfinite(weight)) or (weight <= 0).any():
+            raise ValueError("sample_weight must be finite and positive")
+    where = {t: i for i, t in enumerate(uniq)}
+    live = ~np.asarray(nulls, dtype=bool)
+    ids = np.array([where[t] for t, ok in zip(texts, live, strict=True) if ok], dtype=np.int64)
+    return np.bincount(ids, weights=weight[live], minlength=len(uniq))
 
 
 def deduplicate(
