@@ -9,6 +9,11 @@ and is scored by pairwise precision, recall and F1 over the rows, with its wall 
 faster than quadratically). Writes results/benchmarks/dedup_autofj.{md,json}.
 
     python benchmarks/quality/dedup_autofj.py [--data ../shared/data] [--skrub-max 2000]
+        [--methods skrub,pearl-static]
+
+``--methods``: only the methods whose label contains one of these words (the full run
+with the transformers takes over an hour here); the files are then named
+dedup_autofj_<words>.{md,json}.
 """
 
 from __future__ import annotations
@@ -43,13 +48,18 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None, help="data root (default: pearl.paths)")
     ap.add_argument("--skrub-max", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=0, help="first N datasets only (smoke run)")
+    ap.add_argument("--methods", default="", help="comma-separated words of method labels")
     args = ap.parse_args()
+    words = [w for w in args.methods.split(",") if w]
+    stem = "dedup_autofj" + ("_" + "_".join(words) if words else "")
     root = (args.data / "benchmark" if args.data else benchmark_dir()) / "autofj"
     names = dataset_names(root)[: args.limit or None]
     rows = []
     for name in names:
         values, truth = make_task(root / "benchmark" / name)
         for label, run in methods(skrub=len(values) <= args.skrub_max).items():
+            if words and not any(w in label for w in words):
+                continue
             t = time.perf_counter()
             pred = run(values)
             seconds = time.perf_counter() - t
@@ -64,16 +74,18 @@ def main() -> None:
             )
             print(rows[-1], flush=True)
         OUT.mkdir(parents=True, exist_ok=True)  # what is done so far survives a stop
-        (OUT / "dedup_autofj.partial.json").write_text(json.dumps({"rows": rows}) + "\n")
-    (OUT / "dedup_autofj.partial.json").unlink(missing_ok=True)
-    command = f"python benchmarks/quality/dedup_autofj.py --skrub-max {args.skrub_max}" + (
-        f" --limit {args.limit}" if args.limit else ""
+        (OUT / f"{stem}.partial.json").write_text(json.dumps({"rows": rows}) + "\n")
+    (OUT / f"{stem}.partial.json").unlink(missing_ok=True)
+    command = (
+        f"python benchmarks/quality/dedup_autofj.py --skrub-max {args.skrub_max}"
+        + (f" --limit {args.limit}" if args.limit else "")
+        + (f" --methods {args.methods}" if words else "")
     )
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "dedup_autofj.json").write_text(
+    (OUT / f"{stem}.json").write_text(
         json.dumps({"command": command, "rows": rows}, indent=2) + "\n"
     )
-    (OUT / "dedup_autofj.md").write_text(render(rows, command, len(names)))
+    (OUT / f"{stem}.md").write_text(render(rows, command, len(names)))
     print(render(rows, command, len(names)))
 
 
