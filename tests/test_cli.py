@@ -573,3 +573,20 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
         got["match_score"].astype(float).round(6).tolist() == want["match_score"].round(6).tolist()
     )
     assert main([*args[:-3], "ln", "-o", str(tmp_path / "o2.csv")]) == 2  # 3 columns vs 1
+    # known matches: row numbers of both files, the same result as the API
+    pd.DataFrame({"left_row": [0, 1], "right_row": [2, 1]}).to_csv(tmp_path / "k.csv", index=False)
+    known = [*args, "--known-matches", str(tmp_path / "k.csv")]
+    assert main([*known, "-o", str(tmp_path / "o3.csv")]) == 0
+    want = fuzzy_join(
+        left,
+        right,
+        left_on=["first", "last", "city"],
+        right_on=["fn", "ln", "town"],
+        model=hash_encoder,
+        known_matches=[(0, 2), (1, 1)],
+    )
+    got = pd.read_csv(tmp_path / "o3.csv", dtype=str)
+    assert got["ln"].tolist() == want["ln"].tolist()
+    pd.DataFrame({"a": ["x"], "b": ["y"]}).to_csv(tmp_path / "bad.csv", index=False)
+    bad = [*args, "--known-matches", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o4.csv")]
+    assert main(bad) != 0 and not (tmp_path / "o4.csv").exists()

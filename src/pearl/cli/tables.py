@@ -68,6 +68,7 @@ def cmd_join(args) -> int:
     left_on, right_on = _keys(args.left_on), _keys(args.right_on)
     multi = isinstance(left_on, list) or isinstance(right_on, list)
     right = read_table(args.right, chunksize=None if multi else args.right_chunksize)
+    known = _known_matches(args.known_matches) if args.known_matches else None
     out = fuzzy_join(
         left,
         right,
@@ -80,12 +81,25 @@ def cmd_join(args) -> int:
         batch_size=args.batch_size,
         matcher=args.matcher,
         precision=args.precision,
+        known_matches=known,
     )
     write_table(out, args.output)
     score = [c for c in out.columns if str(c).startswith("match_score")][-1]
     matched = int(out[score].notna().sum())
     print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
     return 0
+
+
+def _known_matches(path: str) -> list[tuple[int, int]]:
+    """The pairs of a file of known matches: its first two columns, row numbers of LEFT
+    and RIGHT (0 = the first data row)."""
+    table = read_table(path)
+    if table.shape[1] < 2:
+        raise ValueError(f"{path}: --known-matches needs two columns (left row, right row)")
+    try:
+        return [(int(a), int(b)) for a, b in table.iloc[:, :2].itertuples(index=False)]
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: --known-matches holds row numbers (integers)") from None
 
 
 def cmd_dedup(args) -> int:
@@ -216,6 +230,13 @@ def add_join(sub) -> None:
         help="with --matcher combined: pick the threshold so that the expected "
         "precision of the matches is at least this (e.g. 0.9); --precision is "
         "the older name (in sentence-transformers, precision means quantization)",
+    )
+    p.add_argument(
+        "--known-matches",
+        metavar="FILE",
+        help="with several key columns: a CSV/TSV/Parquet file of rows known to match, "
+        "its first two columns the row numbers in LEFT and RIGHT (0 = first data row); "
+        "the record-linkage model learns from them instead of by EM",
     )
     p.add_argument(
         "--right-chunksize",
