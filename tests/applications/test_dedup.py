@@ -115,3 +115,11 @@ def test_sample_weight_is_checked(hash_encoder):
     for bad, match in (([1, 2], "entries"), ([1, 0, 1], "positive"), ([1, np.nan, 1], "finite")):
         with pytest.raises(ValueError, match=match):
             cluster(["a", "b", None], model=hash_encoder, sample_weight=bad)
+
+
+def test_one_typo_apart_merges_with_the_combined_matcher(hash_encoder):
+    values = ["Washington"] * 3 + ["Washingtno", "Wxshingtxn"]
+    lab = cluster(values, model=hash_encoder, threshold=0.9)
+    assert lab[0] == lab[3] != lab[4]  # one swap merges; two substitutions do not
+    cosine = cluster(values, model=hash_encoder, matcher="cosine", threshold=0.9)
+    assert cosine[0] != cosine[3]  # the cosine matcher scores the pair as it is

@@ -1,6 +1,6 @@
 import numpy as np
 
-from pearl.applications.match_graph import match_graph, nearest_neighbours
+from pearl.applications.match_graph import match_graph, nearest_neighbours, one_edit_apart
 
 
 def _unit(rng, n, d=16):
@@ -39,3 +39,39 @@ def test_graph_edges_are_unique_pairs_weighted_by_the_scorer(hash_encoder):
     scorer = MatchScorer((1.0, 1.0, 0.0), -1.0)
     gs = match_graph(texts, emb, scorer, top_k=2)
     assert len(gs) >= len(g) and ((gs.weights > 0) & (gs.weights < 1)).all()
+
+
+def test_one_edit_apart():
+    pairs = [
+        ("The Army", "The Amry", True),  # two adjacent letters swapped
+        ("The Army", "the aRMY", False),  # case aside, the same: not a typo pair
+        ("The Army", "The Arm", True),  # a deletion
+        ("The Army", "The Srmy", True),  # a substitution
+        ("abc", "abxc", True),  # an insertion
+        ("abcd", "badc", False),  # two swaps
+        ("Kent", "Kern", False),  # two substitutions
+        ("The Court", "The Co.", False),
+        ("ab", "ba", True),
+    ]
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    rows = np.arange(0, len(texts), 2)
+    got = one_edit_apart(texts, rows, rows + 1)
+    assert got.tolist() == [want for *_, want in pairs]
+    assert one_edit_apart(texts, rows, rows + 1, min_length=3).tolist()[-1] is False
+
+
+def test_links_one_typo_apart_get_the_boost(hash_encoder):
+    from pearl.applications.matcher import MatchScorer
+
+    texts = ["washington", "washingtno", "wxshingtxn", "boston"]
+    emb = hash_encoder.encode(texts)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    scorer = MatchScorer.for_encoder(hash_encoder)
+    plain = match_graph(texts, emb, scorer, top_k=3)
+    boosted = match_graph(texts, emb, scorer, top_k=3, one_edit=(0.95, 4))
+    assert plain.rows.tolist() == boosted.rows.tolist()
+    for i, j, w0, w1 in zip(plain.rows, plain.cols, plain.weights, boosted.weights, strict=True):
+        if {texts[i], texts[j]} == {"washington", "washingtno"}:
+            assert w1 >= 0.95 > w0
+        else:
+            assert w1 == w0

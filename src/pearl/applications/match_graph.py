@@ -11,7 +11,14 @@ import numpy as np
 
 from pearl.applications.candidates import top_k_of
 
-__all__ = ["MatchGraph", "match_graph", "nearest_neighbours", "ngram_candidates", "sketch"]
+__all__ = [
+    "MatchGraph",
+    "match_graph",
+    "nearest_neighbours",
+    "ngram_candidates",
+    "one_edit_apart",
+    "sketch",
+]
 
 #: Above this many values the neighbours are searched approximately (faiss IVF): the
 #: exact search is quadratic.
@@ -199,6 +206,7 @@ def match_graph(
     *,
     top_k: int = 10,
     exact_max: int | None = None,
+    one_edit: tuple[float, int] | None = None,
 ) -> MatchGraph:
     """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
     ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
@@ -216,6 +224,10 @@ def match_graph(
     exact_max : int, optional
         Up to this many values the neighbours are exact; above, approximate (default
         :data:`EXACT_MAX`).
+    one_edit : (float, int), optional
+        ``(boost, min_length)``: with a ``scorer``, a link between two values one typo
+        apart (:func:`one_edit_apart`, the shorter at least ``min_length`` characters)
+        gets the probability ``max(p, boost)``.
 
     Returns
     -------
@@ -231,7 +243,55 @@ def match_graph(
 
     ng = NgramVectorizer().fit(texts).transform(texts)
     rows, cols = _pairs(emb_nn, _ngram_neighbours(ng, top_k, exact_max))
-    weights = scorer.probability(
-        _pair_cosines(embeddings, rows, cols), _pair_cosines(ng, rows, cols)
+    weights = np.asarray(
+        scorer.probability(_pair_cosines(embeddings, rows, cols), _pair_cosines(ng, rows, cols)),
+        dtype=np.float32,
     )
-    return MatchGraph(n, rows, cols, np.asarray(weights, dtype=np.float32))
+    if one_edit is not None:
+        boost, min_length = one_edit
+        near = one_edit_apart(texts, rows, cols, min_length)
+        weights = np.where(near, np.maximum(weights, boost), weights).astype(np.float32)
+    return MatchGraph(n, rows, cols, weights)
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with at most one edit: a substitution, an insertion, a
+    deletion or a swap of two adjacent characters (optimal string alignment)."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] or (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+        )
+    return a[i:] == b[i + 1 :]
+
+
+def one_edit_apart(
+    texts: list[str], rows: np.ndarray, cols: np.ndarray, min_length: int = 1
+) -> np.ndarray:
+    """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two differ, case
+    aside, by exactly one edit (a substitution, an insertion, a deletion or a swap of two
+    adjacent characters) and the shorter has at least ``min_length`` characters. The
+    typos of a keyboard (a slip, a dropped or doubled letter, two letters swapped) are
+    one edit.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(rows),)
+    """
+    lower = [t.lower() for t in texts]
+    length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    out = np.zeros(len(rows), dtype=bool)
+    near = (np.abs(length[rows] - length[cols]) <= 1) & (
+        np.minimum(length[rows], length[cols]) >= min_length
+    )
+    for e in np.flatnonzero(near):
+        a, b = lower[rows[e]], lower[cols[e]]
+        out[e] = a != b and _within_one_edit(a, b)
+    return out
