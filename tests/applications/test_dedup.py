@@ -123,3 +123,9 @@ def test_one_typo_apart_merges_with_the_combined_matcher(hash_encoder):
     assert lab[0] == lab[3] != lab[4]  # one swap merges; two substitutions do not
     cosine = cluster(values, model=hash_encoder, matcher="cosine", threshold=0.9)
     assert cosine[0] != cosine[3]  # the cosine matcher scores the pair as it is
+
+
+def test_abbreviations_merge_with_the_combined_matcher(hash_encoder):
+    values = ["International Paper"] * 3 + ["Intl Paper", "Interstate Paper"]
+    lab = cluster(values, model=hash_encoder, threshold=0.9)
+    assert lab[0] == lab[3] != lab[4]

@@ -1,6 +1,11 @@
 import numpy as np
 
-from pearl.applications.match_graph import match_graph, nearest_neighbours, one_edit_apart
+from pearl.applications.match_graph import (
+    abbreviation_apart,
+    match_graph,
+    nearest_neighbours,
+    one_edit_apart,
+)
 
 
 def _unit(rng, n, d=16):
@@ -75,3 +80,19 @@ def test_links_one_typo_apart_get_the_boost(hash_encoder):
             assert w1 >= 0.95 > w0
         else:
             assert w1 == w0
+
+
+def test_abbreviation_apart():
+    pairs = [
+        ("Cam. Corp.", "Campeau Corp.", True),
+        ("Cam. Corp.", "Con. Corp.", False),  # neither abbreviates the other
+        ("Intl Paper", "International Paper", True),  # letters in order, not a prefix
+        ("Arthur D. Lit.", "arthur d. little", True),
+        ("Bank of Boston", "Bank of Austin", False),
+        ("Bank of A", "Bank of America", False),  # one letter is not an abbreviation
+        ("Scott Paper", "Scott Paper", False),  # nothing abbreviated
+        ("Union Pac.", "Union Pacific Railroad", False),  # not as many words
+    ]
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    rows = np.arange(0, len(texts), 2)
+    assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]

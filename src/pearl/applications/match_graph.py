@@ -13,6 +13,7 @@ from pearl.applications.candidates import top_k_of
 
 __all__ = [
     "MatchGraph",
+    "abbreviation_apart",
     "match_graph",
     "nearest_neighbours",
     "ngram_candidates",
@@ -207,6 +208,7 @@ def match_graph(
     top_k: int = 10,
     exact_max: int | None = None,
     one_edit: tuple[float, int] | None = None,
+    abbreviation: float | None = None,
 ) -> MatchGraph:
     """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
     ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
@@ -228,6 +230,9 @@ def match_graph(
         ``(boost, min_length)``: with a ``scorer``, a link between two values one typo
         apart (:func:`one_edit_apart`, the shorter at least ``min_length`` characters)
         gets the probability ``max(p, boost)``.
+    abbreviation : float, optional
+        With a ``scorer``, a link between two values that abbreviate each other
+        (:func:`abbreviation_apart`) gets at least this probability.
 
     Returns
     -------
@@ -251,6 +256,9 @@ def match_graph(
         boost, min_length = one_edit
         near = one_edit_apart(texts, rows, cols, min_length)
         weights = np.where(near, np.maximum(weights, boost), weights).astype(np.float32)
+    if abbreviation is not None:
+        near = abbreviation_apart(texts, rows, cols)
+        weights = np.where(near, np.maximum(weights, abbreviation), weights).astype(np.float32)
     return MatchGraph(n, rows, cols, weights)
 
 
@@ -294,4 +302,41 @@ def one_edit_apart(
     for e in np.flatnonzero(near):
         a, b = lower[rows[e]], lower[cols[e]]
         out[e] = a != b and _within_one_edit(a, b)
+    return out
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """Whether ``short`` (2+ characters) abbreviates ``long``: same first letter, shorter,
+    and its letters appear in order in ``long`` ("intl", "corp", "lit" of "little")."""
+    if len(short) < 2 or len(short) >= len(long) or short[0] != long[0]:
+        return False
+    rest = iter(long[1:])
+    return all(ch in rest for ch in short[1:])
+
+
+def _abbreviation_pair(wa: list[str], wb: list[str]) -> bool:
+    if wa == wb:
+        return False
+    return all(
+        x == y or _abbreviates(x, y) or _abbreviates(y, x) for x, y in zip(wa, wb, strict=True)
+    )
+
+
+def abbreviation_apart(texts: list[str], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two have as many
+    words and each word of one equals the other's or abbreviates it (case and a final dot
+    aside; an abbreviation has 2+ letters, the same first letter and its letters in order:
+    "Corp." of "Corporation", "Intl" of "International", "Lit." of "Little"), at least
+    one word being abbreviated.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(rows),)
+    """
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    words = [[w.rstrip(".") for w in t.lower().split()] for t in texts]
+    count = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    out = np.zeros(len(rows), dtype=bool)
+    for e in np.flatnonzero(count[rows] == count[cols]):
+        out[e] = _abbreviation_pair(words[rows[e]], words[cols[e]])
     return out
