@@ -97,7 +97,9 @@ def _projection(n_features: int, dim: int):
     from scipy.sparse import csr_matrix
     from sklearn.random_projection import SparseRandomProjection
 
-    proj = SparseRandomProjection(dim, dense_output=False, random_state=0)
+    proj = SparseRandomProjection(
+        dim, density=min(1.0, 4 / dim), dense_output=False, random_state=0
+    )
     proj.fit(csr_matrix((1, n_features), dtype=np.float32))
     return proj.components_.T.tocsr().astype(np.float32)
 
@@ -296,12 +298,12 @@ def one_edit_apart(
     length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     out = np.zeros(len(rows), dtype=bool)
-    near = (np.abs(length[rows] - length[cols]) <= 1) & (
-        np.minimum(length[rows], length[cols]) >= min_length
+    near = np.flatnonzero(
+        (np.abs(length[rows] - length[cols]) <= 1)
+        & (np.minimum(length[rows], length[cols]) >= min_length)
     )
-    for e in np.flatnonzero(near):
-        a, b = lower[rows[e]], lower[cols[e]]
-        out[e] = a != b and _within_one_edit(a, b)
+    pairs = zip(rows[near].tolist(), cols[near].tolist(), strict=True)
+    out[near] = [lower[i] != lower[j] and _within_one_edit(lower[i], lower[j]) for i, j in pairs]
     return out
 
 
@@ -337,6 +339,7 @@ def abbreviation_apart(texts: list[str], rows: np.ndarray, cols: np.ndarray) -> 
     words = [[w.rstrip(".") for w in t.lower().split()] for t in texts]
     count = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     out = np.zeros(len(rows), dtype=bool)
-    for e in np.flatnonzero(count[rows] == count[cols]):
-        out[e] = _abbreviation_pair(words[rows[e]], words[cols[e]])
+    same = np.flatnonzero(count[rows] == count[cols])
+    pairs = zip(rows[same].tolist(), cols[same].tolist(), strict=True)
+    out[same] = [_abbreviation_pair(words[i], words[j]) for i, j in pairs]
     return out
