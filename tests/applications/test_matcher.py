@@ -243,3 +243,10 @@ def test_nonnegative_logistic_keeps_weights_nonnegative():
     y2 = (2.0 * x[:, 0] - 2.0 * x[:, 1] > 0).astype(float)
     w = nonnegative_logistic(x, y2, sw, start=np.r_[np.ones(2), 0.0])
     assert w[0] > 1.0 and w[1] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_ngram_fit_transform_equals_fit_then_transform():
+    texts = ["Acme Corp.", "ACME corporation", "", "Globex 2011", "Acme Corp."]
+    one = NgramVectorizer().fit_transform(texts)
+    two = NgramVectorizer().fit(texts).transform(texts)
+    assert (one != two).nnz == 0 and one.shape == two.shape

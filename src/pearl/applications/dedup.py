@@ -63,7 +63,7 @@ def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> n
     """1 - match probability of every pair of distinct values (the combined matcher)."""
     from pearl.applications.matcher import NgramVectorizer
 
-    ng = NgramVectorizer().fit(uniq).transform(uniq)
+    ng = NgramVectorizer().fit_transform(uniq)
     dist = np.empty((len(uniq), len(uniq)), dtype=np.float32)
     for s in range(0, len(uniq), block):
         dist[s : s + block] = 1.0 - scorer.probability(

@@ -252,7 +252,7 @@ def match_graph(
         return MatchGraph(n, rows, cols, _pair_cosines(embeddings, rows, cols))
     from pearl.applications.matcher import NgramVectorizer
 
-    ng = NgramVectorizer().fit(texts).transform(texts)
+    ng = NgramVectorizer().fit_transform(texts)
     rows, cols = _pairs(emb_nn, _ngram_neighbours(ng, top_k, exact_max))
     weights = np.asarray(
         scorer.probability(_pair_cosines(embeddings, rows, cols), _pair_cosines(ng, rows, cols)),

@@ -131,6 +131,15 @@ class NgramVectorizer:
         """Sparse CSR matrix of unit rows (all-zero for an empty string)."""
         return self.weigh(self.counts(texts))
 
+    def fit_transform(self, texts: list[str]):
+        """``fit(texts).transform(texts)``, the n-grams counted once."""
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        texts = list(texts)
+        counts = self.counts(texts or [""])
+        self.tfidf_ = TfidfTransformer(norm=None).fit(counts)
+        return self.weigh(counts[: len(texts)])
+
 
 def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
     e = np.asarray(emb_cos, dtype=np.float64)
