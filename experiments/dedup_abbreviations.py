@@ -30,14 +30,11 @@ import numpy as np
 import pearl
 from pearl.applications.dedup import ONE_EDIT
 from pearl.applications.linkage import graph_average_linkage
-from pearl.applications.match_graph import abbreviation_apart, match_graph
-from pearl.applications.matcher import scorer_for
+from pearl.applications.match_graph import abbreviation_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import dense_tasks  # noqa: E402
-from dedup_threshold import dev_names  # noqa: E402
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_dense_lists import development_tasks, family_scores, unique_graph  # noqa: E402
 
 from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
 
@@ -47,13 +44,7 @@ BOOSTS = [None, 0.8, 0.95]
 
 def labels(values: list[str], encoder, cut: float = 0.6, top_k: int = 5) -> dict:
     """Row labels for each abbreviation boost."""
-    uniq, inverse, counts = np.unique(
-        np.array(values, dtype=object), return_inverse=True, return_counts=True
-    )
-    uniq = uniq.tolist()
-    emb = encoder.encode(uniq, normalize_embeddings=True)
-    scorer = scorer_for("combined", encoder)
-    graph = match_graph(uniq, emb, scorer, top_k=top_k, one_edit=ONE_EDIT)
+    uniq, inverse, counts, graph = unique_graph(values, encoder, top_k, one_edit=ONE_EDIT)
     abbreviated = abbreviation_apart(uniq, graph.rows, graph.cols)
     out = {}
     for boost in BOOSTS:
@@ -70,9 +61,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static")
     args = ap.parse_args()
-    names = dev_names(args.corpus, 40)
-    typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}
-    dense = dense_tasks(args.corpus)
+    typos, dense = development_tasks(args.corpus)
     rows = []
     for model in args.models.split(","):
         enc = pearl.PhraseEncoder(model)
@@ -81,17 +70,8 @@ def main() -> None:
             for boost, lab in labels(v, enc).items():
                 f1.setdefault(boost, {})[task] = pairwise_cluster_scores(lab, y)["f1"]
         for boost, scores in f1.items():
-            typo = float(np.mean([scores[k] for k in typos]))
-            den = float(np.mean([scores[k] for k in dense]))
             rows.append(
-                {
-                    "model": model,
-                    "boost": boost,
-                    **scores,
-                    "typos": round(typo, 4),
-                    "dense": round(den, 4),
-                    "overall": round((typo + den) / 2, 4),
-                }
+                {"model": model, "boost": boost, **scores, **family_scores(scores, typos, dense)}
             )
             print(rows[-1], flush=True)
     default = [r for r in rows if r["model"] == pearl.DEFAULT_MODEL]

@@ -90,6 +90,41 @@ def dense_tasks(corpus: str) -> dict[str, tuple[list[str], list[str]]]:
     return {f"dense{s}": dense_task(groups, s) for s in (1, 2, 3)}
 
 
+def development_tasks(corpus: str) -> tuple[dict, dict]:
+    """The two development families the dedup experiments choose on: the typo tasks of
+    dedup_threshold.py (40 seed-1 corpus names, each generator, seed 1) and the three
+    dense lists of :func:`dense_tasks`; each a dict of task name to (values, truth)."""
+    from dedup_threshold import dev_names
+    from dedup_typos import make_task
+
+    names = dev_names(corpus, 40)
+    typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}
+    return typos, dense_tasks(corpus)
+
+
+def family_scores(f1: dict[str, float], typos: dict, dense: dict) -> dict[str, float]:
+    """Mean F1 of the typo family, of the dense family, and their mean (``overall``)."""
+    typo = float(np.mean([f1[k] for k in typos]))
+    den = float(np.mean([f1[k] for k in dense]))
+    return {"typos": round(typo, 4), "dense": round(den, 4), "overall": round((typo + den) / 2, 4)}
+
+
+def unique_graph(values: list[str], encoder, top_k: int = 5, **rules):
+    """The distinct values of a column, each row's position among them, their counts,
+    and ``cluster``'s match graph over them (combined matcher; ``rules`` go to
+    :func:`pearl.applications.match_graph.match_graph`)."""
+    from pearl.applications.match_graph import match_graph
+    from pearl.applications.matcher import scorer_for
+
+    uniq, inverse, counts = np.unique(
+        np.array(values, dtype=object), return_inverse=True, return_counts=True
+    )
+    uniq = uniq.tolist()
+    emb = encoder.encode(uniq, normalize_embeddings=True)
+    graph = match_graph(uniq, emb, scorer_for("combined", encoder), top_k=top_k, **rules)
+    return uniq, inverse, counts, graph
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")

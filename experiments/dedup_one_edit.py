@@ -29,14 +29,11 @@ import numpy as np
 
 import pearl
 from pearl.applications.linkage import graph_average_linkage
-from pearl.applications.match_graph import match_graph, one_edit_apart
-from pearl.applications.matcher import scorer_for
+from pearl.applications.match_graph import one_edit_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import dense_tasks  # noqa: E402
-from dedup_threshold import dev_names  # noqa: E402
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_dense_lists import development_tasks, family_scores, unique_graph  # noqa: E402
 
 from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
 
@@ -46,12 +43,7 @@ VARIANTS = [(None, 0)] + [(b, m) for b in (0.8, 0.95) for m in (4, 6, 8)]
 
 def labels(values: list[str], encoder, cut: float = 0.6, top_k: int = 5) -> dict:
     """Row labels of each (boost, min_length) variant."""
-    uniq, inverse, counts = np.unique(
-        np.array(values, dtype=object), return_inverse=True, return_counts=True
-    )
-    uniq = uniq.tolist()
-    emb = encoder.encode(uniq, normalize_embeddings=True)
-    graph = match_graph(uniq, emb, scorer_for("combined", encoder), top_k=top_k)
+    uniq, inverse, counts, graph = unique_graph(values, encoder, top_k)
     out = {}
     for boost, min_length in VARIANTS:
         w = graph.weights
@@ -68,9 +60,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static")
     args = ap.parse_args()
-    names = dev_names(args.corpus, 40)
-    typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}
-    dense = dense_tasks(args.corpus)
+    typos, dense = development_tasks(args.corpus)
     rows = []
     for model in args.models.split(","):
         enc = pearl.PhraseEncoder(model)
@@ -79,17 +69,13 @@ def main() -> None:
             for variant, lab in labels(v, enc).items():
                 f1.setdefault(variant, {})[task] = pairwise_cluster_scores(lab, y)["f1"]
         for (boost, min_length), scores in f1.items():
-            typo = float(np.mean([scores[k] for k in typos]))
-            den = float(np.mean([scores[k] for k in dense]))
             rows.append(
                 {
                     "model": model,
                     "boost": boost,
                     "min_length": min_length,
                     **scores,
-                    "typos": round(typo, 4),
-                    "dense": round(den, 4),
-                    "overall": round((typo + den) / 2, 4),
+                    **family_scores(scores, typos, dense),
                 }
             )
             print(rows[-1], flush=True)

@@ -34,14 +34,10 @@ import numpy as np
 
 import pearl
 from pearl.applications.linkage import cut_tree, graph_silhouette, linkage_tree
-from pearl.applications.match_graph import match_graph
-from pearl.applications.matcher import scorer_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import dense_tasks  # noqa: E402
-from dedup_threshold import dev_names  # noqa: E402
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_dense_lists import development_tasks, family_scores, unique_graph  # noqa: E402
 
 from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
 
@@ -51,12 +47,7 @@ CUTS = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]
 
 def variants(values: list[str], encoder, top_k: int = 5) -> dict[str, list[int]]:
     """Row labels of every variant: ``fixed T`` / ``auto``, each ``unweighted`` or ``rows``."""
-    uniq, inverse, counts = np.unique(
-        np.array(values, dtype=object), return_inverse=True, return_counts=True
-    )
-    uniq = uniq.tolist()
-    emb = encoder.encode(uniq, normalize_embeddings=True)
-    graph = match_graph(uniq, emb, scorer_for("combined", encoder), top_k=top_k)
+    uniq, inverse, counts, graph = unique_graph(values, encoder, top_k)
     out = {}
     for weigh, sizes in (("unweighted", None), ("rows", counts.astype(float))):
         tree = linkage_tree(len(uniq), graph.rows, graph.cols, graph.weights, CUTS[0], sizes)
@@ -78,9 +69,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static")
     args = ap.parse_args()
-    names = dev_names(args.corpus, 40)
-    typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}
-    dense = dense_tasks(args.corpus)
+    typos, dense = development_tasks(args.corpus)
     rows, cuts = [], {}
     for model in args.models.split(","):
         enc = pearl.PhraseEncoder(model)
@@ -93,18 +82,7 @@ def main() -> None:
                     continue
                 scores.setdefault(name, {})[task] = pairwise_cluster_scores(lab, y)["f1"]
         for name, f1 in scores.items():
-            typo = float(np.mean([f1[k] for k in typos]))
-            den = float(np.mean([f1[k] for k in dense]))
-            rows.append(
-                {
-                    "model": model,
-                    "variant": name,
-                    **f1,
-                    "typos": round(typo, 4),
-                    "dense": round(den, 4),
-                    "overall": round((typo + den) / 2, 4),
-                }
-            )
+            rows.append({"model": model, "variant": name, **f1, **family_scores(f1, typos, dense)})
             print(rows[-1], flush=True)
 
     def simplicity(r):

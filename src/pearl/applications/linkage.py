@@ -126,17 +126,20 @@ def linkage_tree(
         (average linkage has no inversions).
     """
     rows, cols, weights, sizes = _check_graph(n, rows, cols, weights, sizes)
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return LinkageTree(0, empty, empty, np.zeros(0))
     strong = weights >= floor
     graph = coo_matrix((np.ones(int(strong.sum())), (rows[strong], cols[strong])), shape=(n, n))
-    _, comp = connected_components(graph, directed=False) if n else (0, np.zeros(0, np.int64))
+    _, comp = connected_components(graph, directed=False)
     same = comp[rows] == comp[cols]
     rows, cols, weights = rows[same], cols[same], weights[same]
     order = np.argsort(comp[rows], kind="stable")
     rows, cols, weights = rows[order], cols[order], weights[order]
-    bounds = np.searchsorted(comp[rows], np.arange((comp.max() + 2) if n else 1))
+    bounds = np.searchsorted(comp[rows], np.arange(comp.max() + 2))
     size_of = dict(enumerate(sizes.tolist()))
     merges: list[tuple[int, int, float]] = []
-    for c in np.flatnonzero(np.bincount(comp) > 1) if n else []:
+    for c in np.flatnonzero(np.bincount(comp) > 1):
         e = slice(bounds[c], bounds[c + 1])
         merges += _merge_component(rows[e], cols[e], weights[e], floor, size_of)
     m = np.array([(a, b) for a, b, _ in merges], dtype=np.int64).reshape(-1, 2)

@@ -369,7 +369,7 @@ def deduplicate(
         matcher=matcher,
         top_k=top_k,
         show_progress_bar=show_progress_bar,
-        sample_weight=[int(counts[v]) for v in values],  # rows weigh as in one process
+        sample_weight=counts.loc[values].to_numpy(),  # rows weigh as in one process
     )
     canon: dict[int, str] = {}
     for value, lab in zip(values, labels, strict=True):  # most frequent first
