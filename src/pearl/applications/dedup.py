@@ -103,19 +103,19 @@ def cluster(
 ) -> np.ndarray:
     """Cluster string values by how likely they name the same thing.
 
-    Average linkage of the distinct values on their match graph: each value is linked to
-    its ``top_k`` nearest values by embedding and by character n-grams (exact for small
-    columns, faiss IVF above 20,000 values), each link weighted by the match probability of the
-    combined matcher (embedding and n-grams) or by the embedding cosine. Clusters merge
-    while the average similarity of all their cross pairs of *rows* is at least
-    ``threshold``, unlinked pairs counting as 0: a value that fills many rows weighs as
-    many, so a frequent spelling pulls its rare misspellings toward it. With the combined
-    matcher, two values one typo apart (a substitution, an insertion, a deletion or two
-    adjacent letters swapped, case aside; at least 4 characters) are linked with
-    probability at least 0.95 (:data:`ONE_EDIT`), and so are two values that abbreviate
-    each other word by word ("Intl Paper", "International Paper"; :data:`ABBREVIATION`).
-    The cost grows with the number of links, not its square: a million distinct values
-    fit on a laptop.
+    Average linkage of the distinct values on their match graph: each value is linked to its
+    ``top_k`` nearest values by embedding and by character n-grams (exact for small columns,
+    a faiss HNSW graph above 20,000 values, where two runs can differ on a few links), each
+    link weighted by the match probability of the combined matcher (embedding and n-grams)
+    or by the embedding cosine. Clusters merge while the average similarity of all their
+    cross pairs of *rows* is at least ``threshold``, unlinked pairs counting as 0: a value
+    that fills many rows weighs as many, so a frequent spelling pulls its rare misspellings
+    toward it. With the combined matcher, two values one typo apart (a substitution, an
+    insertion, a deletion or two adjacent letters swapped, case aside; at least 4
+    characters) are linked with probability at least 0.95 (:data:`ONE_EDIT`), and so are two
+    values that abbreviate each other word by word ("Intl Paper", "International Paper";
+    :data:`ABBREVIATION`). The cost grows with the number of links, not its square: a
+    million distinct values fit on a laptop.
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
 
