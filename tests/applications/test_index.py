@@ -138,7 +138,9 @@ def test_combined_candidates_come_from_the_n_grams_too(monkeypatch, exact_max):
     if exact_max:
         monkeypatch.setattr(match_graph, "EXACT_MAX", exact_max)
     idx = EntityIndex(_ScrambledEncoder()).build(NAMES)
-    wide = idx.candidates(idx.encoder.encode(["acme nrth company"]), ["acme nrth company"], 1)
+    # 3 per signal: a 128-d sketch is noisy at the margins of this list (acme north 0.62
+    # by exact n-gram cosine, acme south 0.54, acme west 0.52)
+    wide = idx.candidates(idx.encoder.encode(["acme nrth company"]), ["acme nrth company"], 3)
     assert "acme north company" in wide.names[0]  # the n-gram candidate
     assert np.isfinite(wide.scores[wide.ids >= 0]).all()
     from pearl.applications.matcher import MatchScorer

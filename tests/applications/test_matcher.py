@@ -250,3 +250,80 @@ def test_ngram_fit_transform_equals_fit_then_transform():
     one = NgramVectorizer().fit_transform(texts)
     two = NgramVectorizer().fit(texts).transform(texts)
     assert (one != two).nnz == 0 and one.shape == two.shape
+
+
+def _reference_bucket(token: str, n_buckets: int) -> int:
+    """The column of one n-gram or word, hashed one character at a time."""
+    h = 0
+    for ch in token:
+        h = (h * 1_000_003 + ord(ch) + 1) % 2**64
+    return (((h * 0x9E3779B97F4A7C15) % 2**64) >> 32) % n_buckets
+
+
+TRICKY = [
+    "The New York Times",
+    "  a  b\tc ",  # single letters, tabs, runs of spaces
+    "",
+    "Zürich ÉCOLE ß",  # accents kept, case folded by lower()
+    "🍕 pizza 🍕🍕",  # emoji are characters
+    "x" * 70,
+    "l'été (2011) — R&D",
+]
+
+
+@pytest.mark.parametrize("ngram_range", [(2, 4), (3, 5), (5, 6)])
+def test_hashed_char_ngrams_are_scikit_learns_char_wb_ngrams(ngram_range):
+    from collections import Counter
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from pearl.applications.matcher import hashed_char_ngrams
+
+    analyze = CountVectorizer(analyzer="char_wb", ngram_range=ngram_range).build_analyzer()
+    lowered = [t.lower() for t in TRICKY]
+    rows, cols = hashed_char_ngrams(lowered, ngram_range, 1 << 20)
+    for i, text in enumerate(TRICKY):
+        expected = Counter(_reference_bucket(g, 1 << 20) for g in analyze(text))
+        assert Counter(cols[rows == i].tolist()) == expected, text
+
+
+def test_hashed_words_are_scikit_learns_word_tokens():
+    import zlib
+    from collections import Counter
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from pearl.applications.matcher import hashed_words
+
+    analyze = CountVectorizer(token_pattern=r"(?u)\b\w+\b").build_analyzer()
+    rows, cols = hashed_words([t.lower() for t in TRICKY], 1 << 20)
+
+    def bucket(word):
+        h = zlib.crc32(word.encode("utf-8"))
+        return (((h * 0x9E3779B97F4A7C15) % 2**64) >> 32) % (1 << 20)
+
+    for i, text in enumerate(TRICKY):
+        assert Counter(cols[rows == i].tolist()) == Counter(map(bucket, analyze(text))), text
+
+
+def test_ngram_cosines_are_those_of_scikit_learns_hashing():
+    """The hashing changed (murmur to a rolling polynomial); the cosines did not."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+
+    texts = [*TRICKY, "New York Post", "NYTimes", "nytimes.com", "Washington Post"]
+    common = dict(n_features=2**20, alternate_sign=False, norm=None)
+    counts = hstack(
+        [
+            HashingVectorizer(analyzer="char_wb", ngram_range=(2, 4), **common).transform(texts),
+            HashingVectorizer(analyzer="word", token_pattern=r"(?u)\b\w+\b", **common).transform(
+                texts
+            ),
+        ],
+        format="csr",
+    )
+    v = NgramVectorizer()
+    v.tfidf_ = TfidfTransformer(norm=None).fit(counts)
+    old = v.weigh(counts)
+    new = NgramVectorizer().fit_transform(texts)
+    np.testing.assert_allclose((new @ new.T).toarray(), (old @ old.T).toarray(), atol=1e-6)
