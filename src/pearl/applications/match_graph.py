@@ -25,10 +25,10 @@ __all__ = [
 #: the exact search is quadratic.
 EXACT_MAX = 20_000
 #: HNSW links per node, and the candidate list widths when the graph is built and searched.
-#: Chosen on corpus phrases and their misspellings (``benchmarks/speed/dedup_scale.py``'s
-#: values, no benchmark file): at 300,000 values they find 86% of the exact 6 nearest in
-#: 32 s, where the former IVF search (2 sqrt(n) lists, 16 probes) found 85% in 60 s; IVF's
-#: cost per query grows with sqrt(n), HNSW's with log(n).
+#: Chosen on corpus phrases and their misspellings (``experiments/dedup_neighbours.py``, no
+#: benchmark file): at 300,000 values they find 86% of the exact 6 nearest in 45 s, where
+#: the former IVF search (2 sqrt(n) lists, 16 probes) found 85% in 72 s; IVF's cost per
+#: query grows with sqrt(n), HNSW's with log(n).
 HNSW_LINKS, HNSW_BUILD_WIDTH, HNSW_SEARCH_WIDTH = 16, 32, 32
 
 
