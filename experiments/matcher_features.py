@@ -54,7 +54,9 @@ chars = NgramVectorizer(word_weight=0).fit(reference)
 def word_block(texts):
     from sklearn.preprocessing import normalize
 
-    x = full.tfidf_.transform(full.counts(texts)).tocsr()[:, full.n_features :]
+    x = full.counts(texts)
+    x.data = x.data * full.idf_[x.indices]
+    x = x.tocsr()[:, full.n_features :]
     return normalize(x).astype(np.float32)
 
 

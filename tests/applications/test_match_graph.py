@@ -96,3 +96,19 @@ def test_abbreviation_apart():
     texts = [t for a, b, _ in pairs for t in (a, b)]
     rows = np.arange(0, len(texts), 2)
     assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]
+
+
+def test_ngram_candidates_are_the_exact_top_n_gram_cosines():
+    from pearl.applications.match_graph import ngram_candidates
+    from pearl.applications.matcher import NgramVectorizer
+
+    refs = ["acme corp", "acme corporation", "globex", "initech", "wonka industries", ""]
+    queries = ["acme corp.", "globx", "zzz qqq", "", "industries wonka"]  # unseen n-grams too
+    v = NgramVectorizer().fit(refs)
+    q, r = v.transform(queries), v.transform(refs)
+    ids = ngram_candidates(q, r, 2)
+    sims = (q @ r.T).toarray()
+    for i, row in enumerate(ids):
+        # the two best cosines, whichever of tied names comes first
+        np.testing.assert_allclose(sims[i, row], np.sort(sims[i])[::-1][:2], atol=1e-6)
+    assert ids[0, 0] == 0 and ids[1, 0] == 2 and ids[4, 0] == 4

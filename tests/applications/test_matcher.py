@@ -309,7 +309,7 @@ def test_hashed_words_are_scikit_learns_word_tokens():
 def test_ngram_cosines_are_those_of_scikit_learns_hashing():
     """The hashing changed (murmur to a rolling polynomial); the cosines did not."""
     from scipy.sparse import hstack
-    from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+    from sklearn.feature_extraction.text import HashingVectorizer
 
     texts = [*TRICKY, "New York Post", "NYTimes", "nytimes.com", "Washington Post"]
     common = dict(n_features=2**20, alternate_sign=False, norm=None)
@@ -322,8 +322,21 @@ def test_ngram_cosines_are_those_of_scikit_learns_hashing():
         ],
         format="csr",
     )
-    v = NgramVectorizer()
-    v.tfidf_ = TfidfTransformer(norm=None).fit(counts)
+    v = NgramVectorizer().fit_frequencies(NgramVectorizer.document_frequencies(counts), len(texts))
     old = v.weigh(counts)
     new = NgramVectorizer().fit_transform(texts)
     np.testing.assert_allclose((new @ new.T).toarray(), (old @ old.T).toarray(), atol=1e-6)
+
+
+@pytest.mark.parametrize("n_features", [2**20, 64])  # few columns seen, or most of them
+def test_idf_is_scikit_learns_smoothed_idf(n_features):
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    v = NgramVectorizer(n_features=n_features)
+    counts = v.counts(TRICKY)
+    np.testing.assert_allclose(
+        v.fit(TRICKY).idf_, TfidfTransformer(norm=None).fit(counts).idf_, rtol=1e-12
+    )
+    before = counts.copy()
+    v.weigh(counts)
+    assert (counts != before).nnz == 0  # weighing leaves the caller's counts alone

@@ -142,6 +142,23 @@ def _ngram_neighbours(ng, top_k: int, exact_max: int, dim: int = 128) -> np.ndar
     return _exact_ngram_top_k(ng, ng, k, same_rows=True)
 
 
+def _shared_columns(q_ng, r_ng):
+    """``q_ng`` and the transpose of ``r_ng`` (CSR) on the columns ``r_ng`` uses, in
+    order: the same products, without the two million hashed columns' bookkeeping."""
+    from scipy.sparse import csr_matrix
+
+    used = np.unique(r_ng.indices)
+    r = csr_matrix(
+        (r_ng.data, np.searchsorted(used, r_ng.indices), r_ng.indptr),
+        shape=(r_ng.shape[0], len(used)),
+    )
+    at = np.minimum(np.searchsorted(used, q_ng.indices), max(len(used) - 1, 0))
+    keep = used[at] == q_ng.indices if len(used) else np.zeros(len(at), dtype=bool)
+    rows = np.repeat(np.arange(q_ng.shape[0]), np.diff(q_ng.indptr))
+    q = csr_matrix((q_ng.data[keep], (rows[keep], at[keep])), shape=(q_ng.shape[0], len(used)))
+    return q, r.T.tocsr()
+
+
 def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarray:
     """The ``k`` reference rows of highest n-gram cosine per query row, by sparse products
     in blocks (ties to the lower id); with ``same_rows`` (queries are the references)
@@ -149,8 +166,9 @@ def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarra
     nq, nr = q_ng.shape[0], r_ng.shape[0]
     out = np.empty((nq, k), dtype=np.int64)
     block = max(1, min(nq, (1 << 23) // nr))
+    q_ng, r_t = _shared_columns(q_ng, r_ng)
     for s in range(0, nq, block):
-        sims = (q_ng[s : s + block] @ r_ng.T).toarray()
+        sims = (q_ng[s : s + block] @ r_t).toarray()
         if same_rows:
             sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
         j = np.argpartition(-sims, k - 1, axis=1)[:, :k]

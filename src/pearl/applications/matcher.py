@@ -77,10 +77,14 @@ class NgramVectorizer:
 
     def fit(self, texts: list[str]) -> NgramVectorizer:
         """Learn the inverse document frequencies from ``texts`` (the reference names)."""
-        from sklearn.feature_extraction.text import TfidfTransformer
+        return self._fit_counts(self.counts(list(texts) or [""]))
 
-        self.tfidf_ = TfidfTransformer(norm=None).fit(self.counts(list(texts) or [""]))
-        return self
+    def _fit_counts(self, counts) -> NgramVectorizer:
+        if counts.nnz > counts.shape[1] // 4:
+            return self.fit_frequencies(self.document_frequencies(counts), counts.shape[0])
+        # few n-grams (a short column): count the columns seen, not all 2 million
+        seen, df = np.unique(counts.indices, return_counts=True)
+        return self._set_idf(counts.shape[1], seen, df, counts.shape[0])
 
     def counts(self, texts: list[str]):
         """Hashed n-gram and word counts (before IDF), sparse CSR of ``2 * n_features``
@@ -107,21 +111,43 @@ class NgramVectorizer:
     @staticmethod
     def document_frequencies(counts) -> np.ndarray:
         """How many rows of ``counts`` hold each n-gram (sums over partitions add up)."""
-        return np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.int64)
+        return np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.int64, copy=False)
 
     def fit_frequencies(self, df: np.ndarray, n_docs: int) -> NgramVectorizer:
         """The IDF of ``n_docs`` texts with document frequencies ``df`` (the same as
-        :meth:`fit` on those texts)."""
-        self.fit([""])
-        self.tfidf_.idf_ = np.log((1 + n_docs) / (1 + np.asarray(df, dtype=np.float64))) + 1
+        :meth:`fit` on those texts): scikit-learn's smoothed IDF, ``ln((1 + n) / (1 + df))
+        + 1`` (see :attr:`idf_`), kept for the columns seen; every other column has
+        ``ln(1 + n) + 1``."""
+        df = np.asarray(df)
+        seen = np.flatnonzero(df)  # a few thousand of the 2 million columns
+        return self._set_idf(len(df), seen, df[seen], n_docs)
+
+    def _set_idf(self, n_columns: int, seen: np.ndarray, df: np.ndarray, n_docs: int):
+        self.n_columns_, self.seen_ = n_columns, seen
+        self.seen_idf_ = np.log((1 + n_docs) / (1 + df.astype(np.float64))) + 1
+        self.unseen_idf_ = float(np.log(1 + n_docs) + 1)
         return self
+
+    @property
+    def idf_(self) -> np.ndarray:
+        """The IDF of every column, shape ``(2 * n_features,)``."""
+        idf = np.full(self.n_columns_, self.unseen_idf_)
+        idf[self.seen_] = self.seen_idf_
+        return idf
+
+    def _idf_at(self, columns: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(self.seen_, columns), max(len(self.seen_) - 1, 0))
+        if not len(self.seen_):
+            return np.full(len(columns), self.unseen_idf_)
+        return np.where(self.seen_[at] == columns, self.seen_idf_[at], self.unseen_idf_)
 
     def weigh(self, counts):
         """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
         unit length (the word block to ``word_weight``), the row normalised."""
         from sklearn.preprocessing import normalize
 
-        x = self.tfidf_.transform(counts).tocsr().astype(np.float64)
+        x = counts.tocsr().astype(np.float64)  # a copy: the caller's counts stay counts
+        x.data = x.data * self._idf_at(x.indices)
         rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
         word = x.indices >= self.n_features
         sq = x.data**2
@@ -138,11 +164,9 @@ class NgramVectorizer:
 
     def fit_transform(self, texts: list[str]):
         """``fit(texts).transform(texts)``, the n-grams counted once."""
-        from sklearn.feature_extraction.text import TfidfTransformer
-
         texts = list(texts)
         counts = self.counts(texts or [""])
-        self.tfidf_ = TfidfTransformer(norm=None).fit(counts)
+        self._fit_counts(counts)
         return self.weigh(counts[: len(texts)])
 
 
