@@ -36,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pearl.applications.matcher import MatchScorer, NgramVectorizer
+from pearl.applications.matcher import MatchScorer
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj

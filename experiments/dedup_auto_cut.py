@@ -27,7 +27,7 @@ from scipy.spatial.distance import squareform
 from sklearn.metrics import silhouette_score
 
 import pearl
-from pearl.applications.matcher import NgramVectorizer
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.data.corpus import read_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))

@@ -27,7 +27,8 @@ from matcher_weights import (
     top_candidates,
 )
 
-from pearl.applications.matcher import NgramVectorizer, nonnegative_logistic
+from pearl.applications.matcher import nonnegative_logistic
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.paths import data_root

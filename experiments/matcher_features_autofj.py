@@ -10,7 +10,8 @@ import sys
 import numpy as np
 from autofj_ceilings import first_candidates
 
-from pearl.applications.matcher import NgramVectorizer, nonnegative_logistic
+from pearl.applications.matcher import nonnegative_logistic
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj

@@ -31,7 +31,8 @@ import argparse
 import json
 from pathlib import Path
 
-from pearl.applications.matcher import WEIGHTS_FILE, NgramVectorizer
+from pearl.applications.matcher import WEIGHTS_FILE
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.paths import data_root
 from pearl.training.matcher_weights import learn_matcher_weights, store_matcher_weights
 

@@ -92,7 +92,8 @@ def test_precomputed_embeddings_match_encoded(hash_encoder):
 
 
 def test_combined_search_scores_the_candidates_n_grams_and_follows_add(hash_encoder):
-    from pearl.applications.matcher import MatchScorer, NgramVectorizer
+    from pearl.applications.matcher import MatchScorer
+    from pearl.applications.ngrams import NgramVectorizer
 
     scorer = MatchScorer((1.0, 2.0, 0.5), -1.5)
     idx = EntityIndex(hash_encoder).build(NAMES[:20])

@@ -100,7 +100,7 @@ def test_abbreviation_apart():
 
 def test_ngram_candidates_are_the_exact_top_n_gram_cosines():
     from pearl.applications.match_graph import ngram_candidates
-    from pearl.applications.matcher import NgramVectorizer
+    from pearl.applications.ngrams import NgramVectorizer
 
     refs = ["acme corp", "acme corporation", "globex", "initech", "wonka industries", ""]
     queries = ["acme corp.", "globx", "zzz qqq", "", "industries wonka"]  # unseen n-grams too

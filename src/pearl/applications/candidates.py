@@ -108,7 +108,7 @@ def match_strings(
         else np.zeros((0, 1), np.float32)
     )
     if scorer is not None:
-        from pearl.applications.matcher import NgramVectorizer
+        from pearl.applications.ngrams import NgramVectorizer
 
         ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None

@@ -61,7 +61,7 @@ def _unique_embeddings(values, model, batch_size, exact: bool, show_progress_bar
 
 def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> np.ndarray:
     """1 - match probability of every pair of distinct values (the combined matcher)."""
-    from pearl.applications.matcher import NgramVectorizer
+    from pearl.applications.ngrams import NgramVectorizer
 
     ng = NgramVectorizer().fit_transform(uniq)
     dist = np.empty((len(uniq), len(uniq)), dtype=np.float32)

@@ -279,7 +279,7 @@ class EntityIndex:
     def _ngram_rows(self):
         """The n-gram vectorizer fitted on the names, the names' rows and their sketch
         (made once per set of names: a search only gathers rows)."""
-        from pearl.applications.matcher import NgramVectorizer
+        from pearl.applications.ngrams import NgramVectorizer
 
         if self._ngrams is None or self._ngrams_size != len(self.names_):
             vectorizer = NgramVectorizer().fit(self.names_)

@@ -273,7 +273,7 @@ def match_graph(
     if scorer is None:
         rows, cols = _pairs(emb_nn)
         return MatchGraph(n, rows, cols, _pair_cosines(embeddings, rows, cols))
-    from pearl.applications.matcher import NgramVectorizer
+    from pearl.applications.ngrams import NgramVectorizer
 
     ng = NgramVectorizer().fit_transform(texts)
     rows, cols = _pairs(emb_nn, _ngram_neighbours(ng, top_k, exact_max))

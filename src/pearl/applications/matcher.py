@@ -8,9 +8,8 @@ embedding neighbours; never on a benchmark), so that its output is a calibrated
 probability that two strings name the same thing. :func:`threshold_for_precision` turns
 a precision a user asks for into a threshold on that probability.
 
-The surface signal (:class:`NgramVectorizer`) is skrub's default string encoding, hashed
-character 2-4-grams within word boundaries, TF-IDF weighted, with whole words beside them
-(at half weight), so that the distinctive words and numbers two names share count too.
+The surface signal is :class:`~pearl.applications.ngrams.NgramVectorizer` (importable
+from here too).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pearl._validation import check_choice, check_float
+from pearl.applications.ngrams import NgramVectorizer
 
 __all__ = [
     "NgramVectorizer",
@@ -41,202 +40,6 @@ logger = logging.getLogger(__name__)
 
 #: Weights learned for the known models (see ``benchmarks/data/matcher_weights.py``).
 WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
-
-
-class NgramVectorizer:
-    """Surface form as a sparse vector: character 2-4-grams and whole words, TF-IDF.
-
-    Two hashed blocks of ``n_features`` columns each: character n-grams within word
-    boundaries (``char_wb``, skrub's default string encoding) and lower-cased words (runs
-    of letters and digits: "2011", "Grammy", "(wrestler)" gives "wrestler"). Each block's
-    TF-IDF row is scaled to unit length, the word block by ``word_weight``, and the row is
-    L2-normalised again, so the cosine of two rows mixes both: n-grams see typos and
-    shared letters, words see which distinctive words and numbers two names share
-    ("2009 Tour" and "2011 Tour" share most n-grams but not the year). ``word_weight=0``
-    gives skrub's n-gram encoding alone.
-
-    Parameters
-    ----------
-    ngram_range : tuple of int, default=(2, 4)
-    n_features : int, default=2**20
-        Columns per block.
-    word_weight : float, default=0.5
-        Weight of the unit word block against the unit n-gram block; chosen on held-out
-        training-pipeline queries (``benchmarks/data/matcher_weights.py``).
-    """
-
-    def __init__(
-        self,
-        ngram_range: tuple[int, int] = (2, 4),
-        n_features: int = 2**20,
-        word_weight: float = 0.5,
-    ):
-        self.ngram_range = ngram_range
-        self.n_features = n_features
-        self.word_weight = word_weight
-
-    def fit(self, texts: list[str]) -> NgramVectorizer:
-        """Learn the inverse document frequencies from ``texts`` (the reference names)."""
-        return self._fit_counts(self.counts(list(texts) or [""]))
-
-    def _fit_counts(self, counts) -> NgramVectorizer:
-        if counts.nnz > counts.shape[1] // 4:
-            return self.fit_frequencies(self.document_frequencies(counts), counts.shape[0])
-        # few n-grams (a short column): count the columns seen, not all 2 million
-        seen, df = np.unique(counts.indices, return_counts=True)
-        return self._set_idf(counts.shape[1], seen, df, counts.shape[0])
-
-    def counts(self, texts: list[str]):
-        """Hashed n-gram and word counts (before IDF), sparse CSR of ``2 * n_features``
-        columns (n-grams first)."""
-        from scipy.sparse import csr_matrix
-
-        texts = list(texts)
-        n, width = len(texts), self.n_features
-        lowered = [t.lower() for t in texts]
-        rows, cols = [], []
-        row, col = hashed_char_ngrams(lowered, self.ngram_range, width)
-        rows.append(row)
-        cols.append(col)
-        if self.word_weight > 0:
-            row, col = hashed_words(lowered, width)
-            rows.append(row)
-            cols.append(col + width)
-        row, col = np.concatenate(rows), np.concatenate(cols)
-        # duplicates (an n-gram seen twice in a row) are summed by the conversion
-        out = csr_matrix((np.ones(len(row)), (row, col)), shape=(n, 2 * width))
-        out.sum_duplicates()
-        return out
-
-    @staticmethod
-    def document_frequencies(counts) -> np.ndarray:
-        """How many rows of ``counts`` hold each n-gram (sums over partitions add up)."""
-        return np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.int64, copy=False)
-
-    def fit_frequencies(self, df: np.ndarray, n_docs: int) -> NgramVectorizer:
-        """The IDF of ``n_docs`` texts with document frequencies ``df`` (the same as
-        :meth:`fit` on those texts): scikit-learn's smoothed IDF, ``ln((1 + n) / (1 + df))
-        + 1`` (see :attr:`idf_`), kept for the columns seen; every other column has
-        ``ln(1 + n) + 1``."""
-        df = np.asarray(df)
-        seen = np.flatnonzero(df)  # a few thousand of the 2 million columns
-        return self._set_idf(len(df), seen, df[seen], n_docs)
-
-    def _set_idf(self, n_columns: int, seen: np.ndarray, df: np.ndarray, n_docs: int):
-        self.n_columns_, self.seen_ = n_columns, seen
-        self.seen_idf_ = np.log((1 + n_docs) / (1 + df.astype(np.float64))) + 1
-        self.unseen_idf_ = float(np.log(1 + n_docs) + 1)
-        return self
-
-    @property
-    def idf_(self) -> np.ndarray:
-        """The IDF of every column, shape ``(2 * n_features,)``."""
-        idf = np.full(self.n_columns_, self.unseen_idf_)
-        idf[self.seen_] = self.seen_idf_
-        return idf
-
-    def _idf_at(self, columns: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(self.seen_, columns), max(len(self.seen_) - 1, 0))
-        if not len(self.seen_):
-            return np.full(len(columns), self.unseen_idf_)
-        return np.where(self.seen_[at] == columns, self.seen_idf_[at], self.unseen_idf_)
-
-    def weigh(self, counts):
-        """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
-        unit length (the word block to ``word_weight``), the row normalised."""
-        from sklearn.preprocessing import normalize
-
-        x = counts.tocsr().astype(np.float64)  # a copy: the caller's counts stay counts
-        x.data = x.data * self._idf_at(x.indices)
-        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-        word = x.indices >= self.n_features
-        sq = x.data**2
-        # a block's norm, 1 for a row without entries in it (nothing to scale there)
-        norms = [np.sqrt(np.bincount(rows[m], sq[m], minlength=x.shape[0])) for m in (~word, word)]
-        norms = [np.where(n > 0, n, 1.0) for n in norms]
-        scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
-        x.data = x.data * scale
-        return normalize(x).astype(np.float32)
-
-    def transform(self, texts: list[str]):
-        """Sparse CSR matrix of unit rows (all-zero for an empty string)."""
-        return self.weigh(self.counts(texts))
-
-    def fit_transform(self, texts: list[str]):
-        """``fit(texts).transform(texts)``, the n-grams counted once."""
-        texts = list(texts)
-        counts = self.counts(texts or [""])
-        self._fit_counts(counts)
-        return self.weigh(counts[: len(texts)])
-
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_BASE = np.uint64(1_000_003)
-_WORD = re.compile(r"(?u)\b\w+\b")
-
-
-def _buckets(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
-    """Column of each 64-bit hash (a multiplicative mix, its high half modulo the width)."""
-    with np.errstate(over="ignore"):
-        mixed = hashes * _MIX
-    return ((mixed >> np.uint64(32)) % np.uint64(n_buckets)).astype(np.int64)
-
-
-def hashed_char_ngrams(
-    texts: list[str], ngram_range: tuple[int, int], n_buckets: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column of every character n-gram within word boundaries, as
-    scikit-learn's ``analyzer="char_wb"`` makes them (each whitespace-separated word
-    padded with a space on each side; a padded word shorter than an n-gram length counts
-    once, whole), hashed to ``n_buckets`` columns. The n-grams of all texts are hashed at
-    once by a rolling polynomial over code points (no Python loop over n-grams), an order
-    of magnitude faster than scikit-learn's ``HashingVectorizer``; the columns differ from
-    its murmur hashes, the n-grams they count do not."""
-    lo, hi = ngram_range
-    words = [w for t in texts for w in t.split()]
-    per_text = np.fromiter((len(t.split()) for t in texts), dtype=np.int64, count=len(texts))
-    if not words:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    padded = " " + "  ".join(words) + " "
-    codes = np.frombuffer(padded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    codes = codes.astype(np.uint64) + np.uint64(1)
-    lengths = np.fromiter((len(w) + 2 for w in words), dtype=np.int64, count=len(words))
-    starts = np.cumsum(lengths) - lengths
-    word_of = np.repeat(np.arange(len(words)), lengths)
-    text_of_word = np.repeat(np.arange(len(texts)), per_text)
-    rows, cols = [], []
-    poly = np.zeros(len(codes), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for k in range(1, hi + 1):
-            m = len(codes) - k + 1
-            poly = poly[:m] * _BASE + codes[k - 1 : k - 1 + m]
-            if k >= lo:
-                at = np.flatnonzero(word_of[:m] == word_of[k - 1 :])
-            else:  # a padded word shorter than the smallest n-gram counts once, whole
-                at = starts[lengths == k]
-            rows.append(text_of_word[word_of[at]])
-            cols.append(_buckets(poly[at], n_buckets))
-    return np.concatenate(rows), np.concatenate(cols)
-
-
-def hashed_words(texts: list[str], n_buckets: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column of every word (runs of letters and digits, scikit-learn's
-    ``token_pattern=r"(?u)\\b\\w+\\b"``), hashed to ``n_buckets`` columns (CRC-32 of
-    each distinct word, mixed)."""
-    import zlib
-
-    table: dict[str, int] = {}
-    tokens = [_WORD.findall(t) for t in texts]
-    ids = np.fromiter(
-        (table.setdefault(w, len(table)) for ws in tokens for w in ws), dtype=np.int64
-    )
-    rows = np.repeat(np.arange(len(texts)), [len(ws) for ws in tokens])
-    crc = np.fromiter(
-        (zlib.crc32(w.encode("utf-8", "surrogatepass")) for w in table),
-        dtype=np.uint64,
-        count=len(table),
-    )
-    return rows.astype(np.int64), _buckets(crc, n_buckets)[ids]
 
 
 def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:

@@ -92,7 +92,7 @@ class _TextField:
     similarities of any pairs of rows."""
 
     def __init__(self, left: pd.Series, right: pd.Series, encoder, scorer):
-        from pearl.applications.matcher import NgramVectorizer
+        from pearl.applications.ngrams import NgramVectorizer
 
         (lc, self.lnull), (rc, self.rnull) = _text_values(left), _text_values(right)
         self.left, self.right = lc, rc
@@ -244,7 +244,7 @@ def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
     """(left row, right row) pairs: each left string's ``width`` nearest right strings by
     n-gram cosine."""
     from pearl.applications.match_graph import ngram_candidates
-    from pearl.applications.matcher import NgramVectorizer
+    from pearl.applications.ngrams import NgramVectorizer
 
     vec = NgramVectorizer().fit(right)
     ids = ngram_candidates(vec.transform(left), vec.transform(right), width)

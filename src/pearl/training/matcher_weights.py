@@ -29,12 +29,8 @@ from typing import Any
 import numpy as np
 
 from pearl._io import write_text_atomic
-from pearl.applications.matcher import (
-    WEIGHTS_FILE,
-    MatchScorer,
-    NgramVectorizer,
-    threshold_for_precision,
-)
+from pearl.applications.matcher import WEIGHTS_FILE, MatchScorer, threshold_for_precision
+from pearl.applications.ngrams import NgramVectorizer
 from pearl.augment.sampler import AugmentationSampler, default_augmenters
 from pearl.data.corpus import read_corpus
 from pearl.encoders.base import is_embedding_model, normalize_rows

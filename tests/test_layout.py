@@ -1,0 +1,46 @@
+"""The package stays readable: no module over 500 lines, no function over 80 lines of code
+(issue 34's layout rule; a newcomer reads one concept per module)."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "pearl"
+
+
+def _modules():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_module_is_over_500_lines():
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in _modules()
+        if (n := len(p.read_text().splitlines())) > 500
+    }
+    assert not long, long
+
+
+def _code_lines(node: ast.AST, lines: list[str]) -> int:
+    """Lines of a function that hold code: not blank, not a comment, not its docstring."""
+    body = node.body
+    start = (
+        body[0].end_lineno
+        if isinstance(body[0], ast.Expr)
+        and isinstance(getattr(body[0], "value", None), ast.Constant)
+        and isinstance(body[0].value.value, str)
+        else body[0].lineno - 1
+    )
+    span = lines[start : node.end_lineno]
+    return sum(1 for line in span if line.strip() and not line.strip().startswith("#"))
+
+
+def test_no_function_is_over_80_lines_of_code():
+    long = {}
+    for path in _modules():
+        text = path.read_text()
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if (n := _code_lines(node, lines)) > 80:
+                    long[f"{path.relative_to(PACKAGE)}:{node.name}"] = n
+    assert not long, long
