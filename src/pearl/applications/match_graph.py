@@ -147,13 +147,14 @@ def _shared_columns(q_ng, r_ng):
     order: the same products, without the two million hashed columns' bookkeeping."""
     from scipy.sparse import csr_matrix
 
+    from pearl.applications.ngrams import positions_in
+
     used = np.unique(r_ng.indices)
     r = csr_matrix(
         (r_ng.data, np.searchsorted(used, r_ng.indices), r_ng.indptr),
         shape=(r_ng.shape[0], len(used)),
     )
-    at = np.minimum(np.searchsorted(used, q_ng.indices), max(len(used) - 1, 0))
-    keep = used[at] == q_ng.indices if len(used) else np.zeros(len(at), dtype=bool)
+    at, keep = positions_in(used, q_ng.indices)
     rows = np.repeat(np.arange(q_ng.shape[0]), np.diff(q_ng.indptr))
     q = csr_matrix((q_ng.data[keep], (rows[keep], at[keep])), shape=(q_ng.shape[0], len(used)))
     return q, r.T.tocsr()

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-__all__ = ["NgramVectorizer", "hashed_char_ngrams", "hashed_words"]
+__all__ = ["NgramVectorizer", "hashed_char_ngrams", "hashed_words", "positions_in"]
 
 
 class NgramVectorizer:
@@ -108,10 +108,10 @@ class NgramVectorizer:
         return idf
 
     def _idf_at(self, columns: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(self.seen_, columns), max(len(self.seen_) - 1, 0))
+        at, found = positions_in(self.seen_, columns)
         if not len(self.seen_):
             return np.full(len(columns), self.unseen_idf_)
-        return np.where(self.seen_[at] == columns, self.seen_idf_[at], self.unseen_idf_)
+        return np.where(found, self.seen_idf_[at], self.unseen_idf_)
 
     def weigh(self, counts):
         """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
@@ -142,6 +142,15 @@ class NgramVectorizer:
         return self.weigh(counts[: len(texts)])
 
 
+def positions_in(sorted_values: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``values`` sits in the sorted ``sorted_values`` (clipped to a valid
+    position), and whether it is there."""
+    at = np.minimum(np.searchsorted(sorted_values, values), max(len(sorted_values) - 1, 0))
+    if not len(sorted_values):
+        return at, np.zeros(len(at), dtype=bool)
+    return at, sorted_values[at] == values
+
+
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _BASE = np.uint64(1_000_003)
 _WORD = re.compile(r"(?u)\b\w+\b")
@@ -165,8 +174,9 @@ def hashed_char_ngrams(
     of magnitude faster than scikit-learn's ``HashingVectorizer``; the columns differ from
     its murmur hashes, the n-grams they count do not."""
     lo, hi = ngram_range
-    words = [w for t in texts for w in t.split()]
-    per_text = np.fromiter((len(t.split()) for t in texts), dtype=np.int64, count=len(texts))
+    split = [t.split() for t in texts]
+    words = [w for ws in split for w in ws]
+    per_text = np.fromiter((len(ws) for ws in split), dtype=np.int64, count=len(texts))
     if not words:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     padded = " " + "  ".join(words) + " "
