@@ -10,19 +10,23 @@ Three offline name sources, distinct from each other and from every benchmark fi
 - ``pycountry``: ``experiments/dev_proxy.py``'s tasks (official names of countries among
   countries and subdivisions; one-edit typos of subdivisions).
 
-Options: ``cosine``; ``combined-emb`` (the former rule: the 50 nearest names by embedding,
-re-ranked by the model's learned matcher); ``combined`` (the new rule, shared with
-``fuzzy_join`` and ``deduplicate``: 50 by embedding and 50 by n-grams, re-ranked by the
-learned matcher); ``mix`` (the same candidates ranked by 0.7 x embedding cosine + 0.3 x
+Options: ``cosine``; ``combined-emb`` (the former rule: the ``--candidates`` nearest names
+by embedding, re-ranked by the model's learned matcher); ``combined`` (the new rule, shared
+with ``fuzzy_join`` and ``deduplicate``: as many by embedding and by n-grams, re-ranked by
+the learned matcher); ``mix`` (the same candidates ranked by 0.7 x embedding cosine + 0.3 x
 n-gram cosine, no learning).
 
 The rule, fixed before the run: for the default model, the option with the highest mean
 top-1 over the four tasks (simulation, aliases, pycountry official, pycountry typo)
 becomes ``EntityIndex.search``'s default; an option within 0.5 points of the best that
 is simpler wins (cosine, then mix, then combined-emb, then combined). Writes
-experiments/results/index_matchers.{md,json}.
+experiments/results/index_matchers{,_cN}.{md,json}.
 
-    python experiments/index_matchers.py
+    python experiments/index_matchers.py [--candidates 10]
+
+The first record (the choice of the matcher, ``index_matchers.{md,json}``) took 50
+candidates per signal, the default then; ``experiments/index_candidates.py`` later chose
+10, whose record is ``index_matchers_c10.{md,json}``.
 """
 
 from __future__ import annotations
@@ -62,15 +66,17 @@ def make_tasks(corpus: str, aliases: str) -> dict[str, tuple[list[str], list[str
     return out
 
 
-def run(index, queries: list[str], q_emb: np.ndarray, option: str, scorer) -> np.ndarray:
+def run(
+    index, queries: list[str], q_emb: np.ndarray, option: str, scorer, width: int = 10
+) -> np.ndarray:
     """Top-1 ids; the queries are encoded once per task (what ``search`` does inside)."""
     if option == "cosine":
         return index.search_embeddings(q_emb, 1, queries=queries).ids[:, 0]
     if option == "combined-emb":
-        wide = index.search_embeddings(q_emb, 50, queries=queries)
+        wide = index.search_embeddings(q_emb, width, queries=queries)
         return index.rescore(wide, scorer, 1).ids[:, 0]
     matcher = MatchScorer((0.7, 0.3, 0.0), 0.0) if option == "mix" else scorer
-    return index.rescore(index.candidates(q_emb, queries, 50), matcher, 1).ids[:, 0]
+    return index.rescore(index.candidates(q_emb, queries, width), matcher, 1).ids[:, 0]
 
 
 def main() -> None:
@@ -78,6 +84,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
     ap.add_argument("--aliases", default="data_out/aliases.csv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static,all-MiniLM-L6-v2")
+    ap.add_argument("--candidates", type=int, default=10, help="per signal (search's default)")
     args = ap.parse_args()
     tasks = make_tasks(args.corpus, args.aliases)
     rows = []
@@ -89,7 +96,7 @@ def main() -> None:
             q_emb = enc.encode(queries, normalize=True, show_progress_bar=False)
             for option in OPTIONS:
                 t = time.perf_counter()
-                got = run(index, queries, q_emb, option, scorer)
+                got = run(index, queries, q_emb, option, scorer, args.candidates)
                 rows.append(
                     {
                         "model": model,
@@ -109,9 +116,10 @@ def main() -> None:
     }
     best = max(means[(pearl.DEFAULT_MODEL, o)] for o in OPTIONS)
     chosen = next(o for o in OPTIONS if means[(pearl.DEFAULT_MODEL, o)] >= best - 0.5)
-    command = "python experiments/index_matchers.py"
+    command = f"python experiments/index_matchers.py --candidates {args.candidates}"
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "index_matchers.json").write_text(
+    stem = "index_matchers" if args.candidates == 50 else f"index_matchers_c{args.candidates}"
+    (OUT / f"{stem}.json").write_text(
         json.dumps({"command": command, "rows": rows, "chosen": chosen}, indent=2) + "\n"
     )
     names = list(tasks)
@@ -136,7 +144,7 @@ def main() -> None:
                 + " | ".join(f"{c:.1f}" for c in cells)
                 + f" | {means[(m, o)]:.1f} |"
             )
-    (OUT / "index_matchers.md").write_text("\n".join(lines) + "\n")
+    (OUT / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -112,3 +112,24 @@ def test_ngram_candidates_are_the_exact_top_n_gram_cosines():
         # the two best cosines, whichever of tied names comes first
         np.testing.assert_allclose(sims[i, row], np.sort(sims[i])[::-1][:2], atol=1e-6)
     assert ids[0, 0] == 0 and ids[1, 0] == 2 and ids[4, 0] == 4
+
+
+def test_ngram_candidates_above_the_exact_size_come_from_the_sketch_index():
+    from pearl.applications.match_graph import ngram_candidates, sketch_index
+    from pearl.applications.ngrams import NgramVectorizer
+
+    rng = np.random.default_rng(0)
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    refs = [
+        "".join(rng.choice(letters, 12)) + " " + "".join(rng.choice(letters, 8)) for _ in range(300)
+    ]
+    queries = [r[:5] + r[6:] for r in refs[:50]]  # one letter dropped
+    v = NgramVectorizer().fit(refs)
+    q, r = v.transform(queries), v.transform(refs)
+    index = sketch_index(r)
+    assert index.ntotal == len(refs) and index.d == 128
+    ids = ngram_candidates(q, r, 5, exact_max=40, r_index=index)  # 300 > 40 // 4: approximate
+    assert ids.shape == (50, 5) and ids.dtype == np.int64
+    found = np.mean([i in row for i, row in enumerate(ids)])
+    assert found >= 0.9  # each typo finds its own name among its 5 candidates
+    np.testing.assert_array_equal(ngram_candidates(q, r, 5, exact_max=40), ids)  # same index made

@@ -216,7 +216,7 @@ class EntityIndex:
         *,
         show_progress_bar: bool | None = None,
         matcher: Any = "combined",
-        candidates: int = 50,
+        candidates: int = 10,
     ) -> SearchResult:
         """The ``top_k`` nearest names of each query.
 
@@ -236,8 +236,13 @@ class EntityIndex:
             n-gram cosine (``scores`` are probabilities; see
             :class:`~pearl.applications.matcher.MatchScorer`). The n-gram weights (IDF)
             are learned from the indexed names on the first combined search.
-        candidates : int, default=50
-            Candidates per query from each of the embedding and the n-grams.
+        candidates : int, default=10
+            Candidates per query from each of the embedding and the n-grams (10, as
+            ``fuzzy_join``: the mean top-1 of 50 within 0.1 point on three offline name
+            sources, ``experiments/index_candidates.py``). Above 5,000 names the n-gram
+            candidates come from a product-quantised sketch of the n-gram rows
+            (:func:`~pearl.applications.match_graph.sketch_index`); every candidate is then
+            scored exactly.
 
         Returns
         -------
@@ -277,13 +282,17 @@ class EntityIndex:
         return self._faiss
 
     def _ngram_rows(self):
-        """The n-gram vectorizer fitted on the names, the names' rows and their sketch
+        """The n-gram vectorizer fitted on the names, the names' rows and, above
+        ``EXACT_MAX // 4`` names, their :func:`~pearl.applications.match_graph.sketch_index`
         (made once per set of names: a search only gathers rows)."""
+        from pearl.applications.match_graph import EXACT_MAX, sketch_index
         from pearl.applications.ngrams import NgramVectorizer
 
         if self._ngrams is None or self._ngrams_size != len(self.names_):
             vectorizer = NgramVectorizer().fit(self.names_)
-            self._ngrams = [vectorizer, vectorizer.transform(self.names_), None]
+            rows = vectorizer.transform(self.names_)
+            big = len(self.names_) > EXACT_MAX // 4  # n-gram candidates from the sketch
+            self._ngrams = (vectorizer, rows, sketch_index(rows) if big else None)
             self._ngrams_size = len(self.names_)
         return self._ngrams
 
@@ -301,30 +310,40 @@ class EntityIndex:
         embedding cosines: the candidates :meth:`rescore` ranks. ``with_names=False``
         leaves ``names`` empty (:meth:`rescore` reads ids only); ``query_ngrams``: the
         queries' n-gram rows, when already made."""
-        import faiss
+        from pearl.applications.match_graph import ngram_candidates
 
-        from pearl.applications.match_graph import EXACT_MAX, ngram_candidates, sketch
-
-        wide = self.search_embeddings(embeddings, per_signal, queries=queries)
-        state = self._ngram_rows()
-        vectorizer, names_ng, names_sketch = state
-        if len(self) > EXACT_MAX // 4 and names_sketch is None:
-            state[2] = names_sketch = sketch(names_ng)
+        q = self._checked_queries(embeddings)
+        emb_s, emb_i = self._faiss.search(q, min(per_signal, len(self)))
+        vectorizer, names_ng, names_index = self._ngram_rows()
         q_ng = vectorizer.transform(queries) if query_ngrams is None else query_ngrams
-        ng_ids = ngram_candidates(q_ng, names_ng, per_signal, r_sketch=names_sketch)
-        ids = np.concatenate([wide.ids, ng_ids], axis=1)
-        ids.sort(axis=1)
+        ng_ids = ngram_candidates(q_ng, names_ng, per_signal, r_index=names_index)
+        ids = np.concatenate([emb_i.astype(np.int64), ng_ids], axis=1)
+        scores = np.concatenate([emb_s, self._cosines(q, ng_ids)], axis=1)
+        order = np.argsort(ids, axis=1, kind="stable")
+        ids, scores = np.take_along_axis(ids, order, 1), np.take_along_axis(scores, order, 1)
         ids[:, 1:][ids[:, 1:] == ids[:, :-1]] = -1  # each name once
-        q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
-        if isinstance(self._faiss, faiss.IndexIVF):
-            self._faiss.make_direct_map()  # lets the list-stored vectors be read back
-        vecs = self._faiss.reconstruct_batch(np.maximum(ids, 0).ravel()).reshape(*ids.shape, -1)
-        scores = np.einsum("nd,ncd->nc", q, vecs).astype(np.float32)
         scores[ids < 0] = -np.inf
         names = (
             [[self.names_[i] if i >= 0 else "" for i in row] for row in ids] if with_names else []
         )
-        return SearchResult(queries=wide.queries, names=names, ids=ids, scores=scores)
+        return SearchResult(queries=queries, names=names, ids=ids, scores=scores)
+
+    def _cosines(self, q: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Cosines of unit query rows ``q`` with the indexed vectors ``ids`` (one row of
+        ids per query; -1 scores -inf), read in place where faiss stores them flat."""
+        import faiss
+
+        if isinstance(self._faiss, faiss.IndexIVF):
+            self._faiss.make_direct_map()  # lets the list-stored vectors be read back
+            vecs = self._faiss.reconstruct_batch(np.maximum(ids, 0).ravel())
+        else:
+            store = getattr(self._faiss, "storage", None)
+            flat = faiss.downcast_index(store) if store is not None else self._faiss
+            stored = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * flat.d)
+            vecs = stored.reshape(flat.ntotal, flat.d)[np.maximum(ids, 0).ravel()]
+        out = np.einsum("nd,ncd->nc", q, vecs.reshape(*ids.shape, -1)).astype(np.float32)
+        out[ids < 0] = -np.inf
+        return out
 
     def rescore(self, wide: SearchResult, scorer, top_k: int, query_ngrams=None) -> SearchResult:
         """Re-rank each query's embedding candidates (``wide``, e.g. from
@@ -337,9 +356,13 @@ class EntityIndex:
         vectorizer, names_ng, _ = self._ngram_rows()
         ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
         q_ng = vectorizer.transform(wide.queries) if query_ngrams is None else query_ngrams
-        rows = np.repeat(np.arange(n), c)
-        c_ng = names_ng[np.maximum(ids, 0).ravel()]
-        ng = np.asarray(c_ng.multiply(q_ng[rows]).sum(axis=1)).reshape(n, c)
+        ng = np.zeros((n, c))
+        at = np.nonzero(ids >= 0)  # the padding's n-gram cosines are never read
+        if len(at[0]):
+            prod = names_ng[ids[at]].multiply(q_ng[at[0]]).tocsr()
+            ng[at] = np.add.reduceat(np.append(prod.data, 0.0), prod.indptr[:-1]) * (
+                np.diff(prod.indptr) > 0
+            )
         # ranks without the calibration's flat steps; padding (-1) is scored as 0, then dropped
         raw = scorer.score(np.where(ids >= 0, wide.scores, 0.0), ng)
         raw[ids < 0] = -np.inf
@@ -356,17 +379,8 @@ class EntityIndex:
         self, embeddings: np.ndarray, top_k: int = 5, queries: list[str] | None = None
     ) -> SearchResult:
         """Like :meth:`search`, for query embeddings computed beforehand."""
-        if self._faiss is None or not len(self):
-            raise ValueError("the index is empty; build() or add() names first")
         top_k = check_int(top_k, "top_k", 1)
-        q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
-        if q.ndim != 2 or q.shape[1] != self._faiss.d:
-            raise ValueError(
-                f"query embeddings of shape {q.shape}; this index holds "
-                f"{self._faiss.d}-d vectors (another model made them?)"
-            )
-        if not np.isfinite(q).all():
-            raise ValueError("query embeddings contain NaN or infinite values")
+        q = self._checked_queries(embeddings)
         scores, ids = self._faiss.search(q, min(top_k, len(self)))
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
         return SearchResult(
@@ -375,6 +389,20 @@ class EntityIndex:
             ids=ids.astype(np.int64),
             scores=scores.astype(np.float32),
         )
+
+    def _checked_queries(self, embeddings: np.ndarray) -> np.ndarray:
+        """Unit float32 query rows of this index's dimension (a clear error otherwise)."""
+        if self._faiss is None or not len(self):
+            raise ValueError("the index is empty; build() or add() names first")
+        q = normalize_rows(np.atleast_2d(np.asarray(embeddings, dtype=np.float32)))
+        if q.ndim != 2 or q.shape[1] != self._faiss.d:
+            raise ValueError(
+                f"query embeddings of shape {q.shape}; this index holds "
+                f"{self._faiss.d}-d vectors (another model made them?)"
+            )
+        if not np.isfinite(q).all():
+            raise ValueError("query embeddings contain NaN or infinite values")
+        return q
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, folder: str | os.PathLike) -> Path:

@@ -18,7 +18,9 @@ __all__ = [
     "nearest_neighbours",
     "ngram_candidates",
     "one_edit_apart",
+    "pair_cosines",
     "sketch",
+    "sketch_index",
 ]
 
 #: Above this many values the neighbours are searched approximately (a faiss HNSW graph):
@@ -178,15 +180,30 @@ def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarra
     return out
 
 
+def sketch_index(r_ng, dim: int = 128):
+    """A faiss index of the :func:`sketch` of sparse n-gram rows for nearest-row searches:
+    4-bit product quantisation of its ``dim`` dimensions in pairs, scanned with SIMD
+    lookups (``IndexPQFastScan``, 32 bytes a row). On 20,000 corpus phrases it searches
+    5,000 queries in 0.11 s where the flat float sketch takes 0.26 s, and the combined
+    search's top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``)."""
+    import faiss
+
+    x = sketch(r_ng, dim)
+    index = faiss.IndexPQFastScan(dim, dim // 2, 4, faiss.METRIC_INNER_PRODUCT)
+    index.train(x)
+    index.add(x)
+    return index
+
+
 def ngram_candidates(
-    q_ng, r_ng, top_k: int, *, exact_max: int | None = None, r_sketch: np.ndarray | None = None
+    q_ng, r_ng, top_k: int, *, exact_max: int | None = None, r_index=None
 ) -> np.ndarray:
     """The ``top_k`` reference rows of each query row by n-gram cosine (unit sparse rows).
 
     Exact sparse products up to ``exact_max // 4`` reference rows (default
-    :data:`EXACT_MAX`); above, the exact nearest rows of the queries' and references'
-    :func:`sketch` (pass ``r_sketch`` to reuse the references'). Returns int64 ids,
-    shape ``(n_queries, min(top_k, n_references))``.
+    :data:`EXACT_MAX`); above, the nearest rows by the queries' :func:`sketch` in the
+    references' :func:`sketch_index` (pass ``r_index`` to reuse it). Returns int64 ids,
+    shape ``(n_queries, min(top_k, n_references))``, -1 where none was found.
     """
     exact_max = EXACT_MAX if exact_max is None else exact_max
     nq, nr = q_ng.shape[0], r_ng.shape[0]
@@ -194,12 +211,8 @@ def ngram_candidates(
     if k <= 0 or nq == 0:
         return np.full((nq, max(k, 0)), -1, dtype=np.int64)
     if nr > exact_max // 4:
-        import faiss
-
-        r_sketch = sketch(r_ng) if r_sketch is None else r_sketch
-        index = faiss.IndexFlatIP(r_sketch.shape[1])
-        index.add(r_sketch)
-        return index.search(sketch(q_ng, r_sketch.shape[1]), k)[1].astype(np.int64)
+        index = sketch_index(r_ng) if r_index is None else r_index
+        return index.search(sketch(q_ng, index.d), k)[1].astype(np.int64)
     return _exact_ngram_top_k(q_ng, r_ng, k)
 
 
@@ -218,12 +231,17 @@ def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return key >> 32, key & ((1 << 32) - 1)
 
 
-def _pair_cosines(a, rows: np.ndarray, cols: np.ndarray, chunk: int = 1 << 18) -> np.ndarray:
-    """Cosines of unit rows ``a[rows[e]]`` and ``a[cols[e]]`` (dense or sparse ``a``)."""
+def pair_cosines(a, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Cosines of unit rows ``a[rows[e]]`` and ``a[cols[e]]`` (dense or sparse ``a``),
+    float32. Pairs are taken in chunks that keep the gathered rows in the CPU cache
+    (8,192 dense rows, 32,768 sparse ones): on 220,000 pairs, 2x faster for 256-d
+    embeddings and 1.6x for n-gram rows than one gather of every pair."""
+    dense = isinstance(a, np.ndarray)
+    chunk = 1 << 13 if dense else 1 << 15
     out = np.empty(len(rows), dtype=np.float32)
     for s in range(0, len(rows), chunk):
         r, c = rows[s : s + chunk], cols[s : s + chunk]
-        if isinstance(a, np.ndarray):
+        if dense:
             out[s : s + chunk] = np.einsum("ij,ij->i", a[r], a[c])
         else:
             out[s : s + chunk] = np.asarray(a[r].multiply(a[c]).sum(axis=1)).ravel()
@@ -273,13 +291,13 @@ def match_graph(
     emb_nn = nearest_neighbours(embeddings, top_k, exact_max=exact_max)
     if scorer is None:
         rows, cols = _pairs(emb_nn)
-        return MatchGraph(n, rows, cols, _pair_cosines(embeddings, rows, cols))
+        return MatchGraph(n, rows, cols, pair_cosines(embeddings, rows, cols))
     from pearl.applications.ngrams import NgramVectorizer
 
     ng = NgramVectorizer().fit_transform(texts)
     rows, cols = _pairs(emb_nn, _ngram_neighbours(ng, top_k, exact_max))
     weights = np.asarray(
-        scorer.probability(_pair_cosines(embeddings, rows, cols), _pair_cosines(ng, rows, cols)),
+        scorer.probability(pair_cosines(embeddings, rows, cols), pair_cosines(ng, rows, cols)),
         dtype=np.float32,
     )
     if one_edit is not None:

@@ -111,14 +111,16 @@ class _TextField:
 
     def similarity(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """The field's similarity for row pairs, computed once per distinct value pair."""
+        from pearl.applications.match_graph import pair_cosines
+
         n = len(self.folded)
         keys, inverse = np.unique(self.lid[li] * n + self.rid[ri], return_inverse=True)
         a, b = keys // n, keys % n
-        ng = np.asarray(self.ngrams[a].multiply(self.ngrams[b]).sum(1)).ravel()
+        ng = pair_cosines(self.ngrams, a, b)
         if self.emb is None:
             sim = ng
         else:
-            emb = np.einsum("ij,ij->i", self.emb[a], self.emb[b])
+            emb = pair_cosines(self.emb, a, b)
             sim = emb if self.scorer is None else self.scorer.probability(emb, ng)
         return np.asarray(sim)[inverse.ravel()]
 

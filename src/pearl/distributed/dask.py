@@ -287,7 +287,7 @@ def search(
     *,
     batch_size: int = 64,
     matcher: Any = "combined",
-    candidates: int = 50,
+    candidates: int = 10,
 ):
     """Query a built :class:`~pearl.EntityIndex` with a column of a Dask DataFrame.
 
