@@ -140,3 +140,30 @@ def test_a_static_model_encodes_in_large_passes_with_the_same_vectors(monkeypatc
     one_by_one = enc.encode(texts, batch_size=1)
     assert len(passes) == 51
     np.testing.assert_allclose(small, one_by_one, atol=1e-6)
+
+
+def test_a_static_model_encodes_few_texts_on_one_thread_and_restores_the_thread_count(
+    monkeypatch,
+):
+    import torch
+
+    from pearl.encoders import phrase
+
+    enc = PhraseEncoder("pearl-static")
+    texts = [f"company number {i}" for i in range(20)]
+    seen = []
+    forward = enc.model.forward
+    monkeypatch.setattr(
+        enc.model, "forward", lambda f: seen.append(torch.get_num_threads()) or forward(f)
+    )
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        few = enc.encode(texts)
+        assert seen == [1] and torch.get_num_threads() == 2
+        monkeypatch.setattr(phrase, "STATIC_ONE_THREAD", 10)  # 20 texts are now many
+        many = enc.encode(texts)
+        assert seen == [1, 2] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_allclose(few, many, atol=1e-6)
