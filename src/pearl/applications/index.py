@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from pearl._io import atomic_dir
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.applications.encoding import expected_fingerprint, get_encoder
 from pearl.applications.index_files import (
     FORMAT,
     check_vectors,
-    file_sha256,
     model_mismatch,
+    read_index_files,
     read_meta,
+    write_index_files,
 )
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS
@@ -411,8 +410,6 @@ class EntityIndex:
         The folder is written beside and renamed into place when complete; an existing
         pearl index folder is replaced, any other non-empty folder is refused.
         """
-        import faiss
-
         if self._faiss is None:
             raise ValueError("nothing to save: the index is empty")
         folder = Path(folder)
@@ -428,18 +425,7 @@ class EntityIndex:
             "ef_search": self.ef_search,
             "nprobe": self.nprobe,
         }
-        try:
-            with atomic_dir(folder, replaceable="meta.json") as tmp:
-                faiss.write_index(self._faiss, str(tmp / "index.faiss"))
-                with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
-                    for n in self.names_:
-                        f.write(json.dumps(n, ensure_ascii=False) + "\n")
-                meta["sha256"] = {
-                    name: file_sha256(tmp / name) for name in ("index.faiss", "names.jsonl")
-                }
-                (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        except RuntimeError as exc:  # faiss reports a failed write (a full disk) this way
-            raise OSError(f"could not write the index to {folder}: {exc}") from exc
+        write_index_files(folder, self._faiss, self.names_, meta)
         return folder
 
     @classmethod
@@ -468,8 +454,6 @@ class EntityIndex:
             The model does not match the one the index was built with, or no model is given
             and the recorded one is not installed with pearl.
         """
-        import faiss
-
         folder = Path(folder)
         meta_path = folder / "meta.json"
         if not meta_path.is_file():
@@ -486,28 +470,7 @@ class EntityIndex:
         expected = expected_fingerprint(source)
         if expected is not None and expected != meta["fingerprint"]:
             raise ValueError(model_mismatch(folder, meta, expected))
-        for name, digest in meta["sha256"].items():
-            if not (folder / name).is_file() or file_sha256(folder / name) != digest:
-                raise OSError(
-                    f"corrupt index folder {folder}: {name} does not match the "
-                    "checksum recorded in meta.json"
-                )
-        try:
-            names = [
-                json.loads(line)
-                for line in (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()
-            ]
-            raw = faiss.read_index(str(folder / "index.faiss"))
-        except (OSError, ValueError, RuntimeError) as exc:  # RecursionError is one too
-            raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
-        if not all(isinstance(n, str) for n in names):
-            raise OSError(f"corrupt index folder {folder}: names.jsonl holds non-strings")
-        if raw.ntotal != len(names) or meta["size"] != len(names) or raw.d != meta["dim"]:
-            raise OSError(
-                f"corrupt index folder {folder}: {raw.ntotal} vectors of "
-                f"{raw.d} dimensions, {len(names)} names, meta says "
-                f"{meta['size']} of {meta['dim']}"
-            )
+        names, raw = read_index_files(folder, meta)
         obj = cls(
             model=source,
             index=meta["index"],

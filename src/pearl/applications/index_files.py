@@ -3,13 +3,22 @@ the checks a loaded index passes (metadata, vectors, model fingerprint)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 
 from pearl._io import read_json_object
 
-__all__ = ["FORMAT", "file_sha256", "check_vectors", "read_meta", "model_mismatch"]
+__all__ = [
+    "FORMAT",
+    "file_sha256",
+    "check_vectors",
+    "read_meta",
+    "model_mismatch",
+    "read_index_files",
+    "write_index_files",
+]
 
 FORMAT = 2  # 2: meta.json records the checksums of the index files
 _META_TYPES = {
@@ -111,3 +120,55 @@ def model_mismatch(folder: Path, meta: dict, fingerprint: str) -> str:
         f"{meta['fingerprint']}); the given model has fingerprint {fingerprint}. "
         "Rebuild the index with this model."
     )
+
+
+def write_index_files(folder: Path, faiss_index, names: list[str], meta: dict) -> None:
+    """``index.faiss``, ``names.jsonl`` and ``meta.json`` (with their checksums) written
+    beside ``folder`` and renamed into place when complete."""
+    import faiss
+
+    from pearl._io import atomic_dir
+
+    try:
+        with atomic_dir(folder, replaceable="meta.json") as tmp:
+            faiss.write_index(faiss_index, str(tmp / "index.faiss"))
+            with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
+                for n in names:
+                    f.write(json.dumps(n, ensure_ascii=False) + "\n")
+            meta["sha256"] = {
+                name: file_sha256(tmp / name) for name in ("index.faiss", "names.jsonl")
+            }
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    except RuntimeError as exc:  # faiss reports a failed write (a full disk) this way
+        raise OSError(f"could not write the index to {folder}: {exc}") from exc
+
+
+def read_index_files(folder: Path, meta: dict) -> tuple[list[str], object]:
+    """The names and the faiss index of a folder whose ``meta.json`` was validated: each
+    file checked against its recorded checksum before it is read, then the two checked
+    against each other and ``meta`` (``OSError`` for anything corrupt or partial)."""
+    import faiss
+
+    for name, digest in meta["sha256"].items():
+        if not (folder / name).is_file() or file_sha256(folder / name) != digest:
+            raise OSError(
+                f"corrupt index folder {folder}: {name} does not match the "
+                "checksum recorded in meta.json"
+            )
+    try:
+        names = [
+            json.loads(line)
+            for line in (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        raw = faiss.read_index(str(folder / "index.faiss"))
+    except (OSError, ValueError, RuntimeError) as exc:  # RecursionError is one too
+        raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
+    if not all(isinstance(n, str) for n in names):
+        raise OSError(f"corrupt index folder {folder}: names.jsonl holds non-strings")
+    if raw.ntotal != len(names) or meta["size"] != len(names) or raw.d != meta["dim"]:
+        raise OSError(
+            f"corrupt index folder {folder}: {raw.ntotal} vectors of "
+            f"{raw.d} dimensions, {len(names)} names, meta says "
+            f"{meta['size']} of {meta['dim']}"
+        )
+    return names, raw

@@ -1,0 +1,118 @@
+"""The Fellegi-Sunter model of record linkage: match probabilities of comparison vectors
+(one level per compared field, -1 for missing evidence) under conditional independence,
+``u`` from random pairs, ``m`` and the prior by EM (or ``m`` from known matches)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FellegiSunter"]
+
+
+class FellegiSunter:
+    """Match probabilities of comparison vectors under conditional independence.
+
+    Parameters
+    ----------
+    n_levels : list of int
+        Levels of each field (a comparison ``-1`` is missing evidence).
+    max_iter : int, default=50
+    tol : float, default=1e-6
+
+    Attributes
+    ----------
+    m_, u_ : list of ndarray
+        Probability of each level of each field among matches and among non-matches.
+    prior_ : float
+        Share of matches among the pairs the model was fitted on.
+    """
+
+    def __init__(self, n_levels: list[int], max_iter: int = 50, tol: float = 1e-6):
+        self.n_levels = n_levels
+        self.max_iter = max_iter
+        self.tol = tol
+
+    @staticmethod
+    def _frequencies(gamma: np.ndarray, n: int, weight: np.ndarray | None = None) -> np.ndarray:
+        ok = gamma >= 0
+        w = np.ones(len(gamma)) if weight is None else weight
+        counts = np.bincount(gamma[ok], weights=w[ok], minlength=n) + 0.5  # smoothed
+        return counts / counts.sum()
+
+    def fit_u(self, gamma: np.ndarray) -> FellegiSunter:
+        """``u`` from comparisons of random pairs (nearly all non-matches)."""
+        self.u_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        return self
+
+    def fit_m(self, gamma: np.ndarray) -> FellegiSunter:
+        """``m`` from comparisons of pairs known to match (the user's labels); :meth:`fit`
+        then keeps it and fits only the prior."""
+        gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
+        if not len(gamma):
+            raise ValueError("no known matches to learn m from")
+        self.m_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        self.m_from_labels_ = True
+        return self
+
+    def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
+        total = np.zeros(len(gamma))
+        for f in range(gamma.shape[1]):
+            g = gamma[:, f]
+            ratio = np.log(self.m_[f]) - np.log(self.u_[f])
+            total += np.where(g >= 0, ratio[np.maximum(g, 0)], 0.0)
+        return total
+
+    def fit(self, gamma: np.ndarray, prior: float = 0.1) -> FellegiSunter:
+        """EM for ``m`` and the prior on candidate comparisons, ``u`` kept (call
+        :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement; after
+        :meth:`fit_m` (known matches) it is kept and only the prior is fitted. The EM runs
+        on the distinct comparison vectors, each weighted by how often it occurs."""
+        patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
+        fixed = getattr(self, "m_from_labels_", False)
+        if not fixed:
+            self.m_ = [np.arange(1, n + 1, dtype=np.float64) ** 3 for n in self.n_levels]
+            self.m_ = [m / m.sum() for m in self.m_]
+        self.prior_ = float(prior)
+        self.n_iter_ = 0
+        total = max(float(counts.sum()), 1.0)
+        for it in range(self.max_iter):
+            w = self._posterior(patterns) * counts  # expected matches per pattern
+            m = (
+                self.m_
+                if fixed
+                else [self._frequencies(patterns[:, f], n, w) for f, n in enumerate(self.n_levels)]
+            )
+            prior = float(np.clip(w.sum() / total, 1e-6, 1 - 1e-6))
+            change = max(float(np.abs(a - b).max()) for a, b in zip(m, self.m_, strict=True))
+            change = max(change, abs(prior - self.prior_))
+            self.m_, self.prior_, self.n_iter_ = m, prior, it + 1
+            if change < self.tol:
+                break
+        return self
+
+    def _posterior(self, gamma: np.ndarray) -> np.ndarray:
+        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(gamma)
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
+
+    def predict_proba(self, gamma: np.ndarray) -> np.ndarray:
+        """Match probability of each comparison vector (rows of ``gamma``)."""
+        patterns, inverse, _ = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
+        return self._posterior(patterns)[inverse]
+
+
+def _patterns(gamma: np.ndarray, n_levels: list[int]):
+    """The distinct rows of ``gamma`` (comparison vectors), each row's pattern and each
+    pattern's count. Candidate pairs share few patterns (levels of a few fields), so the
+    EM's work no longer grows with the number of pairs."""
+    gamma = gamma.reshape(-1, len(n_levels))
+    sizes = np.asarray(n_levels, dtype=np.float64) + 1  # levels -1 .. n-1
+    if not len(gamma) or np.prod(sizes) >= 2.0**62:
+        patterns, inverse, counts = np.unique(
+            gamma, axis=0, return_inverse=True, return_counts=True
+        )
+        return patterns, inverse.ravel(), counts
+    radix = np.cumprod(np.concatenate([[1], sizes[:-1]])).astype(np.int64)
+    keys, first, inverse, counts = np.unique(
+        (gamma + 1) @ radix, return_index=True, return_inverse=True, return_counts=True
+    )
+    return gamma[first], inverse.ravel(), counts
