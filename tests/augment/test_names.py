@@ -125,3 +125,22 @@ def test_build_aliases_is_the_aliases_workflow(training_files, tmp_path):
     )
     assert {"left", "right", "label"} <= set(pairs.columns)
     assert report["negative_pairs"] == int((pairs["label"] == 0).sum())
+    worded, report = build_aliases(
+        training_files["corpus"],
+        text=text,
+        wordnet=WORDNET,
+        word_negatives=True,
+        show_progress_bar=False,
+    )
+    neg = worded[worded["label"] == 0]
+    assert report["negative_pairs"] == len(neg) > 0
+    from pearl.mining.shared_words import content_words
+
+    # each word-sharing negative shares a word with its left name and names another group
+    assert all(
+        content_words(a) & content_words(b) for a, b in zip(neg["left"], neg["right"], strict=True)
+    )
+    positives = set(zip(worded["left"], worded["right"], strict=True)) - set(
+        zip(neg["left"], neg["right"], strict=True)
+    )
+    assert not set(zip(neg["left"], neg["right"], strict=True)) & positives

@@ -234,6 +234,7 @@ def build_aliases(
     negatives: str | Path | None = None,
     exclude: Iterable[str] = (),
     negatives_per_group: int = 2,
+    word_negatives: bool = False,
     n_replay: int = 20_000,
     min_definitions: int = 1,
     max_variants: int = 4,
@@ -258,6 +259,11 @@ def build_aliases(
         to ``negatives_per_group`` non-matching pairs per group.
     exclude : iterable of str
         Strings never to train on.
+    negatives_per_group : int, default=2
+    word_negatives : bool, default=False
+        Negatives also from the names of other groups that share words with the group's
+        name (:func:`pearl.mining.shared_words.shared_word_negatives`: "New York Post" for
+        "The New York Times"); the groups become labelled pairs, as with ``negatives``.
     min_definitions : int, default=1
         How often an acronym definition must be seen in the text.
     max_variants : int, default=4
@@ -302,15 +308,15 @@ def build_aliases(
             for k, r in summary.iterrows()
         },
     }
-    if negatives:
+    if negatives or word_negatives:
         from pearl.mining.hard_negatives import read_hard_negatives
+        from pearl.mining.shared_words import shared_word_negatives
 
-        frame = as_pairs(
-            frame,
-            read_hard_negatives(negatives),
-            per_group=negatives_per_group,
-            exclude=exclude,
-            seed=seed,
-        )
+        found = read_hard_negatives(negatives) if negatives else {}
+        if word_negatives:
+            words = shared_word_negatives(frame, negatives_per_group, exclude=exclude, seed=seed)
+            for name, negs in words.items():
+                found[name] = [*found.get(name, []), *negs]
+        frame = as_pairs(frame, found, per_group=negatives_per_group, exclude=exclude, seed=seed)
         report["negative_pairs"] = int((frame["label"] == 0).sum())
     return frame, report

@@ -165,6 +165,7 @@ def cmd_aliases(args) -> int:
         negatives=args.negatives,
         exclude=exclude,
         negatives_per_group=args.negatives_per_group,
+        word_negatives=args.word_negatives,
         n_replay=args.n_replay,
         min_definitions=args.min_definitions,
         max_variants=args.max_variants,
@@ -202,6 +203,13 @@ def add_aliases(sub) -> None:
         help="hard_negatives.tsv written by pearl mine: adds up "
         "to --negatives-per-group non-matching pairs per group (the CSV is then "
         "written as left,right,label,source pairs)",
+    )
+    p.add_argument(
+        "--word-negatives",
+        action="store_true",
+        help="add non-matching pairs with the names of other groups that share words "
+        "with the group's name (New York Post for The New York Times), up to "
+        "--negatives-per-group per group (the CSV is then written as pairs)",
     )
     p.add_argument(
         "--negatives-per-group",
