@@ -13,7 +13,8 @@ faster than quadratically). Writes results/benchmarks/dedup_autofj.{md,json}.
 
 ``--methods``: only the methods whose label contains one of these words (the full run
 with the transformers takes over an hour here); the files are then named
-dedup_autofj_<words>.{md,json}.
+dedup_autofj_<words>.{md,json}. ``--resume``: a stopped run goes on from its partial file
+(the rows done are kept, their times included).
 """
 
 from __future__ import annotations
@@ -49,16 +50,21 @@ def main() -> None:
     ap.add_argument("--skrub-max", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=0, help="first N datasets only (smoke run)")
     ap.add_argument("--methods", default="", help="comma-separated words of method labels")
+    ap.add_argument(
+        "--resume", action="store_true", help="keep the rows of a stopped run's partial file"
+    )
     args = ap.parse_args()
     words = [w for w in args.methods.split(",") if w]
     stem = "dedup_autofj" + ("_" + "_".join(words) if words else "")
     root = (args.data / "benchmark" if args.data else benchmark_dir()) / "autofj"
     names = dataset_names(root)[: args.limit or None]
-    rows = []
+    partial = OUT / f"{stem}.partial.json"
+    rows = json.loads(partial.read_text())["rows"] if args.resume and partial.is_file() else []
+    done = {(r["dataset"], r["method"]) for r in rows}
     for name in names:
         values, truth = make_task(root / "benchmark" / name)
         for label, run in methods(skrub=len(values) <= args.skrub_max).items():
-            if words and not any(w in label for w in words):
+            if words and not any(w in label for w in words) or (name, label) in done:
                 continue
             t = time.perf_counter()
             pred = run(values)
@@ -74,8 +80,8 @@ def main() -> None:
             )
             print(rows[-1], flush=True)
         OUT.mkdir(parents=True, exist_ok=True)  # what is done so far survives a stop
-        (OUT / f"{stem}.partial.json").write_text(json.dumps({"rows": rows}) + "\n")
-    (OUT / f"{stem}.partial.json").unlink(missing_ok=True)
+        partial.write_text(json.dumps({"rows": rows}) + "\n")
+    partial.unlink(missing_ok=True)
     command = (
         f"python benchmarks/quality/dedup_autofj.py --skrub-max {args.skrub_max}"
         + (f" --limit {args.limit}" if args.limit else "")
