@@ -150,6 +150,7 @@ NOT_PATHS = frozenset(
         "average_weight",
         "save_dtype",
         "negatives_per_group",
+        "word_negatives",
         "n_replay",
         "min_definitions",
         "max_variants",
