@@ -144,3 +144,30 @@ def test_build_aliases_is_the_aliases_workflow(training_files, tmp_path):
         zip(neg["left"], neg["right"], strict=True)
     )
     assert not set(zip(neg["left"], neg["right"], strict=True)) & positives
+
+
+def test_a_short_form_several_names_share_never_merges_them():
+    records = [
+        PhraseRecord("The Washington Post", "NP-ORG", 3, "t"),
+        PhraseRecord("West Papua", "NP-GPE", 3, "t"),
+        PhraseRecord("West Point", "NP-FAC", 3, "t"),
+        PhraseRecord("The New York Times", "NP-ORG", 3, "t"),
+    ]
+    frame = alias_groups(
+        records=records,
+        definitions=[("World Peace", "WP"), ("New York Times", "NYT")],
+        wordnet=[
+            ["WP", "word processor"],
+            ["Ford", "Henry Ford", "H. Ford"],
+            ["Ford", "Gerald Ford", "Gerald R. Ford"],
+        ],
+        max_variants=20,
+    )
+    group = dict(zip(frame["text"], frame["group"], strict=True))
+    names = ["The Washington Post", "West Papua", "West Point", "The New York Times"]
+    assert all(n in group for n in names) and len({group[n] for n in names}) == len(names)
+    assert not frame["text"].str.casefold().isin(["wp", "ford"]).any()  # in no group
+    assert "World Peace" not in group and "word processor" not in group  # left alone
+    assert group["Henry Ford"] == group["H. Ford"] != group["Gerald Ford"]
+    # a form of one name only still joins: NYT names nothing else here
+    assert group["NYT"] == group["The New York Times"] == group.get("New York Times")

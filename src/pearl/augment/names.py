@@ -16,7 +16,9 @@ come from four offline sources:
   that fine-tuning on names does not forget the rest.
 
 A string belongs to one group only (its first), and strings equal but for case share a
-group: the forms of "the New York Times" join the group of "The New York Times". A group
+group: the forms of "the New York Times" join the group of "The New York Times". A form
+that several names share ("WP" of The Washington Post, West Papua and West Point; "Ford"
+of several WordNet synsets) is dropped from every group, so that it never merges them. A group
 containing any string of ``exclude`` (evaluation data, compared case-insensitively) is
 dropped. :func:`as_pairs` adds mined hard negatives ("The New York Times" is not "The New
 Yorker"), which ``pearl finetune`` puts in the same batch as the group they differ from.
@@ -124,6 +126,24 @@ def wordnet_alias_groups(wordnet_dir=None) -> list[list[str]]:
     return groups
 
 
+def _ambiguous_forms(candidates: list[tuple[str, list[str]]]) -> set[str]:
+    """The forms (case-folded) that several names share ("WP" of The Washington Post, West
+    Papua and West Point; "Ford" of several WordNet synsets): grouping them would merge
+    every name that has them. A form counts for each candidate holding it, a candidate
+    being its name ("The X" and "X" one name) or, for WordNet, its synset; a candidate's
+    own name does not count for it."""
+    makers: dict[str, set] = {}
+    for i, (source, members) in enumerate(candidates):
+        if not members:
+            continue
+        first = members[0].casefold()
+        who = ("synset", i) if source == "wordnet" else re.sub(r"^the\s+", "", first)
+        for m in members if source == "wordnet" else members[1:]:
+            if source == "wordnet" or m.casefold() != first:
+                makers.setdefault(m.casefold(), set()).add(who)
+    return {form for form, who in makers.items() if len(who) >= 2}
+
+
 def alias_groups(
     *,
     records=(),
@@ -165,11 +185,16 @@ def alias_groups(
     replay = [(a, b) for a, b in replay if a and b and a != b]
     if n_replay and replay:
         candidates += [("replay", list(p)) for p in rng.sample(replay, min(n_replay, len(replay)))]
+    candidates = [
+        (source, [m.strip() for m in members if isinstance(m, str) and m.strip()])
+        for source, members in candidates
+    ]
+    ambiguous = _ambiguous_forms(candidates)
     rows, group_of, seen, n_groups = [], {}, set(), 0  # group_of: casefolded -> group
     for source, members in candidates:
-        members = [m.strip() for m in members if isinstance(m, str) and m.strip()]
         if any(m.lower() in banned for m in members):
             continue
+        members = [m for m in members if m.casefold() not in ambiguous]
         known = [group_of[m.casefold()] for m in members if m.casefold() in group_of]
         members = [m for m in dict.fromkeys(members) if m not in seen]
         if known:  # a form of a string already grouped ("the New York Times"): join it
