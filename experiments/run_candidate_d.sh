@@ -7,14 +7,17 @@
 # are all in the other (`pearl aliases --word-negatives`). Fixed before any score: groups as
 # `pearl aliases` builds them without replay, the development names and every AutoFJ title
 # excluded; `pearl finetune`'s defaults with 3 epochs and the saved weights averaged 0.5
-# with the start, as for (b) and (c). The code runs from a worktree pinned at PIN; the
+# with the start, as for (b) and (c). Restarted before any score with the groups built by
+# the fixed `pearl aliases` (8be2ba9: a form several names share no longer merges them;
+# the first start's groups chained up to 91 unrelated names, kept as
+# data_out/aliases-c32d-merged-groups.csv). The code runs from a worktree pinned at PIN; the
 # scoring (evaluate_candidate.sh) uses the current code. Idempotent (each stage skipped
 # when its output exists):
 #
 #   nohup setsid nice -n 19 experiments/run_candidate_d.sh >> data_out/issue32-d.log 2>&1 &
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-PIN=7fc7a42
+PIN=8be2ba9
 TREE=data_out/recipe-$PIN
 [ -d "$TREE/src" ] || git worktree add --detach "$TREE" "$PIN"
 ts() { date -u +%FT%TZ; }
