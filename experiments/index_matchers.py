@@ -85,6 +85,7 @@ def main() -> None:
     ap.add_argument("--aliases", default="data_out/aliases.csv")
     ap.add_argument("--models", default="pearl-minilm,pearl-static,all-MiniLM-L6-v2")
     ap.add_argument("--candidates", type=int, default=10, help="per signal (search's default)")
+    ap.add_argument("--name", help="output file stem (default index_matchers[_cN])")
     args = ap.parse_args()
     tasks = make_tasks(args.corpus, args.aliases)
     rows = []
@@ -116,9 +117,15 @@ def main() -> None:
     }
     best = max(means[(pearl.DEFAULT_MODEL, o)] for o in OPTIONS)
     chosen = next(o for o in OPTIONS if means[(pearl.DEFAULT_MODEL, o)] >= best - 0.5)
-    command = f"python experiments/index_matchers.py --candidates {args.candidates}"
+    command = f"python experiments/index_matchers.py --candidates {args.candidates}" + "".join(
+        f" --{k} {getattr(args, k)}"
+        for k in ("aliases", "models", "name")
+        if getattr(args, k) != ap.get_default(k)
+    )
     OUT.mkdir(parents=True, exist_ok=True)
-    stem = "index_matchers" if args.candidates == 50 else f"index_matchers_c{args.candidates}"
+    stem = args.name or (
+        "index_matchers" if args.candidates == 50 else f"index_matchers_c{args.candidates}"
+    )
     (OUT / f"{stem}.json").write_text(
         json.dumps({"command": command, "rows": rows, "chosen": chosen}, indent=2) + "\n"
     )
