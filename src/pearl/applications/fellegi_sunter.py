@@ -112,7 +112,7 @@ def _patterns(gamma: np.ndarray, n_levels: list[int]):
         )
         return patterns, inverse.ravel(), counts
     radix = np.cumprod(np.concatenate([[1], sizes[:-1]])).astype(np.int64)
-    keys, first, inverse, counts = np.unique(
+    _, first, inverse, counts = np.unique(
         (gamma + 1) @ radix, return_index=True, return_inverse=True, return_counts=True
     )
     return gamma[first], inverse.ravel(), counts

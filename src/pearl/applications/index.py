@@ -358,10 +358,7 @@ class EntityIndex:
         ng = np.zeros((n, c))
         at = np.nonzero(ids >= 0)  # the padding's n-gram cosines are never read
         if len(at[0]):
-            prod = names_ng[ids[at]].multiply(q_ng[at[0]]).tocsr()
-            ng[at] = np.add.reduceat(np.append(prod.data, 0.0), prod.indptr[:-1]) * (
-                np.diff(prod.indptr) > 0
-            )
+            ng[at] = np.asarray(names_ng[ids[at]].multiply(q_ng[at[0]]).sum(axis=1)).ravel()
         # ranks without the calibration's flat steps; padding (-1) is scored as 0, then dropped
         raw = scorer.score(np.where(ids >= 0, wide.scores, 0.0), ng)
         raw[ids < 0] = -np.inf

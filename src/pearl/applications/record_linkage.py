@@ -143,15 +143,15 @@ class _TextField:
 
 
 def _levels(fields: list, kinds: list[str], li: np.ndarray, ri: np.ndarray) -> np.ndarray:
-    def one(i: int) -> np.ndarray:
-        field, kind = fields[i], kinds[i]
+    def one(field_kind: tuple) -> np.ndarray:
+        field, kind = field_kind
         if kind == "text":
             return field.levels(li, ri)
         if kind == "numeric":
             return _numeric_levels(field.left, field.right, li, ri)
         return _date_levels(field.left, field.right, li, ri)
 
-    cols = _per_field(one, list(range(len(fields))))
+    cols = _per_field(one, list(zip(fields, kinds, strict=True)))
     return np.stack(cols, axis=1).astype(np.int64) if cols else np.zeros((len(li), 0), np.int64)
 
 
