@@ -33,7 +33,7 @@ from pearl.applications import match_graph
 from pearl.applications.matcher import scorer_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from index_matchers import make_tasks  # noqa: E402
+from index_matchers import make_tasks, mean_top1, top1_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 OPTIONS = ["pq-10", "pq-20", "pq-30", "flat-20", "pq-50", "flat-50"]  # cheapest first
@@ -96,18 +96,13 @@ def main() -> None:
                     }
                 )
                 print(rows[-1], flush=True)
-    mean = {
-        (m, o): float(np.mean([r["top1"] for r in rows if (r["model"], r["option"]) == (m, o)]))
-        for m in models
-        for o in OPTIONS
-    }
+    mean = mean_top1(rows, models, OPTIONS)
     chosen = next(o for o in OPTIONS if all(mean[m, o] >= mean[m, "flat-50"] - 0.5 for m in models))
     command = "python experiments/index_candidates.py"
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "index_candidates.json").write_text(
         json.dumps({"command": command, "rows": rows, "chosen": chosen}, indent=2) + "\n"
     )
-    names = list(tasks)
     lines = [
         "# EntityIndex: candidates per signal and the n-gram candidate search",
         "",
@@ -115,18 +110,8 @@ def main() -> None:
         f"sources (seconds in the JSON, taken beside other work). Chosen by the rule of the "
         f"script: **{chosen}**.",
         "",
-        "| model | option | " + " | ".join(names) + " | mean |",
-        "|---|---|" + "---:|" * (len(names) + 1),
+        *top1_table(rows, models, OPTIONS, list(tasks)),
     ]
-    for m in models:
-        for o in OPTIONS:
-            cells = [
-                next(r["top1"] for r in rows if (r["model"], r["task"], r["option"]) == (m, t, o))
-                for t in names
-            ]
-            lines.append(
-                f"| {m} | {o} | " + " | ".join(f"{c:.1f}" for c in cells) + f" | {mean[m, o]:.1f} |"
-            )
     (OUT / "index_candidates.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

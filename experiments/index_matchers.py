@@ -79,6 +79,36 @@ def run(
     return index.rescore(index.candidates(q_emb, queries, width), matcher, 1).ids[:, 0]
 
 
+def mean_top1(rows: list[dict], models: list[str], options: list[str]) -> dict:
+    """Each (model, option)'s top-1 averaged over the tasks."""
+    return {
+        (m, o): float(np.mean([r["top1"] for r in rows if r["model"] == m and r["option"] == o]))
+        for m in models
+        for o in options
+    }
+
+
+def top1_table(rows: list[dict], models: list[str], options: list[str], tasks: list[str]):
+    """The markdown lines of a (model, option) x task table of top-1, with the mean."""
+    means = mean_top1(rows, models, options)
+    lines = [
+        "| model | option | " + " | ".join(tasks) + " | mean |",
+        "|---|---|" + "---:|" * (len(tasks) + 1),
+    ]
+    for m in models:
+        for o in options:
+            cells = [
+                next(r["top1"] for r in rows if (r["model"], r["task"], r["option"]) == (m, t, o))
+                for t in tasks
+            ]
+            lines.append(
+                f"| {m} | {o} | "
+                + " | ".join(f"{c:.1f}" for c in cells)
+                + f" | {means[(m, o)]:.1f} |"
+            )
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default="data_out/corpus/corpus.tsv")
@@ -110,11 +140,7 @@ def main() -> None:
                     }
                 )
                 print(rows[-1], flush=True)
-    means = {
-        (m, o): float(np.mean([r["top1"] for r in rows if r["model"] == m and r["option"] == o]))
-        for m in args.models.split(",")
-        for o in OPTIONS
-    }
+    means = mean_top1(rows, args.models.split(","), OPTIONS)
     best = max(means[(pearl.DEFAULT_MODEL, o)] for o in OPTIONS)
     chosen = next(o for o in OPTIONS if means[(pearl.DEFAULT_MODEL, o)] >= best - 0.5)
     command = f"python experiments/index_matchers.py --candidates {args.candidates}" + "".join(
@@ -129,7 +155,6 @@ def main() -> None:
     (OUT / f"{stem}.json").write_text(
         json.dumps({"command": command, "rows": rows, "chosen": chosen}, indent=2) + "\n"
     )
-    names = list(tasks)
     lines = [
         "# EntityIndex: matcher and candidate rule on three offline name sources",
         "",
@@ -137,20 +162,8 @@ def main() -> None:
         f"beforehand) are in the JSON, taken beside other work (not a timing). Chosen by "
         f"the rule of the script for {pearl.DEFAULT_MODEL}: **{chosen}**.",
         "",
-        "| model | option | " + " | ".join(names) + " | mean |",
-        "|---|---|" + "---:|" * (len(names) + 1),
+        *top1_table(rows, args.models.split(","), OPTIONS, list(tasks)),
     ]
-    for m in args.models.split(","):
-        for o in OPTIONS:
-            cells = [
-                next(r["top1"] for r in rows if (r["model"], r["task"], r["option"]) == (m, t, o))
-                for t in names
-            ]
-            lines.append(
-                f"| {m} | {o} | "
-                + " | ".join(f"{c:.1f}" for c in cells)
-                + f" | {means[(m, o)]:.1f} |"
-            )
     (OUT / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
