@@ -35,26 +35,6 @@ PAIRS = pd.DataFrame(
 )
 
 
-def test_groups_are_the_components_of_the_matches():
-    data = LabelledGroups.from_frame(PAIRS)
-    gid = dict(zip(data.texts, data.groups.tolist(), strict=True))
-    assert gid["Acme Inc"] == gid["ACME Incorporated"] == gid["Acme Corporation"]
-    assert gid["Acme Inc"] != gid["Globex Corp"]
-    assert tuple(sorted((gid["Acme Inc"], gid["Globex Corp"]))) in data.different
-    assert len(set(data.groups.tolist())) == 6
-    groups = LabelledGroups.from_frame(
-        pd.DataFrame({"text": ["a", "b", "c"], "group": ["x", "x", "y"]})
-    )
-    assert groups.groups.tolist() == [0, 0, 1]
-    with pytest.raises(ValueError, match="columns"):
-        LabelledGroups.from_frame(pd.DataFrame({"a": [1]}))
-    with pytest.raises(ValueError, match="0 or 1"):
-        LabelledGroups.from_frame(PAIRS.assign(label=[1, 1, 1, 1, 1, 1, 1, 2]))
-    train, val = data.split(0.3, seed=0)
-    assert len(train) + len(val) == len(data)
-    assert not set(train.groups.tolist()) & set(val.groups.tolist())
-
-
 def test_finetune_saves_a_model_every_tool_loads(tiny_model_dir, tmp_path):
     res = finetune(
         LabelledGroups.from_frame(PAIRS),

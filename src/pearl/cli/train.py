@@ -63,9 +63,20 @@ def cmd_finetune(args) -> int:
         patience=args.patience,
         seed=args.seed,
         save_dtype=args.save_dtype,
+        checkpoint_every=args.checkpoint_every,
+        checkpoint_dir=args.checkpoint_dir,
+        resume=args.resume,
         show_progress_bar=not args.quiet,
         record={"command": "pearl " + shlex.join(args.argv), "data": str(args.pairs)},
     )
+    if res.interrupted:
+        where = args.checkpoint_dir or f"{args.output}.checkpoints"
+        print(
+            f"interrupted in epoch {res.epochs + 1}; the checkpoint is in {where}. "
+            "Continue with the same command and --resume.",
+            file=sys.stderr,
+        )
+        return 130
     summary = {
         "output": str(res.output),
         "epochs": res.epochs,
@@ -155,10 +166,28 @@ def add_finetune(sub) -> None:
         help="storage type of the saved weights (default float32)",
     )
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
+    _checkpoint_args(p)
     p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
     p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_finetune)
+
+
+def _checkpoint_args(p) -> None:
+    """``pearl finetune``'s checkpoint options."""
+    p.add_argument(
+        "--checkpoint-every",
+        type=POSITIVE,
+        default=200,
+        help="write a checkpoint every N batches (default 200; also at each epoch's end "
+        "and on Ctrl-C or SIGTERM)",
+    )
+    p.add_argument("--checkpoint-dir", help="checkpoint folder (default: <output>.checkpoints)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run from its checkpoint (same data and options)",
+    )
 
 
 def cmd_distill_static(args) -> int:

@@ -3,16 +3,22 @@
 A checkpoint is one ``state.safetensors`` file. Its tensors are the model weights
 (``model.*``), the optimiser's per-parameter state (``optimizer.<param>.<name>``) and the
 torch random state (``torch_rng``); the configuration, step, loss history, the optimiser's
-parameter groups and the scheduler state are JSON in the file's header metadata. Loading it
+parameter groups, the scheduler state and any loop position a trainer needs (``extra``) are
+JSON in the file's header metadata. Loading it
 reads tensors and JSON only, so a checkpoint received from someone else cannot run code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import math
 import os
-from dataclasses import dataclass
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +28,16 @@ from safetensors.torch import save_file
 
 from pearl._io import atomic_path
 
-__all__ = ["Checkpoint", "save_checkpoint", "load_checkpoint", "STATE", "LEGACY_STATE"]
+__all__ = [
+    "Checkpoint",
+    "save_checkpoint",
+    "load_checkpoint",
+    "stop_on_signals",
+    "STATE",
+    "LEGACY_STATE",
+]
+
+logger = logging.getLogger(__name__)
 
 STATE = "state.safetensors"
 #: the pickle checkpoints of pearl before 0.2, which are refused, never unpickled
@@ -43,6 +58,7 @@ class Checkpoint:
     torch_rng: torch.Tensor
     seconds: float = 0.0
     cuda_rng: torch.Tensor | None = None  # the CUDA generator's state, for runs on a GPU
+    extra: dict[str, Any] = field(default_factory=dict)  # a trainer's own loop position
 
 
 def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
@@ -64,6 +80,7 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
         "param_groups": ckpt.optimizer["param_groups"],
         "scheduler": ckpt.scheduler,
         "seconds": ckpt.seconds,
+        "extra": ckpt.extra,
     }
     with atomic_path(path) as tmp:
         save_file(tensors, str(tmp), metadata={"pearl_state": json.dumps(meta)})
@@ -105,6 +122,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
             torch_rng=tensors["torch_rng"],
             seconds=float(meta.get("seconds", 0.0)),
             cuda_rng=tensors.get("cuda_rng"),
+            extra=dict(meta.get("extra", {})),
         )
     except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
         raise OSError(
@@ -161,6 +179,7 @@ def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
     ids = {i for g in groups for i in g["params"]}
     need(set(state) <= ids, "optimizer state of a parameter no group holds")
     need(isinstance(meta.get("scheduler"), dict), "'scheduler' (a JSON object)")
+    need(isinstance(meta.get("extra", {}), dict), "'extra' (a JSON object)")
     need(
         _number(meta.get("seconds", 0.0)) and meta.get("seconds", 0.0) >= 0,
         "'seconds' (a number >= 0)",
@@ -170,3 +189,35 @@ def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
         isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.ndim == 1,
         "'torch_rng' (a byte tensor)",
     )
+
+
+class StopRequest:
+    """Set by SIGINT or SIGTERM inside :func:`stop_on_signals`: the loop should write a
+    checkpoint after its current step and stop."""
+
+    requested: bool = False
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[StopRequest]:
+    """Within the block, SIGINT and SIGTERM set ``requested`` on the yielded object instead
+    of stopping the process (so a training loop ends its step and writes a checkpoint); the
+    previous handlers come back after it. Outside the main thread, where Python cannot set
+    handlers, the signals keep their usual effect."""
+    flag = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):  # noqa: ARG001
+        logger.warning("signal %d: stopping after this step with a checkpoint", signum)
+        flag.requested = True
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield flag
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

@@ -14,24 +14,23 @@ model folder that every pearl tool loads.
 
 from __future__ import annotations
 
-import copy
 import logging
 import math
 import random
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
-from tqdm.auto import tqdm
 
 from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice, check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
 from pearl.losses import batch_hard_triplet_loss, info_nce, multi_similarity_loss
+from pearl.training.checkpoint import STATE
+from pearl.training.finetune_loop import FinetuneLoop
+from pearl.training.labelled import LabelledGroups, read_labelled
 
 __all__ = ["LabelledGroups", "read_labelled", "finetune", "FinetuneResult"]
 
@@ -39,173 +38,16 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class LabelledGroups:
-    """Strings with a group id each (same id: same thing), and pairs of groups known to be
-    different things."""
-
-    texts: list[str]
-    groups: np.ndarray
-    different: set[tuple[int, int]] = field(default_factory=set)
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-    @classmethod
-    def from_pairs(cls, left, right, labels) -> LabelledGroups:
-        """Groups from labelled pairs (1: the same thing, 0: different things)."""
-        parent: dict[str, str] = {}
-
-        def find(x: str) -> str:
-            parent.setdefault(x, x)
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        rows = list(zip(left, right, labels, strict=True))
-        for a, b, y in rows:
-            find(a), find(b)
-            if int(y) == 1:
-                parent[find(a)] = find(b)
-        roots: dict[str, int] = {}
-        texts = list(parent)
-        groups = np.array([roots.setdefault(find(t), len(roots)) for t in texts])
-        gid = dict(zip(texts, groups.tolist(), strict=True))
-        different = {
-            tuple(sorted((gid[a], gid[b]))) for a, b, y in rows if int(y) == 0 and gid[a] != gid[b]
-        }
-        return cls(texts, groups, different)
-
-    @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> LabelledGroups:
-        """From a table of pairs (``left, right, label``) or of groups (``text, group``)."""
-        cols = set(frame.columns)
-        if {"left", "right", "label"} <= cols:
-            bad = ~frame["label"].isin([0, 1, "0", "1"])
-            if bad.any():
-                raise ValueError(
-                    f"label must be 0 or 1; row {int(np.flatnonzero(bad)[0])} "
-                    f"has {frame['label'][bad].iloc[0]!r}"
-                )
-            return cls.from_pairs(
-                frame["left"].astype(str), frame["right"].astype(str), frame["label"].astype(int)
-            )
-        if {"text", "group"} <= cols:
-            group = frame["group"]
-            missing = group.isna() | group.astype(str).str.strip().str.lower().isin(_MISSING_IDS)
-            if missing.all():
-                raise ValueError("every row's group id is missing (blank, NA, null...)")
-            if missing.any():  # a blank id would make one entity of unrelated strings
-                logger.warning(
-                    "dropping %d rows without a group id (blank, NA, null...), e.g. row %d",
-                    int(missing.sum()),
-                    int(np.flatnonzero(missing.to_numpy())[0]),
-                )
-                frame = frame[~missing.to_numpy()]
-            texts = frame["text"].astype(str).tolist()
-            codes, _ = pd.factorize(frame["group"])
-            return cls(texts, np.asarray(codes))
-        raise ValueError(
-            "labelled data needs columns left, right, label (pairs) or text, "
-            f"group (groups); got {sorted(cols)}"
-        )
-
-    def split(self, fraction: float, seed: int) -> tuple[LabelledGroups, LabelledGroups]:
-        """Hold out ``fraction`` of the groups of two or more strings (for validation)."""
-        ids, counts = np.unique(self.groups, return_counts=True)
-        multi = ids[counts >= 2]
-        rng = np.random.default_rng(seed)
-        held = (
-            set(rng.choice(multi, size=int(round(fraction * len(multi))), replace=False).tolist())
-            if len(multi)
-            else set()
-        )
-        keep = np.array([g not in held for g in self.groups.tolist()], dtype=bool)
-
-        def part(mask: np.ndarray) -> LabelledGroups:
-            present = set(self.groups[mask].tolist())
-            return LabelledGroups(
-                [t for t, m in zip(self.texts, mask, strict=True) if m],
-                self.groups[mask],
-                {p for p in self.different if set(p) <= present},
-            )
-
-        return part(keep), part(~keep)
-
-
-#: group ids that mean "no group" (compared stripped and lower-cased)
-_MISSING_IDS = frozenset({"", "na", "n/a", "nan", "null", "none", "<na>", "nat"})
-
-
-def read_labelled(path: str | Path) -> LabelledGroups:
-    """Read labelled matches from a CSV file (see :meth:`LabelledGroups.from_frame`)."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    if "label" in frame.columns:
-        frame["label"] = frame["label"].str.strip()
-    return LabelledGroups.from_frame(frame)
-
-
-def _batches(data: LabelledGroups, batch_size: int, per_group: int, rng: random.Random):
-    """One epoch of batches: groups of two or more strings, ``per_group`` members each,
-    with the groups they are known to differ from pulled into the same batch."""
-    members: dict[int, list[int]] = {}
-    for i, g in enumerate(data.groups.tolist()):
-        members.setdefault(g, []).append(i)
-    partners: dict[int, list[int]] = {}
-    for a, b in data.different:
-        partners.setdefault(a, []).append(b)
-        partners.setdefault(b, []).append(a)
-    order = [g for g, m in members.items() if len(m) >= 2]
-    rng.shuffle(order)
-    batch: list[int] = []
-    seen: set[int] = set()
-    for g in order:
-        for h in [g, *partners.get(g, [])]:
-            if h in seen or len(batch) >= batch_size:
-                continue
-            seen.add(h)
-            m = members[h][:]
-            rng.shuffle(m)
-            batch += m[:per_group]
-        if len(batch) >= batch_size:
-            yield batch[:batch_size]
-            batch, seen = [], set()
-    if len(set(data.groups[batch].tolist())) >= 2:
-        yield batch
-
-
-def _top1(model, data: LabelledGroups, batch_size: int = 256) -> float:
-    """Share of strings (with another member in ``data``) whose nearest other string is
-    in their group."""
-    if len(data) < 2:
-        return float("nan")
-    with torch.no_grad():
-        emb = model.encode(
-            data.texts,
-            batch_size=batch_size,
-            convert_to_tensor=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-    sims = emb @ emb.T
-    sims.fill_diagonal_(-2.0)
-    nearest = sims.argmax(1).cpu().numpy()
-    _, group_of, sizes = np.unique(data.groups, return_inverse=True, return_counts=True)
-    has_mate = sizes[group_of] >= 2
-    if not has_mate.any():
-        return float("nan")
-    return float((data.groups[nearest] == data.groups)[has_mate].mean())
-
-
-@dataclass
 class FinetuneResult:
-    """Where the model was saved, and how validation went."""
+    """Where the model was saved (None when the run was interrupted: its checkpoint
+    continues it), and how validation went."""
 
-    output: Path
+    output: Path | None
     epochs: int
     best_epoch: int
     validation_top1: list[float]
     seconds: float
+    interrupted: bool = False
 
 
 def finetune(
@@ -231,6 +73,9 @@ def finetune(
     average_weight: float = 0.0,
     save_dtype: str = "float32",
     seed: int = 0,
+    checkpoint_every: int = 200,
+    checkpoint_dir: str | Path | None = None,
+    resume: bool = False,
     record: dict | None = None,
     show_progress_bar: bool = True,
 ) -> FinetuneResult:
@@ -275,6 +120,17 @@ def finetune(
         Storage type of the saved weights (a float16 folder still computes in float32;
         pearl-static is shipped in float16).
     seed : int, default=0
+    checkpoint_every : int, default=200
+        Write a checkpoint every this many batches (also at the end of every epoch, and on
+        SIGINT or SIGTERM, which stop the run after the current batch): an interrupted run
+        loses at most this many batches.
+    checkpoint_dir : path-like, optional
+        Where checkpoints go (default ``<output>.checkpoints``); removed once the model
+        folder is saved.
+    resume : bool, default=False
+        Continue from the checkpoint in ``checkpoint_dir`` (same data and options; a
+        resumed run ends on the same weights as an uninterrupted one). Without a
+        checkpoint there, the run starts from scratch with a warning.
     record : dict, optional
         Extra entries for the folder's training record (the CLI adds its command line).
 
@@ -300,9 +156,15 @@ def finetune(
     average_weight = check_float(average_weight, "average_weight", 0.0, 1.0)
     check_float(lr, "lr", 0.0)
     save_dtype = check_choice(save_dtype, "save_dtype", ("float32", "float16"))
+    checkpoint_every = check_int(checkpoint_every, "checkpoint_every", 1)
     output = Path(output)
-    check_io({"output": output}, [model_folder(model) if encoder == "transformer" else None])
+    checkpoints = Path(checkpoint_dir) if checkpoint_dir else Path(f"{output}.checkpoints")
+    check_io(
+        {"output": output, "checkpoint_dir": checkpoints},
+        [model_folder(model) if encoder == "transformer" else None],
+    )
     check_replaceable_dir(output, "modules.json")
+    check_replaceable_dir(checkpoints, STATE)
     if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
         raise ValueError(
             "the labelled data needs at least one group of two matching strings and one other group"
@@ -314,53 +176,55 @@ def finetune(
     initial = (
         {k: v.detach().clone() for k, v in st.state_dict().items()} if average_weight else None
     )
-    opt = torch.optim.AdamW(st.parameters(), lr=lr)
-    t0 = time.time()
-
-    def objective(emb, groups):
-        return _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
-
-    epoch, best_epoch, history = _fit(
-        st,
-        opt,
-        objective,
-        train_data,
-        val_data,
-        rng,
-        (epochs, batch_size, per_group, patience, max_steps),
-        show_progress_bar,
-    )
-    if initial is not None:
-        average_weights(st, initial, average_weight)
-    save_model(st, output, save_dtype, normalize=True)
-    seconds = time.time() - t0
     options = (
-        epochs,
-        batch_size,
-        per_group,
-        lr,
-        validation,
-        patience,
-        max_steps,
-        average_weight,
-        save_dtype,
-        seed,
+        *(epochs, batch_size, per_group, lr, validation, patience, max_steps),
+        *(average_weight, save_dtype, seed),
     )
     params = {
         "start": str(model) if start is not None else None,
         "encoder": encoder,
         "loss": loss,
         **dict(zip(_OPTIONS, options, strict=True)),
+        **dict(zip(_LOSS_OPTIONS, (alpha, beta, base, epsilon, temperature, margin), strict=True)),
         "strings": len(data),
         "groups": int(len(np.unique(data.groups))),
-        "epochs_run": epoch,
-        "best_epoch": best_epoch,
-        "validation_top1": [None if math.isnan(x) else x for x in history],
-        "seconds": round(seconds, 1),
-        **(record or {}),
     }
+
+    def objective(emb, groups):
+        return _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
+
+    loop = FinetuneLoop(
+        st,
+        torch.optim.AdamW(st.parameters(), lr=lr),
+        objective,
+        (train_data, val_data),
+        (epochs, batch_size, per_group, patience, max_steps),
+        checkpoints,
+        checkpoint_every,
+        {**params, "data": data.fingerprint()},
+        show_progress_bar,
+    )
+    progress, interrupted = loop.run(rng, loop.resume(rng) if resume else None)
+    history = progress.history
+    if interrupted:
+        logger.warning("interrupted; the checkpoint in %s continues it (resume=True)", checkpoints)
+        return FinetuneResult(
+            None, len(history), progress.best_epoch, history, loop.seconds(), True
+        )
+    if initial is not None:
+        average_weights(st, initial, average_weight)
+    save_model(st, output, save_dtype, normalize=True)
+    seconds = loop.seconds()
+    params.update(
+        epochs_run=len(history),
+        best_epoch=progress.best_epoch,
+        validation_top1=[None if math.isnan(x) else x for x in history],
+        seconds=round(seconds, 1),
+        **(record or {}),
+    )
     _write_record(output, start, params)
-    return FinetuneResult(output, epoch, best_epoch, history, seconds)
+    loop.remove_checkpoints()
+    return FinetuneResult(output, len(history), progress.best_epoch, history, seconds)
 
 
 _OPTIONS = (
@@ -375,52 +239,7 @@ _OPTIONS = (
     "save_dtype",
     "seed",
 )
-
-
-def _fit(st, opt, objective, train_data, val_data, rng, limits, show_progress_bar):
-    """The epochs of :func:`finetune`: train, validate, keep the best weights (loaded into
-    ``st`` at the end), stop early; returns (epochs run, best epoch, validation history)."""
-    epochs, batch_size, per_group, patience, max_steps = limits
-    best, best_state, history, since, best_epoch = -math.inf, None, [], 0, 0
-    epoch = steps = 0
-    for epoch in range(1, epochs + 1):
-        st.train()
-        batches = list(_batches(train_data, batch_size, per_group, rng))
-        if max_steps:
-            batches = batches[: max_steps - steps]
-        steps += len(batches)
-        bar = tqdm(
-            batches, desc=f"finetune epoch {epoch}", unit="batch", disable=not show_progress_bar
-        )
-        _train_epoch(st, opt, train_data, bar, objective)
-        st.eval()
-        score = _top1(st, val_data) if val_data is not None and len(val_data) else math.nan
-        history.append(score)
-        logger.info("epoch %d: validation top-1 %.4f", epoch, score)
-        if math.isnan(score) or score > best:
-            best, since = (score if not math.isnan(score) else best), 0
-            best_state = copy.deepcopy(st.state_dict())
-            best_epoch = epoch
-        else:
-            since += 1
-            if since >= patience:
-                break
-        if max_steps and steps >= max_steps:
-            break
-    if best_state is not None:
-        st.load_state_dict(best_state)
-    return epoch, best_epoch, history
-
-
-def _train_epoch(st, opt, data: LabelledGroups, batches, objective) -> None:
-    """One pass over ``batches`` (lists of row ids of ``data``), one optimiser step each."""
-    for idx in batches:
-        texts = [data.texts[i] for i in idx]
-        groups = torch.as_tensor(data.groups[idx])
-        value = objective(st(st.preprocess(texts))["sentence_embedding"], groups)
-        opt.zero_grad(set_to_none=True)
-        value.backward()
-        opt.step()
+_LOSS_OPTIONS = ("alpha", "beta", "base", "epsilon", "temperature", "margin")
 
 
 def _start_model(model: Any, encoder: str, data: LabelledGroups):

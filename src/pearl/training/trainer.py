@@ -12,7 +12,6 @@ import functools
 import logging
 import math
 import shutil
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from pearl.training.checkpoint import (
     Checkpoint,
     load_checkpoint,
     save_checkpoint,
+    stop_on_signals,
 )
 from pearl.training.config import RETIRED, TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
@@ -366,19 +366,9 @@ class Trainer:
         def save_state(step: int) -> None:
             self._save_state(model, state, step, t_start)
 
-        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-
-        def handler(signum, frame):  # noqa: ARG001
-            logger.warning("signal %d: stopping after this step with a checkpoint", signum)
-            self._stop = True
-
-        in_main = _is_main_thread()
-        if in_main:
-            for s in previous:
-                signal.signal(s, handler)
         step = state.step
         interrupted = False
-        try:
+        with stop_on_signals() as signalled:
             model.train()
             bar = tqdm(
                 total=total,
@@ -399,15 +389,11 @@ class Trainer:
                     self.on_step(self, step, record)
                 if step % cfg.checkpoint_every == 0 or step == total:
                     save_state(step)
-                if self._stop and step < total:
+                if (self._stop or signalled.requested) and step < total:
                     save_state(step)
                     interrupted = True
                     break
             bar.close()
-        finally:
-            if in_main:
-                for s, h in previous.items():
-                    signal.signal(s, h)
         return step, interrupted
 
     def _one_step(self, model, fusion, data: TrainingData, step: int, state: _RunState) -> dict:
@@ -465,12 +451,6 @@ class _RunState:
     step: int
     history: list[dict]
     elapsed_before: float
-
-
-def _is_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True) -> TrainResult:

@@ -1,0 +1,303 @@
+"""The epochs of :func:`pearl.training.finetune.finetune`, with checkpoints and exact resume.
+
+Each epoch trains on batches drawn from the labelled groups, then scores the held-out groups
+(top-1 retrieval); the best epoch's weights are kept and training stops when the score stops
+improving. Every ``checkpoint_every`` batches, at the end of every epoch and on SIGINT or
+SIGTERM, the folder of checkpoints gets:
+
+- ``state.safetensors``: the weights, the optimiser's state, torch's random state, the
+  run's configuration and the loop's position (epoch, batch, the batch sampler's random
+  state at the epoch's start, validation history, best score);
+- ``best.safetensors``: the best epoch's weights so far.
+
+Both hold tensors and JSON only (:mod:`pearl.training.checkpoint`), so a received
+checkpoint cannot run code. Resuming regenerates the epoch's batches from the saved
+sampler state and skips those already done, so an interrupted and resumed run ends on the
+same weights as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from tqdm.auto import tqdm
+
+from pearl._io import atomic_path
+from pearl.training.checkpoint import (
+    STATE,
+    Checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+    stop_on_signals,
+)
+from pearl.training.labelled import LabelledGroups, epoch_batches
+
+__all__ = ["FinetuneLoop", "top1", "BEST"]
+
+logger = logging.getLogger(__name__)
+
+#: the best epoch's weights so far, beside ``state.safetensors``
+BEST = "best.safetensors"
+
+
+def top1(model, data: LabelledGroups, batch_size: int = 256) -> float:
+    """Share of strings (with another member in ``data``) whose nearest other string is
+    in their group."""
+    if len(data) < 2:
+        return float("nan")
+    with torch.no_grad():
+        emb = model.encode(
+            data.texts,
+            batch_size=batch_size,
+            convert_to_tensor=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+    sims = emb @ emb.T
+    sims.fill_diagonal_(-2.0)
+    nearest = sims.argmax(1).cpu().numpy()
+    _, group_of, sizes = np.unique(data.groups, return_inverse=True, return_counts=True)
+    has_mate = sizes[group_of] >= 2
+    if not has_mate.any():
+        return float("nan")
+    return float((data.groups[nearest] == data.groups)[has_mate].mean())
+
+
+@dataclass
+class _Progress:
+    """Where the loop stands: the epoch under way (1-based), batches of it done, batches
+    done in all, the batch sampler's random state at the epoch's start, the validation
+    scores of finished epochs, and early stopping's state."""
+
+    epoch: int = 1
+    position: int = 0
+    steps: int = 0
+    epoch_rng: list = field(default_factory=list)
+    history: list[float] = field(default_factory=list)
+    best: float = -math.inf
+    best_epoch: int = 0
+    since: int = 0
+    finished: bool = False
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, Any]) -> _Progress:
+        """From a checkpoint's ``extra``; every field checked (a crafted file gives an
+        error naming the field)."""
+
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise OSError(f"invalid fine-tuning checkpoint field {what!r}")
+
+        def count(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**40
+
+        need(set(saved) == {f for f in cls.__dataclass_fields__}, "fields")
+        for name in ("epoch", "position", "steps", "best_epoch", "since"):
+            need(count(saved[name]), name)
+        need(isinstance(saved["finished"], bool), "finished")
+        need(isinstance(saved["best"], float | int), "best")
+        need(
+            isinstance(saved["history"], list)
+            and all(isinstance(x, float | int) for x in saved["history"]),
+            "history",
+        )
+        rng = saved["epoch_rng"]
+        need(
+            isinstance(rng, list)
+            and len(rng) == 3
+            and isinstance(rng[1], list)
+            and all(count(x) for x in rng[1]),
+            "epoch_rng",
+        )
+        return cls(**saved)
+
+
+class FinetuneLoop:
+    """Train ``st`` with ``opt`` on ``train_data`` epoch by epoch (see the module
+    docstring); ``limits`` = (epochs, batch_size, per_group, patience, max_steps).
+
+    ``config`` identifies the run: a resume with another configuration is refused.
+    """
+
+    def __init__(
+        self,
+        st,
+        opt,
+        objective,
+        data: tuple[LabelledGroups, LabelledGroups | None],
+        limits: tuple[int, int, int, int, int],
+        checkpoints: Path,
+        checkpoint_every: int,
+        config: dict[str, Any],
+        show_progress_bar: bool = True,
+    ) -> None:
+        self.st, self.opt, self.objective = st, opt, objective
+        self.train_data, self.val_data = data
+        self.limits = limits
+        self.checkpoints = Path(checkpoints)
+        self.checkpoint_every = checkpoint_every
+        self.config = config
+        self.show_progress_bar = show_progress_bar
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.seconds_before = 0.0
+        self._t0 = time.time()
+
+    def resume(self, rng: random.Random) -> _Progress | None:
+        """The saved progress, with the weights, optimiser and random states restored;
+        None (with a warning) when the folder holds no checkpoint."""
+        path = self.checkpoints / STATE
+        if not path.is_file():
+            logger.warning("no checkpoint in %s; starting from scratch", self.checkpoints)
+            return None
+        saved = load_checkpoint(path)
+        diff = sorted(
+            k
+            for k in set(saved.config) | set(self.config)
+            if saved.config.get(k) != self.config.get(k)
+        )
+        if diff:
+            raise ValueError(
+                f"the checkpoint in {self.checkpoints} was written with other options or "
+                f"data ({', '.join(diff)}); resume with the same ones or start a fresh run"
+            )
+        progress = _Progress.from_saved(saved.extra)
+        try:
+            self.st.load_state_dict(saved.model)
+            self.opt.load_state_dict(saved.optimizer)
+            torch.set_rng_state(saved.torch_rng)
+            rng.setstate((progress.epoch_rng[0], tuple(progress.epoch_rng[1]), None))
+            if progress.best_epoch:
+                self.best_state = load_file(str(self.checkpoints / BEST))
+        except Exception as exc:  # noqa: BLE001 - any misfit means an unusable checkpoint
+            raise OSError(f"the checkpoint in {self.checkpoints} does not fit: {exc}") from exc
+        self.seconds_before = saved.seconds
+        logger.info("resumed at epoch %d, batch %d", progress.epoch, progress.position)
+        return progress
+
+    def run(self, rng: random.Random, progress: _Progress | None = None) -> tuple[_Progress, bool]:
+        """Train to the end (or to a signal); returns the progress and whether the run was
+        interrupted (its checkpoint written). At the end, the best weights are in ``st``."""
+        epochs, _, _, patience, _ = self.limits
+        p = progress or _Progress(epoch_rng=_rng_state(rng))
+        with stop_on_signals() as signalled:
+            while not p.finished:
+                if not self._epoch(p, rng, signalled):
+                    return p, True
+                score = self._validate()
+                p.history.append(score)
+                if math.isnan(score) or score > p.best:
+                    p.best, p.since, p.best_epoch = (
+                        (p.best if math.isnan(score) else score),
+                        0,
+                        p.epoch,
+                    )
+                    self.best_state = copy.deepcopy(self.st.state_dict())
+                    with atomic_path(self.checkpoints / BEST) as tmp:
+                        save_file({k: v.contiguous() for k, v in self.best_state.items()}, str(tmp))
+                else:
+                    p.since += 1
+                max_steps = self.limits[4]
+                p.finished = (
+                    p.since >= patience
+                    or p.epoch >= epochs
+                    or bool(max_steps and p.steps >= max_steps)
+                )
+                p.epoch, p.position, p.epoch_rng = p.epoch + 1, 0, _rng_state(rng)
+                self._save(p)
+                if signalled.requested and not p.finished:
+                    return p, True
+        if self.best_state is not None:
+            self.st.load_state_dict(self.best_state)
+        return p, False
+
+    def _epoch(self, p: _Progress, rng: random.Random, signalled) -> bool:
+        """The batches of epoch ``p.epoch`` from ``p.position`` on; False when stopped by
+        a signal (after a checkpoint)."""
+        _, batch_size, per_group, _, max_steps = self.limits
+        rng.setstate((p.epoch_rng[0], tuple(p.epoch_rng[1]), None))
+        batches = list(epoch_batches(self.train_data, batch_size, per_group, rng))
+        if max_steps:
+            batches = batches[: max_steps - (p.steps - p.position)]
+        self.st.train()
+        bar = tqdm(
+            total=len(batches),
+            initial=p.position,
+            desc=f"finetune epoch {p.epoch}",
+            unit="batch",
+            disable=not self.show_progress_bar,
+        )
+        for idx in batches[p.position :]:
+            self._step(idx)
+            p.position, p.steps = p.position + 1, p.steps + 1
+            bar.update(1)
+            if p.position < len(batches) and (
+                p.steps % self.checkpoint_every == 0 or signalled.requested
+            ):
+                self._save(p)
+                if signalled.requested:
+                    bar.close()
+                    return False
+        bar.close()
+        return True
+
+    def _step(self, idx: list[int]) -> None:
+        """One optimiser step on the rows ``idx`` of the training data."""
+        data = self.train_data
+        texts = [data.texts[i] for i in idx]
+        groups = torch.as_tensor(data.groups[idx])
+        value = self.objective(self.st(self.st.preprocess(texts))["sentence_embedding"], groups)
+        self.opt.zero_grad(set_to_none=True)
+        value.backward()
+        self.opt.step()
+
+    def _validate(self) -> float:
+        self.st.eval()
+        val = self.val_data
+        score = top1(self.st, val) if val is not None and len(val) else math.nan
+        logger.info("validation top-1 %.4f", score)
+        return score
+
+    def _save(self, p: _Progress) -> None:
+        save_checkpoint(
+            self.checkpoints / STATE,
+            Checkpoint(
+                config=self.config,
+                step=p.steps,
+                history=[{"epoch": i + 1, "validation_top1": s} for i, s in enumerate(p.history)],
+                model=self.st.state_dict(),
+                optimizer=self.opt.state_dict(),
+                scheduler={},
+                torch_rng=torch.get_rng_state(),
+                seconds=self.seconds(),
+                extra=asdict(p),
+            ),
+        )
+
+    def seconds(self) -> float:
+        """Training seconds so far, those before a resume included."""
+        return self.seconds_before + time.time() - self._t0
+
+    def remove_checkpoints(self) -> None:
+        """Delete the checkpoint files (after the model folder is saved), and the folder
+        when nothing else is in it."""
+        for name in (STATE, BEST):
+            (self.checkpoints / name).unlink(missing_ok=True)
+        try:
+            self.checkpoints.rmdir()
+        except OSError:
+            pass
+
+
+def _rng_state(rng: random.Random) -> list:
+    version, internal, _ = rng.getstate()
+    return [version, list(internal), None]

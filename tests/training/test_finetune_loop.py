@@ -1,0 +1,140 @@
+import os
+import signal
+
+import pandas as pd
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from pearl.cli import main
+from pearl.training.finetune import LabelledGroups, finetune
+from pearl.training.finetune_loop import FinetuneLoop
+
+NAMES = [
+    ["Acme Inc", "ACME Incorporated", "Acme Corporation"],
+    ["Globex Corp", "Globex Corporation", "GLOBEX"],
+    ["Initech", "Initech LLC", "INITECH"],
+    ["Umbrella Co", "Umbrella Company", "UMBRELLA"],
+    ["Hooli", "Hooli Inc", "HOOLI"],
+    ["Vandelay Industries", "Vandelay Ind.", "VANDELAY"],
+    ["Stark Industries", "Stark Ind", "STARK"],
+    ["Wayne Enterprises", "Wayne Ent.", "WAYNE"],
+]
+DATA = LabelledGroups.from_frame(
+    pd.DataFrame(
+        {
+            "text": [t for g in NAMES for t in g],
+            "group": [i for i, g in enumerate(NAMES) for _ in g],
+        }
+    )
+)
+# 8 groups of 3, 6 of them trained on: with batches of 6 strings (3 per group), an epoch
+# is 3 batches
+OPTIONS = dict(epochs=3, batch_size=6, per_group=3, lr=1e-2, validation=0.25, patience=3)
+
+
+def _weights(folder):
+    return load_file(str(folder / "model.safetensors"))
+
+
+def _crash_after(monkeypatch, n):
+    """Make the n+1-th optimiser step fail, as a killed process would stop there."""
+    real, calls = FinetuneLoop._step, []
+
+    def step(self, idx):
+        if len(calls) == n:
+            raise RuntimeError("killed")
+        calls.append(idx)
+        real(self, idx)
+
+    monkeypatch.setattr(FinetuneLoop, "_step", step)
+
+
+def test_a_resumed_run_ends_on_the_uninterrupted_weights(tiny_model_dir, tmp_path, monkeypatch):
+    kw = dict(model=str(tiny_model_dir), show_progress_bar=False, **OPTIONS)
+    whole = finetune(DATA, tmp_path / "whole", **kw)
+    assert whole.epochs == 3 and not whole.interrupted
+    assert not (tmp_path / "whole.checkpoints").exists()  # removed once the model is saved
+    # killed in epoch 2 after 5 batches: resumed from batch 4 (checkpoint_every=2), the
+    # first of epoch 2 (epoch 1 ended on batch 3)
+    with monkeypatch.context() as m:
+        _crash_after(m, 5)
+        with pytest.raises(RuntimeError, match="killed"):
+            finetune(DATA, tmp_path / "cut", checkpoint_every=2, **kw)
+    state = tmp_path / "cut.checkpoints" / "state.safetensors"
+    assert state.is_file() and not (tmp_path / "cut").exists()
+    resumed = finetune(DATA, tmp_path / "cut", checkpoint_every=2, resume=True, **kw)
+    assert resumed.validation_top1 == whole.validation_top1
+    assert resumed.best_epoch == whole.best_epoch
+    a, b = _weights(tmp_path / "whole"), _weights(tmp_path / "cut")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert not state.exists()
+
+
+def test_sigint_stops_after_the_batch_with_a_checkpoint(tiny_model_dir, tmp_path, monkeypatch):
+    real, calls = FinetuneLoop._step, []
+
+    def step(self, idx):
+        calls.append(idx)
+        real(self, idx)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(FinetuneLoop, "_step", step)
+    before = signal.getsignal(signal.SIGINT)
+    kw = dict(model=str(tiny_model_dir), show_progress_bar=False, **OPTIONS)
+    res = finetune(DATA, tmp_path / "m", **kw)
+    assert res.interrupted and res.output is None and len(calls) == 2
+    assert (tmp_path / "m.checkpoints" / "state.safetensors").is_file()
+    assert signal.getsignal(signal.SIGINT) is before
+    monkeypatch.undo()
+    res = finetune(DATA, tmp_path / "m", resume=True, **kw)
+    assert res.output == tmp_path / "m" and res.epochs == 3
+
+
+def test_resume_refuses_other_options_data_and_corrupt_files(
+    tiny_model_dir, tmp_path, monkeypatch, caplog
+):
+    kw = dict(model=str(tiny_model_dir), show_progress_bar=False, **OPTIONS)
+    with monkeypatch.context() as m:
+        _crash_after(m, 3)
+        with pytest.raises(RuntimeError):
+            finetune(DATA, tmp_path / "m", checkpoint_every=1, **kw)
+    with pytest.raises(ValueError, match="lr"):
+        finetune(DATA, tmp_path / "m", resume=True, **{**kw, "lr": 1e-3})
+    other = LabelledGroups(DATA.texts[:-1], DATA.groups[:-1])
+    with pytest.raises(ValueError, match="data"):
+        finetune(other, tmp_path / "m", resume=True, **kw)
+    state = tmp_path / "m.checkpoints" / "state.safetensors"
+    state.write_bytes(state.read_bytes()[:1000])
+    with pytest.raises(OSError, match="corrupt or truncated"):
+        finetune(DATA, tmp_path / "m", resume=True, **kw)
+    # no checkpoint: a warning, then a run from scratch
+    res = finetune(DATA, tmp_path / "fresh", resume=True, **kw)
+    assert res.epochs == 3 and "no checkpoint" in caplog.text
+
+
+def test_checkpoint_folder_is_guarded(tiny_model_dir, tmp_path):
+    kw = dict(model=str(tiny_model_dir), show_progress_bar=False, **OPTIONS)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    with pytest.raises(FileExistsError, match="does not overwrite"):
+        finetune(DATA, tmp_path / "m", checkpoint_dir=mine, **kw)
+    with pytest.raises(ValueError):
+        finetune(DATA, tmp_path / "m", checkpoint_dir=tiny_model_dir, **kw)
+    assert (mine / "notes.txt").read_text() == "keep"
+
+
+def test_cli_finetune_resumes_from_its_checkpoint_folder(tiny_model_dir, tmp_path, monkeypatch):
+    path = tmp_path / "groups.csv"
+    pd.DataFrame({"text": DATA.texts, "group": DATA.groups}).to_csv(path, index=False)
+    args = ["finetune", str(path), "-o", str(tmp_path / "m"), "-m", str(tiny_model_dir)]
+    args += ["--epochs", "2", "-b", "6", "--checkpoint-dir", str(tmp_path / "ck"), "-q"]
+    with monkeypatch.context() as m:
+        _crash_after(m, 2)
+        with pytest.raises(RuntimeError):
+            main([*args, "--checkpoint-every", "1"])
+    assert (tmp_path / "ck" / "state.safetensors").is_file()
+    assert main([*args, "--checkpoint-every", "1", "--resume"]) == 0
+    assert (tmp_path / "m" / "model.safetensors").is_file() and not (tmp_path / "ck").exists()
