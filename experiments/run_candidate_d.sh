@@ -10,14 +10,18 @@
 # with the start, as for (b) and (c). Restarted before any score with the groups built by
 # the fixed `pearl aliases` (8be2ba9: a form several names share no longer merges them;
 # the first start's groups chained up to 91 unrelated names, kept as
-# data_out/aliases-c32d-merged-groups.csv). The code runs from a worktree pinned at PIN; the
-# scoring (evaluate_candidate.sh) uses the current code. Idempotent (each stage skipped
-# when its output exists):
+# data_out/aliases-c32d-merged-groups.csv). Re-pinned before any score from 8be2ba9 to
+# 744601b, which adds only checkpoints to `pearl finetune` (the same batches, steps and
+# weights; tested), after a session's end had killed an 80-minute finetune; the groups file
+# built at 8be2ba9 is kept (`pearl aliases` is the same at both commits). The code runs from
+# a worktree pinned at PIN; the scoring (evaluate_candidate.sh) uses the current code.
+# Idempotent (each stage skipped when its output exists; an interrupted finetune resumes
+# from its checkpoint):
 #
 #   nohup setsid nice -n 19 experiments/run_candidate_d.sh >> data_out/issue32-d.log 2>&1 &
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-PIN=8be2ba9
+PIN=744601b
 TREE=data_out/recipe-$PIN
 [ -d "$TREE/src" ] || git worktree add --detach "$TREE" "$PIN"
 ts() { date -u +%FT%TZ; }
@@ -34,7 +38,7 @@ fi
 if [ ! -s models/c32d/model.safetensors ]; then
   echo "$(ts) finetune"
   PYTHONPATH="$PWD/$TREE/src" $PEARL finetune data_out/aliases-c32d.csv -m pearl-minilm -o models/c32d \
-    --epochs 3 --average-weight 0.5 -q
+    --epochs 3 --average-weight 0.5 --resume -q
 fi
 echo "$(ts) evaluate"
 experiments/evaluate_candidate.sh models/c32d c32d
