@@ -32,3 +32,28 @@ def test_a_gpu_run_s_random_state_is_kept(tmp_path):
     save_checkpoint(tmp_path / "state.safetensors", _checkpoint(cuda_rng=rng))
     back = load_checkpoint(tmp_path / "state.safetensors")
     assert torch.equal(back.cuda_rng, rng)
+
+
+def test_a_loop_s_extra_state_round_trips_and_must_be_an_object(tmp_path):
+    import json
+
+    import pytest
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    path = tmp_path / "state.safetensors"
+    save_checkpoint(path, _checkpoint(extra={"epoch": 2, "rng": [3, [1, 2], None]}))
+    assert load_checkpoint(path).extra == {"epoch": 2, "rng": [3, [1, 2], None]}
+    assert load_checkpoint(_written(tmp_path, _checkpoint())).extra == {}
+    with safe_open(str(path), framework="pt") as f:
+        meta = json.loads(f.metadata()["pearl_state"])
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    meta["extra"] = ["not", "an", "object"]
+    save_file(tensors, str(path), metadata={"pearl_state": json.dumps(meta)})
+    with pytest.raises(OSError, match="'extra'"):
+        load_checkpoint(path)
+
+
+def _written(folder, ckpt):
+    save_checkpoint(folder / "plain.safetensors", ckpt)
+    return folder / "plain.safetensors"

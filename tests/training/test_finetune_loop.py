@@ -1,5 +1,6 @@
 import os
 import signal
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -7,6 +8,7 @@ import torch
 from safetensors.torch import load_file
 
 from pearl.cli import main
+from pearl.training.checkpoint import load_checkpoint, save_checkpoint
 from pearl.training.finetune import LabelledGroups, finetune
 from pearl.training.finetune_loop import FinetuneLoop
 
@@ -106,6 +108,11 @@ def test_resume_refuses_other_options_data_and_corrupt_files(
     with pytest.raises(ValueError, match="data"):
         finetune(other, tmp_path / "m", resume=True, **kw)
     state = tmp_path / "m.checkpoints" / "state.safetensors"
+    saved = load_checkpoint(state)
+    for field, bad in (("epoch_rng", "x"), ("position", -1), ("finished", 1)):
+        save_checkpoint(state, replace(saved, extra={**saved.extra, field: bad}))
+        with pytest.raises(OSError, match=field):
+            finetune(DATA, tmp_path / "m", resume=True, **kw)
     state.write_bytes(state.read_bytes()[:1000])
     with pytest.raises(OSError, match="corrupt or truncated"):
         finetune(DATA, tmp_path / "m", resume=True, **kw)
