@@ -206,3 +206,28 @@ def test_max_steps_caps_training_and_average_weight_keeps_the_original(tiny_mode
             average_weight=1.5,
             show_progress_bar=False,
         )
+
+
+def test_a_static_model_learns_at_the_rate_of_vectors_by_default(tiny_model_dir, tmp_path):
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize
+    from tokenizers import Tokenizer
+
+    from pearl.models.static import StaticPhraseEmbedding
+
+    tok = Tokenizer.from_file(str(tiny_model_dir / "tokenizer.json"))
+    torch.manual_seed(0)
+    static = StaticPhraseEmbedding(
+        tok, embedding_weights=torch.randn(tok.get_vocab_size(), 16), n_buckets=128
+    )
+    SentenceTransformer(modules=[static, Normalize()]).save(str(tmp_path / "static"))
+    kw = dict(epochs=1, batch_size=8, validation=0.0, show_progress_bar=False)
+    data = LabelledGroups.from_frame(PAIRS)
+    res = finetune(data, tmp_path / "s", model=str(tmp_path / "static"), **kw)
+    record = json.loads((res.output / "training" / "finetune.json").read_text())
+    assert record["lr"] == 1e-3  # 2e-5, a transformer's rate, barely moves a vector table
+    res = finetune(data, tmp_path / "t", model=str(tiny_model_dir), **kw)
+    assert json.loads((res.output / "training" / "finetune.json").read_text())["lr"] == 2e-5
+    res = finetune(data, tmp_path / "u", model=str(tmp_path / "static"), lr=1e-4, **kw)
+    assert json.loads((res.output / "training" / "finetune.json").read_text())["lr"] == 1e-4

@@ -133,7 +133,8 @@ def add_finetune(sub) -> None:
     p.add_argument(
         "--lr",
         type=float_between(1e-8, 1.0),
-        help="learning rate (default 2e-5 for a transformer, 1e-3 otherwise)",
+        help="learning rate (default 2e-5 for a transformer; 1e-3 for static vectors "
+        "such as pearl-static, and for --encoder bilstm/cnn)",
     )
     p.add_argument(
         "--validation",

@@ -100,7 +100,8 @@ def finetune(
     epochs, batch_size, per_group, lr
         At most ``epochs`` passes over the groups; batches of ``batch_size`` strings,
         ``per_group`` members of each group; AdamW at ``lr`` (default 2e-5 for a
-        transformer, 1e-3 for a GloVe encoder).
+        transformer; 1e-3 for a model of static token vectors, such as pearl-static or a
+        model2vec model, and for a GloVe encoder).
     validation : float, default=0.1
         Share of the groups held out; their top-1 retrieval accuracy chooses the epoch.
     patience : int, default=2
@@ -147,14 +148,13 @@ def finetune(
 
     loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
     encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
-    if lr is None:
-        lr = 2e-5 if encoder == "transformer" else 1e-3
     epochs, batch_size = check_int(epochs, "epochs", 1), check_int(batch_size, "batch_size", 2)
     per_group, patience = check_int(per_group, "per_group", 2), check_int(patience, "patience", 1)
     validation = check_float(validation, "validation", 0.0, 0.9)
     max_steps = check_int(max_steps, "max_steps", 0)
     average_weight = check_float(average_weight, "average_weight", 0.0, 1.0)
-    check_float(lr, "lr", 0.0)
+    if lr is not None:
+        check_float(lr, "lr", 0.0)
     save_dtype = check_choice(save_dtype, "save_dtype", ("float32", "float16"))
     checkpoint_every = check_int(checkpoint_every, "checkpoint_every", 1)
     output = Path(output)
@@ -173,6 +173,8 @@ def finetune(
     torch.manual_seed(seed)
     rng = random.Random(seed)
     start, st = _start_model(model, encoder, data)
+    if lr is None:  # a table of vectors learns at a GloVe encoder's rate, not a transformer's
+        lr = 1e-3 if encoder != "transformer" or _is_static(st) else 2e-5
     initial = (
         {k: v.detach().clone() for k, v in st.state_dict().items()} if average_weight else None
     )
@@ -257,6 +259,13 @@ def _start_model(model: Any, encoder: str, data: LabelledGroups):
     return None, SentenceTransformer(
         modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu"
     )
+
+
+def _is_static(st) -> bool:
+    """Whether the model is a table of token vectors (pearl-static, model2vec)."""
+    from sentence_transformers.models import StaticEmbedding
+
+    return isinstance(st[0], StaticEmbedding)
 
 
 def _write_record(output: Path, start: str | None, params: dict) -> None:
