@@ -165,10 +165,7 @@ def finetune(
     )
     check_replaceable_dir(output, "modules.json")
     check_replaceable_dir(checkpoints, STATE)
-    if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
-        raise ValueError(
-            "the labelled data needs at least one group of two matching strings and one other group"
-        )
+    _check_data(data)
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -259,6 +256,13 @@ def _start_model(model: Any, encoder: str, data: LabelledGroups):
     return None, SentenceTransformer(
         modules=[GloveSequenceEncoder.from_glove(encoder, texts=data.texts)], device="cpu"
     )
+
+
+def _check_data(data: LabelledGroups) -> None:
+    if len(np.unique(data.groups)) < 2 or not (np.bincount(data.groups) >= 2).any():
+        raise ValueError(
+            "the labelled data needs at least one group of two matching strings and one other group"
+        )
 
 
 def _is_static(st) -> bool:
