@@ -29,7 +29,9 @@ pairs and measure on the test side; one row per condition is appended to
   the threshold protocol and are not trained on; ``pearl.finetune`` holds out 10% of the
   rest for its early stopping.
 - recipe, fixed before any run: ``pearl.finetune``'s defaults (batch 64, lr 2e-5 for a
-  transformer) with at most 3 epochs and patience 1 for the transformers and pearl-static;
+  transformer; 1e-3 for pearl-static since 2026-11-25: a static model took 2e-5 before, which
+  left it unchanged, and its first three rows were re-run) with at most 3 epochs and
+  patience 1 for the transformers and pearl-static;
   the GloVe BiLSTM with its defaults (10 epochs, patience 2, lr 1e-3). No weight averaging.
   "none": the model as shipped (for GloVe: the average of its word vectors).
 - top-1 (the AutoFJ protocol): each test query (a right title with a ground-truth match)
@@ -44,7 +46,7 @@ Step 3 (``report``): ``results.md``, and the PCA plot with the inter/intra class
 ratio of one test dataset (across split) before and after fine-tuning.
 
     python experiments/autofj_finetune.py splits
-    python experiments/autofj_finetune.py run
+    python experiments/autofj_finetune.py run    # or two runs, e.g. --splits within beside
     python experiments/autofj_finetune.py report
 """
 
@@ -53,6 +55,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 
@@ -236,18 +239,27 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
 
 
 def run(root: Path, splits: dict, models, losses, kinds) -> None:
+    """Run the conditions not yet in results.json. Each row is merged into the file as it
+    stands when the row is done, so two runs on different conditions (``--splits``,
+    ``--models``) can share the machine's two cores."""
     path = OUT / "results.json"
-    rows = json.loads(path.read_text()) if path.exists() else []
-    done = {(r["split"], r["model"], r["loss"]) for r in rows}
+
+    def rows_now() -> list[dict]:
+        return json.loads(path.read_text()) if path.exists() else []
+
+    done = {(r["split"], r["model"], r["loss"]) for r in rows_now()}
     for kind in kinds:
         for model in models:
             for loss in losses:
                 if (kind, model, loss) in done:
                     continue
                 print(f"== {kind} / {model} / {loss}", flush=True)
-                rows.append(run_condition(root, splits, kind, model, loss))
-                path.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-                print(json.dumps(rows[-1]), flush=True)
+                row = run_condition(root, splits, kind, model, loss)
+                rows = [*rows_now(), row]
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+                os.replace(tmp, path)
+                print(json.dumps(row), flush=True)
 
 
 PLOT_MODEL = "all-MiniLM-L6-v2"
