@@ -221,7 +221,7 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
         if result.interrupted:  # its checkpoint is kept; the next `run` continues it
             raise SystemExit(f"interrupted: {kind} / {model} / {loss}")
         row.update(
-            seconds=round(result.seconds, 1),  # training, across resumes (was wall, +1-3 s)
+            seconds=round(result.seconds, 1),  # training, across resumes (was wall, with loading)
             train_pairs=len(pairs),
             epochs_run=result.epochs,
             best_epoch=result.best_epoch,
