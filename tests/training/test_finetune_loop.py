@@ -87,6 +87,7 @@ def test_sigint_stops_after_the_batch_with_a_checkpoint(tiny_model_dir, tmp_path
     kw = dict(model=str(tiny_model_dir), show_progress_bar=False, **OPTIONS)
     res = finetune(DATA, tmp_path / "m", **kw)
     assert res.interrupted and res.output is None and len(calls) == 2
+    assert res.checkpoints == tmp_path / "m.checkpoints"
     assert (tmp_path / "m.checkpoints" / "state.safetensors").is_file()
     assert signal.getsignal(signal.SIGINT) is before
     monkeypatch.undo()

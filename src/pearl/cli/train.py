@@ -70,9 +70,8 @@ def cmd_finetune(args) -> int:
         record={"command": "pearl " + shlex.join(args.argv), "data": str(args.pairs)},
     )
     if res.interrupted:
-        where = args.checkpoint_dir or f"{args.output}.checkpoints"
         print(
-            f"interrupted in epoch {res.epochs + 1}; the checkpoint is in {where}. "
+            f"interrupted in epoch {res.epochs + 1}; the checkpoint is in {res.checkpoints}. "
             "Continue with the same command and --resume.",
             file=sys.stderr,
         )

@@ -39,8 +39,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class FinetuneResult:
-    """Where the model was saved (None when the run was interrupted: its checkpoint
-    continues it), and how validation went."""
+    """Where the model was saved (None when the run was interrupted: the checkpoint in
+    ``checkpoints`` continues it), and how validation went."""
 
     output: Path | None
     epochs: int
@@ -48,6 +48,7 @@ class FinetuneResult:
     validation_top1: list[float]
     seconds: float
     interrupted: bool = False
+    checkpoints: Path | None = None
 
 
 def finetune(
@@ -208,7 +209,7 @@ def finetune(
     if interrupted:
         logger.warning("interrupted; the checkpoint in %s continues it (resume=True)", checkpoints)
         return FinetuneResult(
-            None, len(history), progress.best_epoch, history, loop.seconds(), True
+            None, len(history), progress.best_epoch, history, loop.seconds(), True, checkpoints
         )
     if initial is not None:
         average_weights(st, initial, average_weight)
@@ -267,7 +268,7 @@ def _check_data(data: LabelledGroups) -> None:
 
 def _is_static(st) -> bool:
     """Whether the model is a table of token vectors (pearl-static, model2vec)."""
-    from sentence_transformers.models import StaticEmbedding
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
     return isinstance(st[0], StaticEmbedding)
 

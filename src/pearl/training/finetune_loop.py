@@ -101,7 +101,7 @@ class _Progress:
         def count(v: Any) -> bool:
             return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**40
 
-        need(set(saved) == {f for f in cls.__dataclass_fields__}, "fields")
+        need(set(saved) == set(cls.__dataclass_fields__), "fields")
         for name in ("epoch", "position", "steps", "best_epoch", "since"):
             need(count(saved[name]), name)
         need(isinstance(saved["finished"], bool), "finished")
@@ -187,7 +187,7 @@ class FinetuneLoop:
     def run(self, rng: random.Random, progress: _Progress | None = None) -> tuple[_Progress, bool]:
         """Train to the end (or to a signal); returns the progress and whether the run was
         interrupted (its checkpoint written). At the end, the best weights are in ``st``."""
-        epochs, _, _, patience, _ = self.limits
+        epochs, _, _, patience, max_steps = self.limits
         p = progress or _Progress(epoch_rng=_rng_state(rng))
         with stop_on_signals() as signalled:
             while not p.finished:
@@ -206,7 +206,6 @@ class FinetuneLoop:
                         save_file({k: v.contiguous() for k, v in self.best_state.items()}, str(tmp))
                 else:
                     p.since += 1
-                max_steps = self.limits[4]
                 p.finished = (
                     p.since >= patience
                     or p.epoch >= epochs
@@ -224,7 +223,8 @@ class FinetuneLoop:
         """The batches of epoch ``p.epoch`` from ``p.position`` on; False when stopped by
         a signal (after a checkpoint)."""
         _, batch_size, per_group, _, max_steps = self.limits
-        rng.setstate((p.epoch_rng[0], tuple(p.epoch_rng[1]), None))
+        # ``rng`` stands at ``p.epoch_rng`` here: saved after the last epoch's draw, or
+        # restored by :meth:`resume`
         batches = list(epoch_batches(self.train_data, batch_size, per_group, rng))
         if max_steps:
             batches = batches[: max_steps - (p.steps - p.position)]
