@@ -58,6 +58,7 @@ import json
 import os
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import benchmark_dir
@@ -208,16 +209,26 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
             [r for r, _ in pairs], [lt for _, lt in pairs], [1] * len(pairs)
         )
         glove = model == "glove"
-        result = finetune(  # resumes a condition a session's end interrupted
-            groups,
-            folder,
-            model="all-MiniLM-L6-v2" if glove else model,
-            encoder="bilstm" if glove else "transformer",
-            loss=loss,
-            epochs=10 if glove else 3,
-            patience=2 if glove else 1,
-            resume=True,
-        )
+        record = folder / "training" / "finetune.json"
+        if record.exists():  # trained to the end; a session ended before it was scored
+            done = json.loads(record.read_text())
+            result = SimpleNamespace(
+                interrupted=False,
+                seconds=done["seconds"],
+                epochs=done["epochs_run"],
+                best_epoch=done["best_epoch"],
+            )
+        else:
+            result = finetune(  # resumes a condition a session's end interrupted
+                groups,
+                folder,
+                model="all-MiniLM-L6-v2" if glove else model,
+                encoder="bilstm" if glove else "transformer",
+                loss=loss,
+                epochs=10 if glove else 3,
+                patience=2 if glove else 1,
+                resume=True,
+            )
         if result.interrupted:  # its checkpoint is kept; the next `run` continues it
             raise SystemExit(f"interrupted: {kind} / {model} / {loss}")
         row.update(
