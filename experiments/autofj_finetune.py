@@ -42,11 +42,15 @@ pairs and measure on the test side; one row per condition is appended to
   the same pairs); the cosine threshold is chosen on the development pairs and applied
   to the test pairs.
 
-Step 3 (``report``): ``results.md``, and the PCA plot with the inter/intra class distance
+Step 3 (``time``): one epoch of each model, alone on the machine, for a training time that
+is a measurement (``run``'s seconds were taken beside other jobs).
+
+Step 4 (``report``): ``results.md``, and the PCA plot with the inter/intra class distance
 ratio of one test dataset (across split) before and after fine-tuning.
 
     python experiments/autofj_finetune.py splits
     python experiments/autofj_finetune.py run    # or two runs, e.g. --splits within beside
+    python experiments/autofj_finetune.py time     # alone on the machine
     python experiments/autofj_finetune.py report
 """
 
@@ -189,13 +193,40 @@ def _top1(encoder, data: dict[str, dict]) -> float:
     return 100 * float(np.mean(accs))
 
 
+def _train_pairs(data: dict[str, dict], dev: set) -> list[tuple[str, str]]:
+    return [p for n, d in data.items() for i, p in enumerate(d["train"]) if (n, i) not in dev]
+
+
+def _groups(pairs: list[tuple[str, str]]):
+    from pearl.training.finetune import LabelledGroups
+
+    return LabelledGroups.from_pairs(
+        [r for r, _ in pairs], [lt for _, lt in pairs], [1] * len(pairs)
+    )
+
+
+def _finetune(groups, folder: Path, model: str, loss: str, **options):
+    """The recipe, fixed before any run (see the module docstring)."""
+    from pearl.training.finetune import finetune
+
+    glove = model == "glove"
+    options = {"epochs": 10 if glove else 3, "patience": 2 if glove else 1, **options}
+    return finetune(
+        groups,
+        folder,
+        model="all-MiniLM-L6-v2" if glove else model,
+        encoder="bilstm" if glove else "transformer",
+        loss=loss,
+        **options,
+    )
+
+
 def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) -> dict:
     """Fine-tune (unless ``loss`` is "none") and measure one condition."""
     import shutil
 
     from pearl.encoders import load_encoder
     from pearl.evaluation.pairs import threshold_accuracy
-    from pearl.training.finetune import LabelledGroups, finetune
 
     data = _datasets(root, splits, kind)
     dev = _dev_mask(data)
@@ -204,11 +235,8 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
     if loss == "none":
         encoder = load_encoder(model)
     else:
-        pairs = [p for n, d in data.items() for i, p in enumerate(d["train"]) if (n, i) not in dev]
-        groups = LabelledGroups.from_pairs(
-            [r for r, _ in pairs], [lt for _, lt in pairs], [1] * len(pairs)
-        )
-        glove = model == "glove"
+        pairs = _train_pairs(data, dev)
+        groups = _groups(pairs)
         record = folder / "training" / "finetune.json"
         if record.exists():  # trained to the end; a session ended before it was scored
             done = json.loads(record.read_text())
@@ -218,17 +246,8 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
                 epochs=done["epochs_run"],
                 best_epoch=done["best_epoch"],
             )
-        else:
-            result = finetune(  # resumes a condition a session's end interrupted
-                groups,
-                folder,
-                model="all-MiniLM-L6-v2" if glove else model,
-                encoder="bilstm" if glove else "transformer",
-                loss=loss,
-                epochs=10 if glove else 3,
-                patience=2 if glove else 1,
-                resume=True,
-            )
+        else:  # resumes a condition a session's end interrupted
+            result = _finetune(groups, folder, model, loss, resume=True)
         if result.interrupted:  # its checkpoint is kept; the next `run` continues it
             raise SystemExit(f"interrupted: {kind} / {model} / {loss}")
         row.update(
@@ -274,6 +293,25 @@ def run(root: Path, splits: dict, models, losses, kinds) -> None:
 
 
 PLOT_MODEL = "all-MiniLM-L6-v2"
+NOTES = [
+    "Notes:",
+    "",
+    '- Every row is a model fine-tuned on AutoFJ pairs except the "none" rows; none of',
+    "  these models is shipped or used to choose anything, and they were deleted after the",
+    "  run (the MiniLM multi-similarity model of the across split was kept for the plot",
+    "  below, then deleted).",
+    "- The splits were fixed before any run (`splits.json`); test pairs are never trained",
+    "  on, validated on or used to choose the threshold.",
+    "- pearl-static's fine-tuned rows were re-run at lr 1e-3 (`finetune`'s default for a",
+    "  static model since 2026-11-25): at 2e-5 they left the model unchanged (across top-1",
+    "  67.95 / 67.99 / 67.94 for InfoNCE / triplet / multi-similarity, against 67.93).",
+    "- Training time in the tables above: taken on this 2-core CPU beside other jobs, so an",
+    "  order of magnitude, not a timing; rows run before 2026-11-25 03:44 UTC (the across",
+    "  rows of the GloVe BiLSTM and of all-MiniLM-L6-v2 among them) are wall-clock seconds",
+    "  with loading, later rows the seconds of `finetune`'s training loop. The timing table",
+    "  above was measured alone.",
+    "",
+]
 
 
 def _plot(root: Path, splits: dict) -> list[str]:
@@ -308,6 +346,48 @@ def _plot(root: Path, splits: dict) -> list[str]:
     return lines
 
 
+def time_epoch(root: Path, splits: dict) -> None:
+    """One epoch of multi-similarity fine-tuning per model on the within split's training
+    pairs, each alone on the machine (run it while nothing else runs); ``timing.json``."""
+    import shutil
+
+    import torch
+
+    data = _datasets(root, splits, "within")
+    pairs = _train_pairs(data, _dev_mask(data))
+    rows = []
+    for model in MODELS:
+        folder = WORK / f"timing-{model}"
+        result = _finetune(_groups(pairs), folder, model, "ms", epochs=1)
+        rows.append(
+            {"model": model, "loss": "ms", "pairs": len(pairs), "epoch_seconds": result.seconds}
+        )
+        print(json.dumps(rows[-1]), flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    info = {"cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "rows": rows}
+    (OUT / "timing.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+
+def _timing_lines() -> list[str]:
+    path = OUT / "timing.json"
+    if not path.exists():
+        return []
+    info = json.loads(path.read_text())
+    lines = [
+        f"## Training time, measured alone ({info['cpu_count']} CPU cores, "
+        f"{info['torch_threads']} torch threads)",
+        "",
+        "One epoch of multi-similarity fine-tuning on the within split's training pairs "
+        "(training and the early-stopping validation), each model alone on the machine "
+        "(`python experiments/autofj_finetune.py time`):",
+        "",
+        "| model | training pairs | seconds per epoch |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {r['model']} | {r['pairs']} | {r['epoch_seconds']:.0f} |" for r in info["rows"]]
+    return [*lines, ""]
+
+
 def report(root: Path, splits: dict) -> None:
     rows = json.loads((OUT / "results.json").read_text())
     by = {(r["split"], r["model"], r["loss"]): r for r in rows}
@@ -320,6 +400,7 @@ def report(root: Path, splits: dict) -> None:
         "",
         "    python experiments/autofj_finetune.py splits",
         "    python experiments/autofj_finetune.py run",
+        "    python experiments/autofj_finetune.py time",
         "    python experiments/autofj_finetune.py report",
         "",
     ]
@@ -350,14 +431,14 @@ def report(root: Path, splits: dict) -> None:
                     f"{r['seconds']:.0f} |"
                 )
         lines.append("")
-    lines += _plot(root, splits)
+    lines += _timing_lines() + NOTES + _plot(root, splits)
     (OUT / "results.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print((OUT / "results.md").read_text())
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("step", choices=["splits", "run", "report"])
+    ap.add_argument("step", choices=["splits", "run", "time", "report"])
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--losses", default=",".join(LOSSES))
@@ -368,6 +449,9 @@ def main() -> None:
     if args.step == "run":
         splits = json.loads(path.read_text())
         run(root, splits, args.models.split(","), args.losses.split(","), args.splits.split(","))
+        return
+    if args.step == "time":
+        time_epoch(root, json.loads(path.read_text()))
         return
     if args.step == "report":
         report(root, json.loads(path.read_text()))
