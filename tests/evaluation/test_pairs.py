@@ -37,6 +37,20 @@ def test_class_separation_and_plot(tmp_path):
     assert (tmp_path / "p.png").stat().st_size > 0 and ratio > 5
 
 
+def test_plot_many_classes_has_no_legend(tmp_path, monkeypatch):
+    """With more than 10 classes the legend would hide the plot: members are joined."""
+    import matplotlib.axes
+
+    legends = []
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend", lambda self, *a, **k: legends.append(1))
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(80, 8)), np.repeat(np.arange(40), 2)
+    assert plot_classes(x, y, tmp_path / "many.png", title="pairs") > 0
+    assert (tmp_path / "many.png").stat().st_size > 0 and legends == []
+    plot_classes(x[:20], y[:20], tmp_path / "few.png")
+    assert legends == [1]
+
+
 def test_read_pairs(tmp_path):
     import pytest
 

@@ -149,7 +149,11 @@ def plot_classes(
     embeddings: np.ndarray, labels: np.ndarray, path: str | Path, title: str = ""
 ) -> float:
     """2-D PCA scatter of the items coloured by class, with the separation ratio in the
-    title; returns that ratio."""
+    title; returns that ratio.
+
+    Up to 10 classes get a legend; with more, the members of each class are joined by a
+    line of its colour instead (pairs show as segments: short segments, tight classes).
+    """
     from pearl._extras import pyplot
 
     plt = pyplot("plotting classes")
@@ -157,12 +161,24 @@ def plot_classes(
 
     ratio = class_separation(embeddings, labels)
     xy = PCA(n_components=2, random_state=0).fit_transform(normalize_rows(embeddings))
-    fig, ax = plt.subplots(figsize=(5, 4.5))
-    for c in np.unique(labels):
-        m = np.asarray(labels) == c
-        ax.scatter(xy[m, 0], xy[m, 1], s=12, label=str(c))
-    ax.set_title(f"{title} inter/intra distance ratio {ratio:.2f}".strip())
-    ax.legend(fontsize=7)
+    labels = np.asarray(labels)
+    classes = np.unique(labels)
+    colours = plt.get_cmap("tab10" if len(classes) <= 10 else "tab20")
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for i, c in enumerate(classes):
+        m = labels == c
+        colour = colours(i % colours.N)
+        if len(classes) > 10:  # too many for a legend: a class's members are joined instead
+            ax.plot(xy[m, 0], xy[m, 1], color=colour, linewidth=0.8, alpha=0.7)
+        ax.scatter(xy[m, 0], xy[m, 1], s=14, color=colour, label=str(c))
+    ax.set_title(
+        "\n".join(t for t in (title, f"inter/intra class distance ratio {ratio:.2f}") if t),
+        fontsize=10,
+    )
+    ax.set_xlabel("PC 1")
+    ax.set_ylabel("PC 2")
+    if len(classes) <= 10:
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
