@@ -62,7 +62,6 @@ import json
 import os
 import random
 from pathlib import Path
-from types import SimpleNamespace
 
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import benchmark_dir
@@ -227,6 +226,7 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
 
     from pearl.encoders import load_encoder
     from pearl.evaluation.pairs import threshold_accuracy
+    from pearl.training.finetune import FinetuneResult
 
     data = _datasets(root, splits, kind)
     dev = _dev_mask(data)
@@ -240,11 +240,12 @@ def run_condition(root: Path, splits: dict, kind: str, model: str, loss: str) ->
         record = folder / "training" / "finetune.json"
         if record.exists():  # trained to the end; a session ended before it was scored
             done = json.loads(record.read_text())
-            result = SimpleNamespace(
-                interrupted=False,
-                seconds=done["seconds"],
-                epochs=done["epochs_run"],
-                best_epoch=done["best_epoch"],
+            result = FinetuneResult(
+                folder,
+                done["epochs_run"],
+                done["best_epoch"],
+                done["validation_top1"],
+                done["seconds"],
             )
         else:  # resumes a condition a session's end interrupted
             result = _finetune(groups, folder, model, loss, resume=True)
@@ -355,10 +356,11 @@ def time_epoch(root: Path, splits: dict) -> None:
 
     data = _datasets(root, splits, "within")
     pairs = _train_pairs(data, _dev_mask(data))
+    groups = _groups(pairs)
     rows = []
     for model in MODELS:
         folder = WORK / f"timing-{model}"
-        result = _finetune(_groups(pairs), folder, model, "ms", epochs=1)
+        result = _finetune(groups, folder, model, "ms", epochs=1)
         rows.append(
             {"model": model, "loss": "ms", "pairs": len(pairs), "epoch_seconds": result.seconds}
         )

@@ -163,12 +163,13 @@ def plot_classes(
     xy = PCA(n_components=2, random_state=0).fit_transform(normalize_rows(embeddings))
     labels = np.asarray(labels)
     classes = np.unique(labels)
-    colours = plt.get_cmap("tab10" if len(classes) <= 10 else "tab20")
+    many = len(classes) > 10  # too many for a legend: a class's members are joined instead
+    colours = plt.get_cmap("tab20" if many else "tab10")
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for i, c in enumerate(classes):
         m = labels == c
         colour = colours(i % colours.N)
-        if len(classes) > 10:  # too many for a legend: a class's members are joined instead
+        if many:
             ax.plot(xy[m, 0], xy[m, 1], color=colour, linewidth=0.8, alpha=0.7)
         ax.scatter(xy[m, 0], xy[m, 1], s=14, color=colour, label=str(c))
     ax.set_title(
@@ -177,7 +178,7 @@ def plot_classes(
     )
     ax.set_xlabel("PC 1")
     ax.set_ylabel("PC 2")
-    if len(classes) <= 10:
+    if not many:
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
