@@ -107,6 +107,47 @@ def test_a_bare_unknown_name_is_not_a_local_folder(tiny_model_dir, tmp_path, mon
     assert PhraseEncoder("./mymodel").embedding_dim == 32
 
 
+def _tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_finetune_with_a_bare_name_never_replaces_the_folder_of_that_name(
+    tiny_model_dir, tmp_path, monkeypatch, capsys
+):
+    # `-m mymodel -o mymodel`: the guard reads a bare name as a hub name, so the command
+    # must not open the local folder of that name either (it used to, and replaced it)
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    _copy(tiny_model_dir, tmp_path / "mymodel")
+    before = _tree_bytes(tmp_path / "mymodel")
+    pairs = {
+        "left": ["Acme Inc", "Hooli", "Acme Inc"],
+        "right": ["ACME Inc.", "Hooli Inc", "Hooli"],
+    }
+    pd.DataFrame({**pairs, "label": [1, 1, 0]}).to_csv(tmp_path / "pairs.csv", index=False)
+    argv = ["finetune", "pairs.csv", "-m", "mymodel", "-o", "mymodel", "--epochs", "1", "-q"]
+    assert main(argv) == 2
+    assert "./mymodel" in capsys.readouterr().err
+    assert _tree_bytes(tmp_path / "mymodel") == before
+
+
+def test_train_with_a_bare_backbone_never_replaces_the_folder_of_that_name(
+    tiny_model_dir, tmp_path, monkeypatch, capsys
+):
+    from conftest import write_training_files
+
+    monkeypatch.chdir(tmp_path)
+    _copy(tiny_model_dir, tmp_path / "bb")
+    before = _tree_bytes(tmp_path / "bb")
+    files = write_training_files(tmp_path / "data")
+    argv = ["train", "--backbone", "bb", "-o", "bb", "-q", "--set", "max_steps=1"]
+    argv += ["--set", "batch_size=4"] + [a for k, v in files.items() for a in (f"--{k}", v)]
+    assert main(argv) == 2
+    assert "./bb" in capsys.readouterr().err
+    assert _tree_bytes(tmp_path / "bb") == before
+
+
 def test_a_missing_local_path_is_a_clear_error(tmp_path):
     with pytest.raises(OSError, match="not found"):
         resolve_model_path(str(tmp_path / "nothing"))

@@ -69,16 +69,11 @@ def _load_sentence_transformer(model: str, device: str | None, trust_remote_code
         snap = None
     if snap is None:
         offline = ", ".join(KNOWN_MODELS)
-        hint = (
-            f" A folder {target!r} exists here: write it as a path (./{target}) to use it."
-            if Path(target).is_dir()
-            else ""
-        )
         if not _hub_reachable():
             raise OSError(
                 f"model {model!r} is neither a local folder nor a known offline model, and "
                 f"the Hugging Face hub is not reachable. Offline choices: {offline}, or the "
-                f"path of a sentence-transformers folder.{hint}"
+                "path of a sentence-transformers folder."
             )
         snap, root = _hub_snapshot(target, local_only=False)
     return open_model_folder(snap, device, trust_remote_code, root=root).float(), target

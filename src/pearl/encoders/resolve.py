@@ -165,8 +165,9 @@ def resolve_model_path(model: str | os.PathLike) -> str:
     Raises
     ------
     OSError
-        A path that is a file, or a local-looking path (``./x``, ``/x``, ``~/x``) that does
-        not exist.
+        A path that is a file, a local-looking path (``./x``, ``/x``, ``~/x``) that does
+        not exist, or a bare unknown name that is also a file or folder of the working
+        directory (write it as a path to use the folder).
     """
     key = None if isinstance(model, os.PathLike) else _ALIASES.get(str(model).lower())
     if key in SHIPPED:
@@ -187,6 +188,16 @@ def resolve_model_path(model: str | os.PathLike) -> str:
         s = str(model)
         if s.startswith((".", "~", os.sep)) or os.path.isabs(s) or s.count("/") != 1:
             raise OSError(f"model folder not found: {path}")
+    elif os.path.lexists(str(model)):
+        # One resolution for every command: a bare name is a Hugging Face name, never the
+        # folder of that name here (else `-m mymodel -o mymodel` would read a folder the
+        # output guard could not see and replace it).
+        raise OSError(
+            f"model {str(model)!r} is a bare name, and {str(model)!r} also exists in the "
+            f"working directory: pearl reads a local folder only when it is written as a "
+            f"path (./{model}); a bare name that is not a known model "
+            f"({', '.join(KNOWN_MODELS)}) is a Hugging Face name"
+        )
     return str(model)
 
 
