@@ -50,8 +50,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
     The temporary file is a fresh, uniquely named sibling of ``path`` (never an existing
     file), so concurrent writers of the same target do not clobber each other's halves.
+    A symbolic link is kept and the file it leads to is replaced; an existing character
+    device or FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written into, never
+    replaced; ``-`` is refused with a ``ValueError``.
     """
-    path = Path(path)
+    path = _write_target(path)
+    if path.exists() and not path.is_file():  # through links: /dev/stdout -> /proc/...
+        with _streamed(path) as tmp:
+            yield tmp
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _sibling(path, ".tmp")
     try:
@@ -60,6 +69,37 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _write_target(path: str | os.PathLike) -> Path:
+    """``path``, with ``-`` refused (standard output is a mode of a few commands, handled
+    before any file is opened)."""
+    if str(path) == "-":
+        raise ValueError(
+            "'-' (standard output) is not an output of this command; name a file "
+            "(./- for a file named '-')"
+        )
+    return Path(path)
+
+
+@contextlib.contextmanager
+def _streamed(path: Path) -> Iterator[Path]:
+    """Write an existing file that is not a regular file (``/dev/null``, ``/dev/stdout``,
+    a FIFO): the content is made in a temporary folder and then copied *into* it, so the
+    device or pipe stays what it is (it is never replaced by a regular file). A folder,
+    a block device or a socket is refused."""
+    import stat
+    import tempfile
+
+    mode = path.stat().st_mode
+    if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        kind = "a folder" if path.is_dir() else "not a file, a character device or a FIFO"
+        raise OSError(f"{path} is {kind}; choose another output")
+    with tempfile.TemporaryDirectory(prefix="pearl-out-") as folder:
+        tmp = Path(folder) / path.name
+        yield tmp
+        with open(tmp, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
 
 
 @contextlib.contextmanager
@@ -178,6 +218,8 @@ def atomic_dir(path: str | os.PathLike, replaceable: str | None = None) -> Itera
     FileExistsError
         ``path`` is a file, or a non-empty folder that is not replaceable.
     """
+    if str(path) == "-":
+        raise ValueError("'-' (standard output) cannot be a folder; name a folder")
     path = Path(path)
     check_replaceable_dir(path, replaceable)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,11 @@ alone."""
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -110,6 +115,57 @@ def test_atomic_path_never_touches_an_existing_tmp_file(tmp_path):
         assert tmp != user_file and not tmp.exists()
         tmp.write_text("new")
     assert target.read_text() == "new" and user_file.read_text() == "user data"
+
+
+def test_an_output_link_is_kept_and_its_target_written(tables, tiny_model_dir):
+    target = tables[0].parent / "real.csv"
+    target.write_text("old\n")
+    link = tables[0].parent / "link.csv"
+    link.symlink_to(target)
+    argv = ["dedup", str(tables[0]), "--column", "name", "-m", str(tiny_model_dir)]
+    argv += ["-o", str(link)]
+    assert main(argv) == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert "New York Times" in target.read_text()
+
+
+def test_a_fifo_output_is_written_into_not_replaced(tables, tiny_model_dir):
+    fifo = tables[0].parent / "pipe.csv"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    argv = ["dedup", str(tables[0]), "--column", "name", "-m", str(tiny_model_dir)]
+    argv += ["-o", str(fifo)]
+    assert main(argv) == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert b"New York Times" in got[0]
+
+
+def test_a_character_device_output_is_written_into(tmp_path):
+    # /dev/null itself: written through, never replaced by a regular file (as root the
+    # old code renamed a file over it)
+    null = Path(os.devnull)
+    with atomic_path(null) as tmp:
+        tmp.write_text("discarded")
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("command", ["mine", "augment", "index build"])
+def test_dash_output_is_refused_where_there_is_no_standard_output_mode(
+    tmp_path, monkeypatch, capsys, command
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("phrase\tlabel\tfrequency\tsource\nNew York\tNP-GPE\t1\tx\n")
+    before = (tmp_path / "-").read_bytes()
+    assert main([*command.split(), "./-", "-o", "-"]) == 2
+    assert "cannot write to standard output" in capsys.readouterr().err
+    assert (tmp_path / "-").read_bytes() == before
+    with pytest.raises(ValueError, match="standard output"):
+        with atomic_path("-"):
+            pass
 
 
 def test_atomic_dir_refuses_a_folder_it_did_not_write_and_restores_on_failure(tmp_path):

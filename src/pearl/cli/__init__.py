@@ -16,7 +16,7 @@ from pearl._extras import MissingExtraError
 from pearl.cli import evaluate, tables, train, training_data, use
 from pearl.encoders.resolve import DEFAULT_MODEL
 
-__all__ = ["IO", "NOT_PATHS", "build_parser", "guard", "leaf_commands", "main"]
+__all__ = ["IO", "NOT_PATHS", "STDOUT", "build_parser", "guard", "leaf_commands", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -171,12 +171,26 @@ NOT_PATHS = frozenset(
 )
 
 
+#: the commands whose ``--output -`` means standard output; for any other, ``-`` is refused
+#: before any work (it would otherwise name a file ``-``, possibly the input ``./-``)
+STDOUT = frozenset({"encode", "join", "dedup", "index search"})
+
+
 def guard(command: str, args) -> None:
-    """Refuse, before any work, a command whose outputs overlap its inputs (see :data:`IO`)."""
+    """Refuse, before any work, a command whose outputs overlap its inputs (see :data:`IO`),
+    or that is asked to write ``-`` (standard output) and has no such mode."""
     from pearl._io import check_io
     from pearl.encoders.resolve import model_folder
 
     reads, writes = IO[command]
+    for name in writes:
+        if getattr(args, name, None) == "-" and (
+            command not in STDOUT or (command == "encode" and getattr(args, "column", None))
+        ):
+            raise ValueError(
+                f"--{name.replace('_', '-')} '-': pearl {command} cannot write to standard "
+                "output; name a file or folder (./- for one named '-')"
+            )
     inputs: list = []
     for name in reads:
         value = getattr(args, name, None)
