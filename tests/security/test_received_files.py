@@ -209,6 +209,33 @@ def test_a_link_out_of_the_model_folder_is_refused(tiny_model_dir, tmp_path):
         PhraseEncoder(folder)
 
 
+@pytest.mark.parametrize("where", ["relative", "absolute"])
+def test_a_shard_index_naming_weights_outside_the_folder_is_refused(
+    tiny_model_dir, tmp_path, where
+):
+    from safetensors.torch import load_file
+
+    folder = _copy(tiny_model_dir, tmp_path / "sharded")
+    weights = folder / "model.safetensors"
+    (tmp_path / "outside").mkdir()
+    shard = tmp_path / "outside" / "x.safetensors"
+    shard.write_bytes(weights.read_bytes())
+    weights.unlink()
+    name = "../outside/x.safetensors" if where == "relative" else str(shard)
+    index = {"metadata": {}, "weight_map": {k: name for k in load_file(shard)}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(OSError, match="outside the model folder"):
+        PhraseEncoder(folder)
+
+
+def test_a_fifo_in_a_model_folder_is_refused_not_waited_on(tiny_model_dir, tmp_path):
+    folder = _copy(tiny_model_dir, tmp_path / "fifo")
+    (folder / "config_sentence_transformers.json").unlink()
+    os.mkfifo(folder / "config_sentence_transformers.json")
+    with pytest.raises(OSError, match="not a regular file"):
+        PhraseEncoder(folder)
+
+
 def test_auto_map_in_the_tokenizer_config_is_refused(tiny_model_dir, tmp_path):
     folder = _copy(tiny_model_dir, tmp_path / "tok")
     marker = tmp_path / "MARKER"

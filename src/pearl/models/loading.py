@@ -5,7 +5,9 @@ never run code, whatever its files say. :func:`open_model_folder` therefore
 
 * refuses weights in a pickle-based format (``.bin``, ``.pt``, ``.pth``, ``.pkl``,
   ``.pickle``, ``.ckpt``, ``.joblib``): only safetensors weights are read;
-* refuses a symbolic link that leads out of the folder;
+* refuses a symbolic link that leads out of the folder, a sharded checkpoint's index
+  (``*.safetensors.index.json``) naming a weight file outside it, and anything but
+  regular files (a FIFO named like a config file would block the first read);
 * reads every JSON file of the folder itself, bounded in size and depth (a deeply nested
   file is an ``OSError`` naming it, not a ``RecursionError``), and refuses an ``auto_map``
   (code named by the folder) in any of them;
@@ -226,6 +228,8 @@ def check_model_folder(
                     )
         for name in filenames:
             p = Path(dirpath) / name
+            if not p.is_file():  # a FIFO would block the first read forever
+                raise OSError(f"{p} is not a regular file; a model folder holds files only")
             if p.suffix.lower() in PICKLE_SUFFIXES:
                 raise OSError(
                     f"{p}: weights in a pickle-based format can run code when loaded; pearl "
@@ -234,6 +238,8 @@ def check_model_folder(
                 )
             if p.suffix.lower() == ".json" and name != "tokenizer.json":
                 data = read_json(p, "model configuration")
+                if isinstance(data, dict) and "weight_map" in data:
+                    _check_weight_map(p, data["weight_map"], base)
                 if isinstance(data, dict) and "auto_map" in data and not trust_remote_code:
                     raise OSError(
                         f"{p} names code to run (auto_map); pearl does not load code from a "
@@ -249,6 +255,25 @@ def check_model_folder(
             "trust_remote_code=True only if you trust where this folder came from."
         )
     return entries
+
+
+def _check_weight_map(index: Path, weight_map: object, base: Path) -> None:
+    """Every shard a sharded checkpoint's index names is a file inside the model folder
+    (an absolute path or ``..`` would have transformers read weights from anywhere)."""
+    if not isinstance(weight_map, dict):
+        raise OSError(f"corrupt {index}: 'weight_map' is not a mapping")
+    for shard in set(weight_map.values()):
+        target = Path(os.path.realpath(index.parent / str(shard)))
+        if (
+            not isinstance(shard, str)
+            or os.path.isabs(shard)
+            or ".." in Path(shard).parts
+            or not target.is_relative_to(base)
+        ):
+            raise OSError(
+                f"{index} names the weight file {shard!r}, outside the model folder; "
+                "pearl reads weights from inside the folder only"
+            )
 
 
 def open_model_folder(
