@@ -236,6 +236,66 @@ def test_a_fifo_in_a_model_folder_is_refused_not_waited_on(tiny_model_dir, tmp_p
         PhraseEncoder(folder)
 
 
+def _edit_json(path: Path, **changes) -> None:
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
+@pytest.mark.parametrize(
+    "breakage, message",
+    [
+        ("no tokenizer", "no tokenizer vocabulary"),
+        ("tensors removed", "not in its safetensors files"),
+        ("another model_type", "not in its safetensors files"),
+        ("vocabulary past the table", "embedding table"),
+    ],
+)
+def test_a_broken_model_folder_is_refused_not_loaded_with_random_parts(
+    tiny_model_dir, tmp_path, breakage, message
+):
+    from safetensors.torch import load_file, save_file
+
+    folder = _copy(tiny_model_dir, tmp_path / "broken")
+    if breakage == "no tokenizer":
+        for name in ("tokenizer.json", "vocab.txt"):
+            (folder / name).unlink(missing_ok=True)
+    elif breakage == "tensors removed":
+        weights = load_file(folder / "model.safetensors")
+        kept = {k: v for k, v in weights.items() if "attention.self" not in k}
+        save_file(kept, folder / "model.safetensors", metadata={"format": "pt"})
+    elif breakage == "another model_type":
+        _edit_json(
+            folder / "config.json", model_type="distilbert", architectures=["DistilBertModel"]
+        )
+    else:
+        weights = load_file(folder / "model.safetensors")
+        key = "embeddings.word_embeddings.weight"
+        weights[key] = weights[key][:1000].clone()
+        save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+        _edit_json(folder / "config.json", vocab_size=1000)
+    with pytest.raises(OSError, match=message):
+        PhraseEncoder(folder)
+
+
+def test_a_max_seq_length_past_the_positions_is_lowered(tiny_model_dir, tmp_path, caplog):
+    folder = _copy(tiny_model_dir, tmp_path / "long")
+    _edit_json(folder / "sentence_bert_config.json", max_seq_length=4096)
+    with caplog.at_level(logging.WARNING):
+        enc = PhraseEncoder(folder)
+    assert "above the model's 128 positions" in caplog.text
+    assert enc.encode(["word " * 500]).shape == (1, 32)
+
+
+def test_running_out_of_memory_while_loading_says_so(tiny_model_dir, monkeypatch):
+    from sentence_transformers import SentenceTransformer
+
+    def oom(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(SentenceTransformer, "_load_with_module_classes", oom)
+    with pytest.raises(OSError, match="out of memory"):
+        PhraseEncoder(tiny_model_dir)
+
+
 def test_auto_map_in_the_tokenizer_config_is_refused(tiny_model_dir, tmp_path):
     folder = _copy(tiny_model_dir, tmp_path / "tok")
     marker = tmp_path / "MARKER"

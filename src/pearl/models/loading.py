@@ -45,6 +45,9 @@ __all__ = [
     "PICKLE_SUFFIXES",
     "SAFE_MODEL_KWARGS",
     "strict_transformer_config",
+    "check_loaded_transformer",
+    "saved_weight_names",
+    "TOKENIZER_FILES",
 ]
 
 logger = logging.getLogger(__name__)
@@ -304,7 +307,7 @@ def open_model_folder(
         e["type"]: module_registry()[e["type"]] for e in entries if e["type"] in module_registry()
     }
     try:
-        return SentenceTransformer._load_with_module_classes(
+        model = SentenceTransformer._load_with_module_classes(
             str(path),
             classes,
             device=device,
@@ -312,5 +315,104 @@ def open_model_folder(
             trust_remote_code=trust_remote_code,
             model_kwargs=dict(SAFE_MODEL_KWARGS),
         )
+    except MemoryError:
+        raise OSError(
+            f"could not load the model folder {path}: out of memory (free memory, or use a "
+            "smaller model such as pearl-static)"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - re-raised with context
-        raise OSError(f"could not load the model folder {path}: {exc}") from exc
+        reason = str(exc) or type(exc).__name__
+        raise OSError(f"could not load the model folder {path}: {reason}") from exc
+    for entry, module in zip(entries, model, strict=False):
+        if getattr(module, "auto_model", None) is not None:
+            check_loaded_transformer(module, Path(path) / entry.get("path", ""))
+    return model
+
+
+#: files that carry a tokenizer's vocabulary (without one, transformers builds a tokenizer
+#: that maps every word to [UNK])
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "vocab.txt",
+    "vocab.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "tokenizer.model",
+)
+#: architectures whose position ids start after the padding index
+_POSITION_OFFSET_TYPES = {"roberta", "xlm-roberta", "camembert", "mpnet", "longformer"}
+
+
+def saved_weight_names(folder: str | os.PathLike) -> set[str]:
+    """The tensor names of a folder's safetensors weights (headers only, nothing loaded):
+    ``model.safetensors`` or the shards a ``model.safetensors.index.json`` names."""
+    from safetensors import safe_open
+
+    folder = Path(folder)
+    index = folder / "model.safetensors.index.json"
+    if index.is_file():
+        weight_map = read_json(index, "weight index")
+        return set(weight_map.get("weight_map", {})) if isinstance(weight_map, dict) else set()
+    names: set[str] = set()
+    for file in sorted(folder.glob("*.safetensors")):
+        with safe_open(str(file), framework="pt") as f:
+            names.update(f.keys())
+    return names
+
+
+def check_loaded_transformer(module, folder: Path) -> None:
+    """Refuse a transformer that transformers loaded "successfully" from a broken folder.
+
+    transformers initialises missing weights at random and builds an all-[UNK] tokenizer
+    when the vocabulary files are missing, without failing; every encoding is then garbage
+    (different at each run for random weights). A ``max_seq_length`` above the model's
+    position table is lowered to it with a warning (it made long inputs fail).
+
+    Raises
+    ------
+    OSError
+        No tokenizer vocabulary file; weights of the architecture missing from the
+        safetensors files (another ``model_type``, or tensors removed); a vocabulary larger
+        than the embedding table.
+    """
+    model = module.auto_model
+    if not any((folder / name).is_file() for name in TOKENIZER_FILES):
+        raise OSError(
+            f"{folder} has no tokenizer vocabulary ({', '.join(TOKENIZER_FILES)}): every "
+            "word would be encoded as [UNK]; copy the tokenizer files into the folder"
+        )
+    saved = saved_weight_names(folder)
+    prefix = getattr(model, "base_model_prefix", "")
+    missing = [
+        name
+        for name, _ in model.named_parameters()
+        if name not in saved and f"{prefix}.{name}" not in saved
+    ]
+    if missing:
+        kind = getattr(model.config, "model_type", "?")
+        raise OSError(
+            f"{folder}: {len(missing)} weight(s) of its {kind!r} architecture are not in "
+            f"its safetensors files (e.g. {', '.join(missing[:3])}); transformers would "
+            "initialise them at random. The weights are missing or config.json names "
+            "another model_type."
+        )
+    rows = model.get_input_embeddings().num_embeddings
+    if len(module.tokenizer) > rows:
+        raise OSError(
+            f"{folder}: the tokenizer has {len(module.tokenizer):,} tokens but the embedding "
+            f"table {rows:,} rows; ids past the table cannot be embedded"
+        )
+    limit = getattr(model.config, "max_position_embeddings", None)
+    if isinstance(limit, int) and getattr(model.config, "model_type", "") in (
+        _POSITION_OFFSET_TYPES
+    ):
+        limit -= (getattr(model.config, "pad_token_id", None) or 0) + 1
+    if isinstance(limit, int) and (module.max_seq_length or 0) > limit:
+        logger.warning(
+            "%s: max_seq_length %s is above the model's %s positions; using %s",
+            folder,
+            module.max_seq_length,
+            limit,
+            limit,
+        )
+        module.max_seq_length = limit
