@@ -149,3 +149,21 @@ def test_all_null_left_column(hash_encoder):
     out = fuzzy_join(left, RIGHT, "name", "title", model=hash_encoder)
     assert len(out) == 2 and out["title"].isna().all()
     assert len(fuzzy_join(left, RIGHT, "name", "title", how="inner", model=hash_encoder)) == 0
+
+
+@pytest.mark.integration
+def test_a_one_row_reference_does_not_match_everything():
+    # the probability of a best candidate read its lead over a runner-up; with one row
+    # there is none, and "no rival" gave every left row a probability near 1
+    left = pd.DataFrame({"name": ["The New York Times", "Boston Globe", "le monde"]})
+    out = fuzzy_join(
+        left,
+        pd.DataFrame({"title": ["Le Monde"]}),
+        on=None,
+        left_on="name",
+        right_on="title",
+        model="all-MiniLM-L6-v2",
+    )
+    p = dict(zip(out["name"], out["match_score"], strict=True))
+    assert p["The New York Times"] < 0.5 and p["Boston Globe"] < 0.5
+    assert p["le monde"] > 0.9

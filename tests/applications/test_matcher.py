@@ -150,7 +150,9 @@ def test_margin_model_learns_that_a_close_rival_makes_a_match_less_certain():
     a, b, c, cap = s.margin
     assert a >= 0 and b > 1 and cap > 0
     p = s.ranked(np.array([[0.8, 0.79], [0.8, 0.2], [0.8, -np.inf], [-np.inf, -np.inf]]))
-    assert p[0, 0] < p[1, 0] <= p[2, 0]  # the same score, a closer rival: less certain
+    assert p[0, 0] < p[1, 0]  # the same score, a closer rival: less certain
+    # no rival at all (a one-row reference): no lead to read, the pair's own probability
+    assert p[2, 0] == s.calibrated(np.array([0.8]))[0]
     assert p[0, 1] < p[0, 0]  # the second candidate leads by a negative margin
     assert np.isneginf(p[3]).all() and p.dtype == np.float32
     again = MatchScorer.from_dict(s.to_dict())

@@ -72,7 +72,8 @@ class MatchScorer:
         ``z`` the logit of its raw score and ``m`` its lead in logits over the best other
         candidate (the runner-up, for the first). A match with a close rival is less
         certain than the same score alone: reference tables are dense in near-duplicates
-        ("2005 ... season", "2006 ... season").
+        ("2005 ... season", "2006 ... season"). A candidate with no other candidate
+        (a one-row reference) has no lead to read: its probability is the calibrated one.
     """
 
     weights: tuple[float, float, float]
@@ -109,7 +110,8 @@ class MatchScorer:
         ``scores`` holds raw :meth:`score` values, each row sorted best first and padded
         with -inf (which stays -inf). With a :attr:`margin` model, a candidate's
         probability reads its score and its lead over the best other candidate of the row
-        (no other candidate: the cap); without, it is :meth:`calibrated`."""
+        (no other candidate: the probability of the pair alone, :meth:`calibrated`);
+        without, it is :meth:`calibrated`."""
         s = np.asarray(scores, dtype=np.float64)
         if self.margin is None or s.ndim != 2:
             return self.calibrated(s)
@@ -124,6 +126,10 @@ class MatchScorer:
             lead = np.minimum(np.nan_to_num(z - rival, nan=cap, posinf=cap), cap)
         with np.errstate(over="ignore", invalid="ignore"):  # -inf rows: set below
             out = 1.0 / (1.0 + np.exp(-(a * z + b * lead + c)))
+        # no other candidate (a one-row reference): no lead to read, so the probability of
+        # the pair seen alone; reading "no rival" as the widest lead gave any candidate of
+        # a one-row table a probability near 1
+        out = np.where(np.isneginf(rival), self.calibrated(s), out)
         return np.where(np.isneginf(s), -np.inf, out).astype(np.float32)
 
     def calibrate_margin(
