@@ -201,7 +201,7 @@ def to_string_list(
                 )
             out.append("")
             nulls.append(True)
-        elif non_string == "str" and not isinstance(v, (list, dict, set, tuple)):
+        elif non_string == "str" and not isinstance(v, (list, dict, set, tuple, np.ndarray)):
             out.append(str(v))
             nulls.append(False)
         else:

@@ -49,28 +49,42 @@ PARQUET = (".parquet", ".pq")
 TSV = (".tsv", ".tab")
 
 
+#: compression suffixes of CSV and TSV files (pandas' names)
+COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zip": "zip"}
+
+
+def _format(path: str) -> tuple[str, str | None]:
+    """``(suffix, compression)`` of a table file name: ``x.tsv.gz`` -> (".tsv", "gzip")."""
+    p = Path(path)
+    compression = COMPRESSION.get(p.suffix.lower())
+    suffix = Path(p.stem).suffix if compression else p.suffix
+    return suffix.lower(), compression
+
+
 def write_table(frame, path: str) -> None:
-    """Write a table, its format from the file name (``.parquet``, ``.tsv``, else CSV), or
+    """Write a table, its format from the file name (``.parquet``, ``.tsv``, else CSV; a
+    ``.gz``, ``.bz2``, ``.xz``, ``.zst`` or ``.zip`` ending compresses a CSV or TSV), or
     CSV on standard output for ``-``; files atomically: an interrupt leaves any previous
     file as it was."""
     if path == "-":
         frame.to_csv(sys.stdout, index=False)
         return
-    suffix = Path(path).suffix.lower()
+    suffix, compression = _format(path)
     with atomic_path(path) as tmp:
-        if suffix in PARQUET:
+        if suffix in PARQUET and not compression:
             require("pyarrow", "writing a Parquet table")
             frame.to_parquet(tmp, index=False)
         else:
-            frame.to_csv(tmp, index=False, sep="\t" if suffix in TSV else ",")
+            frame.to_csv(
+                tmp, index=False, sep="\t" if suffix in TSV else ",", compression=compression
+            )
 
 
 def read_lines(path: str) -> list[str]:
     if path == "-":
         return [line.rstrip("\n") for line in sys.stdin]
     p = Path(path)
-    if not p.is_file():
-        raise SystemExit(f"pearl: input file not found: {path}")
+    _check_readable(p, "input file")
     with open(p, encoding="utf-8", errors="replace") as f:
         return [line.rstrip("\n") for line in f]
 
@@ -111,12 +125,10 @@ def read_table(path: str, chunksize: int | None = None):
     import pandas as pd
 
     p = Path(path)
-    if not p.is_file():
-        raise SystemExit(f"pearl: table not found: {path}")
-    suffix = p.suffix.lower()
-    if suffix in PARQUET:
-        require("pyarrow", "reading a Parquet table")
-        return pd.read_parquet(p)
+    _check_readable(p, "table")
+    suffix, compression = _format(path)
+    if suffix in PARQUET and not compression:
+        return read_parquet(p)
     return pd.read_csv(
         p,
         dtype=str,
@@ -125,7 +137,51 @@ def read_table(path: str, chunksize: int | None = None):
         encoding_errors="replace",
         chunksize=chunksize,
         sep="\t" if suffix in TSV else ",",
+        compression=compression,
     )
+
+
+def _check_readable(p: Path, what: str) -> None:
+    """A file, or a pipe or device (``/dev/stdin``, a shell's ``<(...)``); not a folder."""
+    if not p.exists():
+        raise SystemExit(f"pearl: {what} not found: {p}")
+    if p.is_dir():
+        raise SystemExit(f"pearl: {what} {p} is a folder, not a file")
+
+
+def read_parquet(p: Path):
+    """A Parquet file as pandas, every column's values kept exactly: integer and boolean
+    columns with nulls become pandas' nullable ``Int64``/``boolean`` (not float, which
+    rounds ids above 2**53); a pipe is read whole first. Invalid content (bad UTF-8 in a
+    string column) is a ``ValueError`` naming the file."""
+    import io
+
+    pa = require("pyarrow", "reading a Parquet table")
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    nullable = {getattr(pa, t)(): pd.api.types.pandas_dtype(_nullable(t)) for t in _INTS}
+    nullable[pa.bool_()] = pd.BooleanDtype()
+    source = p if p.is_file() else io.BytesIO(p.read_bytes())
+    try:
+        table = pq.read_table(source)
+        table.validate(full=True)  # invalid UTF-8 fails here, not deep in a tool
+        frame = table.to_pandas(types_mapper=nullable.get)
+    except (pa.ArrowException, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the Parquet table {p}: {exc}") from None
+    for i, column in enumerate(table.columns):  # no nulls: the plain NumPy type, as before
+        dtype = frame.dtypes.iloc[i]
+        if not column.null_count and isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            if dtype in nullable.values():
+                frame.isetitem(i, frame.iloc[:, i].to_numpy(dtype.numpy_dtype))
+    return frame
+
+
+_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _nullable(name: str) -> str:
+    return "UInt" + name[4:] if name.startswith("uint") else "I" + name[1:]
 
 
 def data_root(args) -> Path:

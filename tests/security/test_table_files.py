@@ -1,0 +1,92 @@
+"""Table files in and out of the CLI: what pearl does not touch comes back exactly, what it
+cannot read is a clear error naming the file, and pipes and compressed names work."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pearl.cli import main
+
+BIG = 9007199254740993  # 2**53 + 1: not a float64
+
+
+def _dedup(table, out, model, *extra) -> int:
+    return main(["dedup", str(table), "--column", "name", "-m", str(model), "-o", str(out), *extra])
+
+
+def test_an_int64_column_with_nulls_comes_back_exact(tmp_path, tiny_model_dir):
+    src = tmp_path / "in.parquet"
+    ids = pa.array([BIG, None, 3], pa.int64())
+    flags = pa.array([True, None, False])
+    pq.write_table(pa.table({"id": ids, "flag": flags, "name": ["Acme", "ACME", "Globex"]}), src)
+    assert _dedup(src, tmp_path / "out.parquet", tiny_model_dir) == 0
+    out = pq.read_table(tmp_path / "out.parquet")
+    assert out.schema.field("id").type == pa.int64()
+    assert out.column("id").to_pylist() == [BIG, None, 3]
+    assert out.column("flag").to_pylist() == [True, None, False]
+
+    right = tmp_path / "right.parquet"
+    pq.write_table(
+        pa.table({"rid": pa.array([None, BIG], pa.int64()), "title": ["x", "Acme"]}), right
+    )
+    argv = ["join", str(src), str(right), "--left-on", "name", "--right-on", "title"]
+    assert main([*argv, "-m", str(tiny_model_dir), "-o", str(tmp_path / "j.parquet")]) == 0
+    joined = pq.read_table(tmp_path / "j.parquet")
+    assert joined.column("id").to_pylist() == [BIG, None, 3]
+    assert BIG in joined.column("rid").to_pylist()
+
+
+def test_invalid_utf8_in_a_parquet_string_names_the_file(tmp_path, tiny_model_dir, capsys):
+    offsets = pa.py_buffer(bytes([0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]))
+    bad = pa.Array.from_buffers(pa.string(), 2, [None, offsets, pa.py_buffer(b"a\xff")])
+    src = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"name": bad}), src)
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir) == 2
+    err = capsys.readouterr().err
+    assert "pearl: error: cannot read the Parquet table" in err and "bad.parquet" in err
+
+
+def test_list_valued_keys_are_refused_not_stringified(tmp_path, tiny_model_dir, capsys):
+    src = tmp_path / "lists.parquet"
+    pq.write_table(pa.table({"name": [["Acme", "Inc"], ["Globex"]]}), src)
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir) == 2
+    assert "expected str" in capsys.readouterr().err
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("name", ["out.csv.gz", "out.tsv.bz2"])
+def test_a_compressed_output_name_is_compressed_and_read_back(tmp_path, tiny_model_dir, name):
+    src = tmp_path / "in.csv"
+    src.write_text("name\nAcme\nACME\n")
+    assert _dedup(src, tmp_path / name, tiny_model_dir) == 0
+    compression = {"gz": "gzip", "bz2": "bz2"}[name.rsplit(".", 1)[1]]
+    sep = "\t" if ".tsv" in name else ","
+    back = pd.read_csv(tmp_path / name, compression=compression, sep=sep)
+    assert list(back["name"]) == ["Acme", "ACME"]
+    # and pearl reads its own output
+    argv = ["join", str(tmp_path / name), str(src), "--left-on", "name", "--right-on", "name"]
+    assert main([*argv, "-m", str(tiny_model_dir), "-o", str(tmp_path / "again.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "again.csv")) == 2
+
+
+def test_a_pipe_is_read_as_a_table(tmp_path, tiny_model_dir):
+    # /dev/stdin and a shell's <(...) are pipes: they used to be "not found"
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("name\nAcme\nACME\n"))
+    writer.start()
+    assert _dedup(fifo, tmp_path / "out.csv", tiny_model_dir) == 0
+    writer.join(timeout=30)
+    assert pd.read_csv(tmp_path / "out.csv")["name"].tolist() == ["Acme", "ACME"]
+
+
+def test_a_folder_is_not_a_table(tmp_path, tiny_model_dir, capsys):
+    (tmp_path / "in").mkdir()
+    with pytest.raises(SystemExit, match="is a folder"):
+        _dedup(tmp_path / "in", tmp_path / "out.csv", tiny_model_dir)
