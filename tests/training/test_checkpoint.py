@@ -57,3 +57,23 @@ def test_a_loop_s_extra_state_round_trips_and_must_be_an_object(tmp_path):
 def _written(folder, ckpt):
     save_checkpoint(folder / "plain.safetensors", ckpt)
     return folder / "plain.safetensors"
+
+
+def test_a_full_disk_at_a_checkpoint_is_an_os_error_naming_it(tmp_path, monkeypatch):
+    import pytest
+    from safetensors import SafetensorError
+
+    from pearl.training import checkpoint
+
+    path = tmp_path / "state.safetensors"
+    save_checkpoint(path, _checkpoint())
+    before = path.read_bytes()
+
+    def full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: I/O error: No space left on device")
+
+    monkeypatch.setattr(checkpoint, "save_file", full)
+    with pytest.raises(OSError, match=r"state\.safetensors.*No space left.*unchanged"):
+        save_checkpoint(path, _checkpoint())
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["state.safetensors"]

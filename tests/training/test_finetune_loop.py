@@ -65,6 +65,10 @@ def test_a_resumed_run_ends_on_the_uninterrupted_weights(tiny_model_dir, tmp_pat
             finetune(DATA, tmp_path / "cut", checkpoint_every=2, **kw)
     state = tmp_path / "cut.checkpoints" / "state.safetensors"
     assert state.is_file() and not (tmp_path / "cut").exists()
+    before = state.read_bytes()  # a fresh run would overwrite it, then delete it
+    with pytest.raises(FileExistsError, match="--resume"):
+        finetune(DATA, tmp_path / "cut", checkpoint_every=2, **kw)
+    assert state.read_bytes() == before
     resumed = finetune(DATA, tmp_path / "cut", checkpoint_every=2, resume=True, **kw)
     assert resumed.validation_top1 == whole.validation_top1
     assert resumed.best_epoch == whole.best_epoch

@@ -60,6 +60,8 @@ def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, 
     ).train()
     half = _config(training_files, tmp_path / "b", max_steps=4)
     StaticTrainer(half, show_progress_bar=False, module=_module(tiny_model_dir)).train()
+    with pytest.raises(FileExistsError, match="--resume"):  # never over its checkpoint
+        StaticTrainer(half, show_progress_bar=False, module=_module(tiny_model_dir)).train()
     StaticTrainer(
         _config(training_files, tmp_path / "b"),
         show_progress_bar=False,

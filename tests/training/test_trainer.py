@@ -334,3 +334,49 @@ def test_type_contrastive_loss_trains_on_typed_groups(training_files, tiny_model
     )  # no type has 3 phrases
     with pytest.raises(ValueError, match="type_group_size = 3"):
         Trainer(few, show_progress_bar=False).train()
+
+
+def _interrupted(training_files, tiny_model_dir, out):
+    def stop_at_3(trainer, step, record):
+        if step == 3:
+            trainer.request_stop()
+
+    cfg = _config(training_files, tiny_model_dir, out)
+    assert Trainer(cfg, show_progress_bar=False, on_step=stop_at_3).train().interrupted
+    return cfg
+
+
+def test_a_fresh_run_never_replaces_an_interrupted_run_s_checkpoint(
+    training_files, tiny_model_dir, tmp_path
+):
+    cfg = _interrupted(training_files, tiny_model_dir, tmp_path / "m")
+    state = cfg.checkpoints / "state.safetensors"
+    before = state.read_bytes()
+    with pytest.raises(FileExistsError, match="--resume"):
+        Trainer(cfg, show_progress_bar=False).train()
+    assert state.read_bytes() == before
+    assert Trainer(cfg, show_progress_bar=False).train(resume=True).steps == 9
+
+
+@pytest.mark.parametrize("field", ["optimizer tensor", "scheduler"])
+def test_a_crafted_checkpoint_is_refused_at_resume_not_mid_run(
+    training_files, tiny_model_dir, tmp_path, field
+):
+    import json
+
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    cfg = _interrupted(training_files, tiny_model_dir, tmp_path / "m")
+    path = cfg.checkpoints / "state.safetensors"
+    with safe_open(str(path), framework="pt") as f:
+        meta = json.loads(f.metadata()["pearl_state"])
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    if field == "optimizer tensor":
+        key = next(k for k in tensors if k.endswith(".exp_avg"))
+        tensors[key] = torch.zeros(3, 7)
+    else:
+        meta["scheduler"]["last_epoch"] = "three"
+    save_file(tensors, str(path), metadata={"pearl_state": json.dumps(meta)})
+    with pytest.raises(OSError, match="does not fit.*invalid checkpoint field"):
+        Trainer(cfg, show_progress_bar=False).train(resume=True)

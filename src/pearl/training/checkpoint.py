@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from pearl._io import atomic_path
@@ -33,6 +33,9 @@ __all__ = [
     "save_checkpoint",
     "load_checkpoint",
     "stop_on_signals",
+    "restore_optimizer",
+    "restore_scheduler",
+    "check_fresh_run",
     "STATE",
     "LEGACY_STATE",
 ]
@@ -83,7 +86,13 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
         "extra": ckpt.extra,
     }
     with atomic_path(path) as tmp:
-        save_file(tensors, str(tmp), metadata={"pearl_state": json.dumps(meta)})
+        try:
+            save_file(tensors, str(tmp), metadata={"pearl_state": json.dumps(meta)})
+        except SafetensorError as exc:  # safetensors reports a full disk as its own error
+            raise OSError(
+                f"could not write the checkpoint {path} ({exc}); the previous checkpoint, "
+                "if any, is unchanged"
+            ) from exc
 
 
 def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
@@ -127,7 +136,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
         raise OSError(
             f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
-            "checkpoint folder or start a fresh run without --resume"
+            "checkpoint folder to start a fresh run"
         ) from exc
 
 
@@ -189,6 +198,96 @@ def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
         isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.ndim == 1,
         "'torch_rng' (a byte tensor)",
     )
+
+
+def restore_optimizer(opt: torch.optim.Optimizer, saved: dict[str, Any]) -> None:
+    """Load a checkpoint's optimiser state into ``opt`` after checking it against ``opt``'s
+    own parameters: the same groups and sizes, every per-parameter tensor of its
+    parameter's shape, floating point and finite, a step count a finite number >= 0.
+    (``load_state_dict`` takes any tensors; a crafted one failed later, mid-training.)
+
+    Raises
+    ------
+    ValueError
+        Naming the field that does not fit.
+    """
+    groups, own = saved["param_groups"], opt.param_groups
+    if len(groups) != len(own) or any(
+        len(g["params"]) != len(o["params"]) for g, o in zip(groups, own, strict=True)
+    ):
+        raise ValueError("invalid checkpoint field 'param_groups' (not this optimiser's groups)")
+    params = {
+        i: p
+        for g, o in zip(groups, own, strict=True)
+        for i, p in zip(g["params"], o["params"], strict=True)
+    }
+    for pid, state in saved["state"].items():
+        for name, value in state.items():
+            where = f"optimizer.{pid}.{name}"
+            if not value.is_floating_point() or not torch.isfinite(value).all():
+                raise ValueError(f"invalid checkpoint field {where} (not finite numbers)")
+            if name == "step":
+                if value.numel() != 1 or float(value) < 0:
+                    raise ValueError(f"invalid checkpoint field {where} (a count >= 0)")
+            elif value.shape != params[pid].shape:
+                raise ValueError(
+                    f"invalid checkpoint field {where} (shape {tuple(value.shape)}, its "
+                    f"parameter's is {tuple(params[pid].shape)})"
+                )
+    opt.load_state_dict(saved)
+
+
+def restore_scheduler(sched: Any, saved: dict[str, Any]) -> None:
+    """Load a checkpoint's learning-rate scheduler state after checking that it has the
+    fields of ``sched``'s own state, each of the same kind (finite numbers, lists of the
+    same length).
+
+    Raises
+    ------
+    ValueError
+        Naming the field that does not fit.
+    """
+    own = sched.state_dict()
+    if set(saved) != set(own):
+        raise ValueError(
+            "invalid checkpoint field 'scheduler' (fields "
+            f"{sorted(set(saved) ^ set(own))} differ from this scheduler's)"
+        )
+    for key, value in saved.items():
+        if not _same_kind(own[key], value):
+            raise ValueError(f"invalid checkpoint field scheduler.{key} ({value!r:.60})")
+    sched.load_state_dict(saved)
+
+
+def _same_kind(ref: Any, value: Any) -> bool:
+    if isinstance(ref, bool) or ref is None:
+        return type(value) is type(ref)
+    if isinstance(ref, int | float):
+        return _number(value)
+    if isinstance(ref, list | tuple):
+        return (
+            isinstance(value, list | tuple)
+            and len(value) == len(ref)
+            and all(_same_kind(r, v) for r, v in zip(ref, value, strict=True))
+        )
+    return type(value) is type(ref)
+
+
+def check_fresh_run(folder: str | os.PathLike, resume: bool) -> None:
+    """Refuse to start a fresh run over the checkpoint of an earlier one (an interrupted
+    run's was overwritten, then deleted at the end, without a word).
+
+    Raises
+    ------
+    FileExistsError
+        ``folder`` holds a checkpoint and ``resume`` is false.
+    """
+    if not resume and (Path(folder) / STATE).is_file():
+        raise FileExistsError(
+            f"{folder} holds the checkpoint of an earlier run (interrupted, or finished "
+            "and extendable): continue it with --resume (resume=True), or remove the "
+            "folder yourself to start afresh"
+        )
 
 
 class StopRequest:

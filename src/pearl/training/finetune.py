@@ -28,7 +28,7 @@ from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice, check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
 from pearl.losses import batch_hard_triplet_loss, info_nce, multi_similarity_loss
-from pearl.training.checkpoint import STATE
+from pearl.training.checkpoint import STATE, check_fresh_run
 from pearl.training.finetune_loop import FinetuneLoop
 from pearl.training.labelled import LabelledGroups, read_labelled
 
@@ -166,6 +166,7 @@ def finetune(
     )
     check_replaceable_dir(output, "modules.json")
     check_replaceable_dir(checkpoints, STATE)
+    check_fresh_run(checkpoints, resume)
     _check_data(data)
     train_data, val_data = data.split(validation, seed) if validation else (data, None)
     torch.manual_seed(seed)

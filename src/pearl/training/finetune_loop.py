@@ -37,6 +37,7 @@ from pearl.training.checkpoint import (
     STATE,
     Checkpoint,
     load_checkpoint,
+    restore_optimizer,
     save_checkpoint,
     stop_on_signals,
 )
@@ -173,7 +174,7 @@ class FinetuneLoop:
         progress = _Progress.from_saved(saved.extra)
         try:
             self.st.load_state_dict(saved.model)
-            self.opt.load_state_dict(saved.optimizer)
+            restore_optimizer(self.opt, saved.optimizer)
             torch.set_rng_state(saved.torch_rng)
             rng.setstate((progress.epoch_rng[0], tuple(progress.epoch_rng[1]), None))
             if progress.best_epoch:

@@ -41,7 +41,14 @@ from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice
 from pearl.data.labels import LABELS
 from pearl.models.static import StaticPhraseEmbedding
-from pearl.training.checkpoint import STATE, Checkpoint, load_checkpoint, save_checkpoint
+from pearl.training.checkpoint import (
+    STATE,
+    Checkpoint,
+    check_fresh_run,
+    load_checkpoint,
+    restore_optimizer,
+    save_checkpoint,
+)
 from pearl.training.config import ConfigPaths, check_fields
 from pearl.training.dataset import TrainingData
 from pearl.training.objective import (
@@ -173,6 +180,7 @@ class StaticTrainer:
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         check_replaceable_dir(cfg.output, "modules.json")
+        check_fresh_run(cfg.checkpoints, resume)
         data, teacher, total = self._prepare()
         module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
         head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
@@ -274,7 +282,7 @@ class StaticTrainer:
                     {k[len("head.") :]: v for k, v in state.model.items() if k.startswith("head.")}
                 )
             run.initial = state.model["initial"]
-            run.opt.load_state_dict(state.optimizer)
+            restore_optimizer(run.opt, state.optimizer)
             torch.set_rng_state(state.torch_rng)
         except (RuntimeError, KeyError, ValueError) as exc:
             raise OSError(f"the checkpoint {ckpt} does not fit this model: {exc}") from exc

@@ -32,7 +32,10 @@ from pearl.training.checkpoint import (
     LEGACY_STATE,
     STATE,
     Checkpoint,
+    check_fresh_run,
     load_checkpoint,
+    restore_optimizer,
+    restore_scheduler,
     save_checkpoint,
     stop_on_signals,
 )
@@ -205,6 +208,7 @@ class Trainer:
         signal or :meth:`request_stop`, with a checkpoint to resume from)."""
         cfg = self.config
         check_io(cfg.outputs(), cfg.inputs())
+        check_fresh_run(cfg.checkpoints, resume)
         t_start = time.time()
         data, total = self._prepare()
         model = self._build()
@@ -303,8 +307,8 @@ class Trainer:
         try:
             model.load_state_dict(saved.model)
             opt, sched = self._optimizer(model)
-            opt.load_state_dict(saved.optimizer)
-            sched.load_state_dict(saved.scheduler)
+            restore_optimizer(opt, saved.optimizer)
+            restore_scheduler(sched, saved.scheduler)
             torch.set_rng_state(saved.torch_rng)
             if saved.cuda_rng is not None and self.device.type == "cuda":
                 torch.cuda.set_rng_state(saved.cuda_rng, self.device)
@@ -320,7 +324,7 @@ class Trainer:
             initial = load_file(str(ckpt / INITIAL))
         except Exception as exc:  # noqa: BLE001 - a missing or truncated file
             raise OSError(
-                f"corrupt or missing {ckpt / INITIAL} ({exc}); start a fresh run without --resume"
+                f"corrupt or missing {ckpt / INITIAL} ({exc}); remove the checkpoint folder to start a fresh run"
             ) from exc
         logger.info("resumed at step %d of %d", saved.step, total)
         return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
