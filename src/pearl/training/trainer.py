@@ -324,7 +324,8 @@ class Trainer:
             initial = load_file(str(ckpt / INITIAL))
         except Exception as exc:  # noqa: BLE001 - a missing or truncated file
             raise OSError(
-                f"corrupt or missing {ckpt / INITIAL} ({exc}); remove the checkpoint folder to start a fresh run"
+                f"corrupt or missing {ckpt / INITIAL} ({exc}); remove the checkpoint folder "
+                "to start a fresh run"
             ) from exc
         logger.info("resumed at step %d of %d", saved.step, total)
         return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
