@@ -32,6 +32,7 @@ __all__ = [
     "read_json",
     "read_json_object",
     "read_zip_member",
+    "read_tsv",
     "MAX_MEMBER_BYTES",
 ]
 
@@ -181,6 +182,34 @@ def read_zip_member(archive, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
     if len(data) > limit:
         raise OSError(f"{where} unpacks to more than {limit:,} bytes")
     return data
+
+
+def read_tsv(
+    path: str | os.PathLike, fields: list[str], what: str, check_header: bool = True
+) -> list[tuple[str, ...]]:
+    """The rows of one of pearl's TSV files (a header, then ``len(fields)`` tab-separated
+    fields per row), each checked.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line: a header other than ``fields`` (when ``check_header``),
+        or a row with another number of fields.
+    """
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = csv.reader(f, delimiter="\t")
+        header = next(rows, None)
+        if check_header and header != fields:
+            raise ValueError(f"{path} is not a pearl {what} (header {header}, expected {fields})")
+        out = []
+        for row in rows:
+            if len(row) != len(fields):
+                raise ValueError(
+                    f"{path}, line {rows.line_num}: expected {len(fields)} tab-separated "
+                    f"fields ({', '.join(fields)}), got {len(row)}"
+                )
+            out.append(tuple(row))
+        return out
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

@@ -49,3 +49,23 @@ def test_nltk_formats(tmp_path):
 def test_missing_folder():
     with pytest.raises(FileNotFoundError):
         list(iter_text("/nonexistent/folder"))
+
+
+def test_an_oversized_archive_member_is_skipped_with_a_warning(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from pearl._io import read_zip_member
+
+    with zipfile.ZipFile(tmp_path / "texts.zip", "w") as z:
+        z.writestr("small.txt", "A small text.\n")
+        z.writestr("huge.txt", "A huge text.\n" * 100)
+    # a limit of 100 bytes stands in for 512 MiB
+    monkeypatch.setattr(
+        "pearl.data.sources.read_zip_member", lambda z, m: read_zip_member(z, m, limit=100)
+    )
+    report = SkipReport()
+    with caplog.at_level(logging.WARNING):
+        texts = [u.text for u in iter_text(tmp_path, report)]
+    assert texts == ["A small text."]
+    assert "texts.zip:huge.txt" in caplog.text and "unpacks to" in caplog.text
+    assert report.counts["unreadable or oversized file"] == 1

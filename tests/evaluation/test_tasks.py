@@ -90,6 +90,7 @@ def test_a_failing_task_is_recorded_not_fatal(hash_encoder, mini_benchmark):
     (mini_benchmark / "benchmark" / "bird" / "bird.txt").unlink()
     rec = _run(hash_encoder, mini_benchmark, tasks="bird,turney")
     assert rec["tasks"]["bird"]["status"] == "error"
+    assert "bird.txt" in rec["tasks"]["bird"]["error"]  # the missing file is named
     assert rec["tasks"]["turney"]["status"] == "ok"
 
 

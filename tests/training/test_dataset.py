@@ -104,3 +104,22 @@ def test_typed_rows_come_in_groups_of_one_type(training_files):
     # part takes the rest of the batch
     odd = data.batch(0, 6, typed=3, group_size=2)
     assert len(odd.anchors) == 6 and odd.types[-1] == odd.types[-2] >= 0
+
+
+@pytest.mark.parametrize(
+    "which, row, message",
+    [
+        ("augmented", "New York\tNYC\n", r"augmented\.tsv, line 2: expected 3"),
+        ("corpus", "New York\tNP-GPE\tmany\ttest\n", r"corpus\.tsv, line 2: frequency 'many'"),
+        ("corpus", "New York\tNP-GPE\n", r"corpus\.tsv, line 2: expected 4"),
+    ],
+)
+def test_a_malformed_training_row_names_its_file_and_line(training_files, which, row, message):
+    from pearl.training.dataset import TrainingData
+
+    path = training_files[which]
+    header = open(path, encoding="utf-8").readline()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(header + row)
+    with pytest.raises(ValueError, match=message):
+        TrainingData.from_files(**training_files)

@@ -231,3 +231,23 @@ def test_a_static_model_learns_at_the_rate_of_vectors_by_default(tiny_model_dir,
     assert json.loads((res.output / "training" / "finetune.json").read_text())["lr"] == 2e-5
     res = finetune(data, tmp_path / "u", model=str(tmp_path / "static"), lr=1e-4, **kw)
     assert json.loads((res.output / "training" / "finetune.json").read_text())["lr"] == 1e-4
+
+
+def test_cli_finetune_checks_its_evaluation_pairs_before_training(tiny_model_dir, tmp_path, capsys):
+    PAIRS.to_csv(tmp_path / "pairs.csv", index=False)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("left,right,label\nAcme,ACME,yes\n")
+    base = ["finetune", str(tmp_path / "pairs.csv"), "-m", str(tiny_model_dir), "-q"]
+    base += ["--epochs", "1", "-b", "8"]
+    for extra, message in (
+        (["--dev", str(bad)], "label must be 0 or 1"),
+        (["--dev", str(tmp_path / "pairs.csv"), "--test", str(bad)], "label must be 0 or 1"),
+        (["--test", str(tmp_path / "pairs.csv")], "--test needs --dev"),
+    ):
+        assert main([*base, "-o", str(tmp_path / "m"), *extra]) == 2
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "m").exists()  # refused before any training
+    # --dev alone is no longer ignored: its threshold and accuracy are reported
+    assert main([*base, "-o", str(tmp_path / "m"), "--dev", str(tmp_path / "pairs.csv")]) == 0
+    evaluation = json.loads(capsys.readouterr().out)["evaluation"]
+    assert set(evaluation) == {"threshold", "dev_accuracy"}

@@ -78,11 +78,6 @@ def make_triplets(
 
 def read_triplets(path: str | Path) -> list[tuple[str, str, str, str]]:
     """Rows of a triplet file written by :func:`make_triplets`."""
-    import csv
+    from pearl._io import read_tsv
 
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = csv.reader(f, delimiter="\t")
-        header = next(rows, None)
-        if header != ["phrase", "positive", "negative", "augmenter"]:
-            raise ValueError(f"{path} is not a pearl triplet file (header {header})")
-        return [tuple(r) for r in rows]
+    return read_tsv(path, ["phrase", "positive", "negative", "augmenter"], "triplet file")

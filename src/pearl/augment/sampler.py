@@ -7,7 +7,6 @@ and training reads it instead of paying for slow augmenters every epoch.
 
 from __future__ import annotations
 
-import csv
 import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -134,8 +133,8 @@ def precompute(
 
 
 def read_augmented(path: str | Path) -> list[tuple[str, str, str]]:
-    """Rows of a precomputed augmentation file."""
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = csv.reader(f, delimiter="\t")
-        next(rows, None)
-        return [tuple(r) for r in rows]
+    """Rows of a precomputed augmentation file (a row without its three fields is a
+    ``ValueError`` naming the file and line)."""
+    from pearl._io import read_tsv
+
+    return read_tsv(path, ["phrase", "positive", "augmenter"], "augmented file", False)

@@ -45,9 +45,15 @@ def cmd_train(args) -> int:
 
 
 def cmd_finetune(args) -> int:
+    from pearl.evaluation.pairs import read_pairs
     from pearl.training.finetune import finetune, read_labelled
 
     check_output(args.output, [args.pairs], "--output")
+    if args.test and not args.dev:
+        raise ValueError("--test needs --dev: the match threshold is chosen on the --dev pairs")
+    # read (and check) the evaluation pairs now, not after hours of training
+    dev = read_pairs(args.dev) if args.dev else None
+    test = read_pairs(args.test) if args.test else None
     res = finetune(
         read_labelled(args.pairs),
         args.output,
@@ -83,13 +89,11 @@ def cmd_finetune(args) -> int:
         "validation_top1": res.validation_top1,
         "seconds": round(res.seconds, 1),
     }
-    if args.dev and args.test:
+    if dev is not None:
         from pearl.encoders import load_encoder
-        from pearl.evaluation.pairs import read_pairs, threshold_accuracy
+        from pearl.evaluation.pairs import threshold_accuracy
 
-        summary["evaluation"] = threshold_accuracy(
-            load_encoder(str(res.output)), read_pairs(args.dev), read_pairs(args.test)
-        )
+        summary["evaluation"] = threshold_accuracy(load_encoder(str(res.output)), dev, test)
     print(json.dumps(summary, indent=2))
     return 0
 
@@ -167,8 +171,12 @@ def add_finetune(sub) -> None:
     )
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
     _checkpoint_args(p)
-    p.add_argument("--dev", help="pairs CSV to choose the match threshold on")
-    p.add_argument("--test", help="pairs CSV to report accuracy on, at the --dev threshold")
+    p.add_argument(
+        "--dev", help="pairs CSV to choose the match threshold on (reported with its accuracy)"
+    )
+    p.add_argument(
+        "--test", help="pairs CSV to report accuracy on, at the --dev threshold (needs --dev)"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_finetune)
 

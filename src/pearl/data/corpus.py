@@ -10,7 +10,6 @@ Output files in the chosen folder:
 
 from __future__ import annotations
 
-import csv
 import json
 import time
 from collections import Counter, defaultdict
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from pearl._io import atomic_path, atomic_tsv, write_text_atomic
+from pearl._io import atomic_path, atomic_tsv, read_tsv, write_text_atomic
 from pearl.data.contexts import masked_context, write_contexts
 from pearl.data.labels import ENTITY_TYPES, LEXICAL_CLASSES, make_label, split_label
 from pearl.data.lexicon import iter_name_lists, iter_wordnet_index, iter_wordnet_lemmas
@@ -412,9 +411,10 @@ def write_stats(stats: CorpusStats, out_dir: str | Path) -> None:
 
 def read_corpus(path: str | Path) -> list[PhraseRecord]:
     """Read a ``corpus.tsv`` back."""
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = csv.reader(f, delimiter="\t")
-        header = next(rows, None)
-        if header != ["phrase", "label", "frequency", "source"]:
-            raise ValueError(f"{path} is not a pearl corpus.tsv (header {header})")
-        return [PhraseRecord(p, lab, int(n), s) for p, lab, n, s in rows]
+    rows = read_tsv(path, ["phrase", "label", "frequency", "source"], "corpus.tsv")
+    out = []
+    for line, (p, lab, n, s) in enumerate(rows, start=2):
+        if not n.isdigit():
+            raise ValueError(f"{path}, line {line}: frequency {n!r} is not a count")
+        out.append(PhraseRecord(p, lab, int(n), s))
+    return out

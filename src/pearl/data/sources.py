@@ -9,6 +9,7 @@ counted in a :class:`SkipReport`, never raised.
 
 from __future__ import annotations
 
+import logging
 import re
 import zipfile
 from collections import Counter
@@ -19,6 +20,8 @@ from pathlib import Path
 from pearl._io import read_zip_member
 
 __all__ = ["SkipReport", "TextUnit", "iter_text", "LIST_SOURCES", "MAX_LINE_CHARS"]
+
+logger = logging.getLogger(__name__)
 
 #: Lines longer than this are skipped as junk (minified data, binary noise).
 MAX_LINE_CHARS = 20_000
@@ -156,12 +159,14 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
                     for m in members:
                         try:
                             raw = read_zip_member(z, m)
-                        except (OSError, zipfile.BadZipFile, RuntimeError):
+                        except (OSError, zipfile.BadZipFile, RuntimeError) as exc:
+                            logger.warning("skipped %s:%s: %s", path, m, exc)
                             report.skip("unreadable or oversized file")
                             continue
                         report.files += 1
                         yield from _emit(package, _units_of_member(package, m, raw, report), report)
-            except (OSError, zipfile.BadZipFile):
+            except (OSError, zipfile.BadZipFile) as exc:
+                logger.warning("skipped %s: %s", path, exc)
                 report.skip("unreadable file")
             continue
         if (
@@ -172,7 +177,8 @@ def iter_text(root: str | Path, report: SkipReport | None = None) -> Iterator[Te
             continue
         try:
             raw = path.read_bytes()
-        except OSError:
+        except OSError as exc:
+            logger.warning("skipped %s: %s", path, exc)
             report.skip("unreadable file")
             continue
         report.files += 1

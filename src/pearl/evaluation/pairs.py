@@ -105,16 +105,19 @@ def pairwise_cluster_scores(pred, truth) -> dict[str, float]:
     return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
 
 
-def threshold_accuracy(encoder, dev: tuple, test: tuple) -> dict:
+def threshold_accuracy(encoder, dev: tuple, test: tuple | None = None) -> dict:
     """Accuracy and F1 on ``test`` pairs at the cosine threshold chosen on ``dev`` pairs.
 
     Parameters
     ----------
     encoder : an encoder with ``encode``
     dev, test : tuple of (left, right, labels)
-        Strings and 0/1 labels.
+        Strings and 0/1 labels; without ``test``, the threshold and the development
+        accuracy only.
     """
     t, dev_acc = best_threshold(_cosines(encoder, dev[0], dev[1]), np.asarray(dev[2]))
+    if test is None:
+        return {"threshold": t, "dev_accuracy": dev_acc}
     s = _cosines(encoder, test[0], test[1])
     y = np.asarray(test[2]).astype(int)
     pred = (s >= t).astype(int)

@@ -208,7 +208,8 @@ def evaluate(
         except Exception as exc:  # noqa: BLE001 - one task's failure must not hide the others
             record["tasks"][key] = {
                 "status": "error",
-                "error": repr(exc),
+                # str() names the file of an OSError, which repr() leaves out
+                "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(),
             }
             continue
