@@ -68,11 +68,12 @@ def test_encode_to_npy_and_stdout(tiny_model_dir, tmp_path, capsys):
     assert len(json.loads(lines[0])["embedding"]) == 32
 
 
-def test_encode_missing_file_and_no_input(tiny_model_dir, tmp_path):
-    with pytest.raises(SystemExit, match="not found"):
-        main(["encode", "-m", str(tiny_model_dir), "-i", str(tmp_path / "nope.txt")])
-    with pytest.raises(SystemExit, match="no input"):
-        main(["encode", "-m", str(tiny_model_dir)])
+def test_encode_missing_file_and_no_input(tiny_model_dir, tmp_path, capsys):
+    # exit status 2 and "pearl: error:", like every other error (was status 1, no prefix)
+    assert main(["encode", "-m", str(tiny_model_dir), "-i", str(tmp_path / "nope.txt")]) == 2
+    assert "pearl: error: input file not found" in capsys.readouterr().err
+    assert main(["encode", "-m", str(tiny_model_dir)]) == 2
+    assert "pearl: error: no input" in capsys.readouterr().err
 
 
 def test_bad_model_is_an_error_exit(tmp_path, capsys):

@@ -108,6 +108,14 @@ def test_call_sites_raise_the_named_error(monkeypatch):
         lexical_diversity(None, ["a", "b"], ["a"], top_k=1)
 
 
+def test_the_glove_baseline_without_pyarrow_names_its_own_extra(monkeypatch):
+    from pearl.encoders.glove import GloveEncoder
+
+    _block(monkeypatch, "pyarrow")
+    with pytest.raises(MissingExtraError, match=r"pearl\[baselines\]"):
+        GloveEncoder().encode(["New York"])
+
+
 def test_cli_reports_a_missing_extra(monkeypatch, tmp_path, capsys):
     import pandas as pd
 
@@ -133,3 +141,29 @@ def test_cli_reports_a_missing_extra(monkeypatch, tmp_path, capsys):
     )
     assert code == 2
     assert "reading a Parquet table needs pyarrow" in capsys.readouterr().err
+
+
+def test_cli_topics_asks_for_matplotlib_before_training(monkeypatch, tmp_path, capsys):
+    from pearl.applications.topics import PhraseTopicModel
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before the missing plot library was reported")
+
+    monkeypatch.setattr(PhraseTopicModel, "fit", no_training)
+    _block(monkeypatch, "matplotlib")
+    docs = tmp_path / "docs.txt"
+    docs.write_text("stock market rally\nstock market crash\n", encoding="utf-8")
+    argv = ["topics", str(docs), "-k", "2", "-o", str(tmp_path / "t"), "--min-df", "1", "-q"]
+    assert cli.main([*argv, "-m", "pearl-static"]) == 2
+    assert "pearl[plot]" in capsys.readouterr().err
+
+
+def test_workers_without_dask_is_an_error_naming_the_extra(monkeypatch, tmp_path, capsys):
+    table = tmp_path / "t.csv"
+    table.write_text("name\nAcme\nACME\n")
+    _block(monkeypatch, "dask", "distributed")
+    monkeypatch.delitem(sys.modules, "pearl.distributed.dask", raising=False)
+    argv = ["join", str(table), str(table), "--left-on", "name", "--right-on", "name"]
+    code = cli.main([*argv, "-o", str(tmp_path / "o.csv"), "--workers", "2"])
+    assert code == 2  # like every other error (was exit status 1 without "error:")
+    assert "pearl: error:" in (err := capsys.readouterr().err) and "pearl[dask]" in err

@@ -42,7 +42,7 @@ class MissingExtraError(ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
 
-def require(module: str, purpose: str) -> ModuleType:
+def require(module: str, purpose: str, extra: str | None = None) -> ModuleType:
     """Import ``module`` (a dotted name whose top-level package is in :data:`EXTRAS`).
 
     Parameters
@@ -51,6 +51,9 @@ def require(module: str, purpose: str) -> ModuleType:
         Module to import, for example ``"matplotlib.pyplot"``.
     purpose : str
         What needs it, for the message (``"plotting the training curve"``).
+    extra : str, optional
+        The extra to name, where the purpose belongs to another extra than the module's
+        usual one (pyarrow for the GloVe baseline: ``baselines``, not ``parquet``).
 
     Returns
     -------
@@ -64,7 +67,8 @@ def require(module: str, purpose: str) -> ModuleType:
         says ``pip install 'pearl[<extra>]'``.
     """
     top = module.split(".")[0]
-    extra, dist = EXTRAS[top]
+    default, dist = EXTRAS[top]
+    extra = extra or default
     try:
         return importlib.import_module(module)
     except ImportError as exc:

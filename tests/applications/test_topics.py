@@ -95,3 +95,27 @@ def test_the_topic_model_holds_its_model_and_pickles(tiny_model_dir):
     assert not _common._ENCODERS  # no process-wide copy of the model
     again = pickle.loads(pickle.dumps(tm))
     np.testing.assert_allclose(again.transform(DOCS[:2]), tm.transform(DOCS[:2]), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "text, min_df, message",
+    [
+        ("a b\nc d\n", 5, "min_df=5: a term must occur in 5 documents, but there are 2"),
+        ("the of\nand to\n", 1, "no word or phrase"),
+        ("alpha beta\ngamma delta\n", 2, "no word or phrase"),
+    ],
+)
+def test_cli_topics_explains_an_empty_vocabulary_before_training(
+    tiny_model_dir, tmp_path, capsys, monkeypatch, text, min_df, message
+):
+    from pearl.applications.topics import PhraseTopicModel
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(PhraseTopicModel, "fit", no_training)
+    docs = tmp_path / "docs.txt"
+    docs.write_text(text, encoding="utf-8")
+    argv = ["topics", str(docs), "-k", "2", "-o", str(tmp_path / "t"), "-m", str(tiny_model_dir)]
+    assert main([*argv, "--min-df", str(min_df), "-q"]) == 2
+    assert f"pearl: error: {message}" in capsys.readouterr().err

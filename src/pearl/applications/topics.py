@@ -44,13 +44,31 @@ def document_vocabulary(
     ngram_range: tuple[int, int] = (1, 3),
 ) -> list[str]:
     """Words and phrases to describe topics with: the word n-grams found in at least
-    ``min_df`` documents, without English stopwords at their edges, most frequent first."""
+    ``min_df`` documents, without English stopwords at their edges, most frequent first.
+
+    Raises
+    ------
+    ValueError
+        ``min_df`` above the number of documents, or no term left (pearl's message, not
+        scikit-learn's).
+    """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
+    min_df = check_int(min_df, "min_df", 1)
+    if min_df > len(documents):
+        raise ValueError(
+            f"min_df={min_df}: a term must occur in {min_df} documents, but there are "
+            f"{len(documents)}; lower min_df (--min-df)"
+        )
     vec = CountVectorizer(
         ngram_range=ngram_range, min_df=min_df, token_pattern=_WORD.pattern, lowercase=True
     )
-    counts = vec.fit_transform(documents)
+    try:
+        counts = vec.fit_transform(documents)
+    except ValueError:  # scikit-learn's "empty vocabulary; perhaps ... stop words"
+        counts = None
+    if counts is None or not counts.shape[1]:
+        raise ValueError(_NO_TERMS.format(min_df=min_df))
     terms = vec.get_feature_names_out()
     df = np.asarray((counts > 0).sum(0)).ravel()
     keep = [
@@ -61,7 +79,16 @@ def document_vocabulary(
         )
         and not terms[i].replace(" ", "").isdigit()
     ]
+    if not keep:
+        raise ValueError(_NO_TERMS.format(min_df=min_df))
     return [str(terms[i]) for i in keep[:max_terms]]
+
+
+_NO_TERMS = (
+    "no word or phrase (other than stopwords and numbers) occurs in at least min_df={min_df} "
+    "documents: there is nothing to describe the topics with; lower min_df (--min-df) or "
+    "give more documents"
+)
 
 
 class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):

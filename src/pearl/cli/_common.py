@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pearl._extras import require
+from pearl._extras import MissingExtraError, require
 from pearl._io import atomic_path
 from pearl.encoders.resolve import DEFAULT_MODEL
 
@@ -103,7 +103,10 @@ def dask_client(args):
     try:
         from pearl.distributed import dask as pdk
     except ImportError as exc:
-        raise SystemExit(f"pearl: {exc}") from None
+        raise MissingExtraError(
+            "--workers and --scheduler run pearl on Dask, an optional dependency of pearl: "
+            f"pip install 'pearl[dask]' ({exc})"
+        ) from exc
     if args.scheduler:
         from distributed import Client
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from pearl._extras import pyplot
 from pearl._io import check_output
 from pearl.cli._common import (
     COSINE,
@@ -144,6 +145,7 @@ def cmd_topics(args) -> int:
     )
 
     check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []), "--output")
+    pyplot("plotting the topics")  # before training, not after
     docs = read_documents(args.documents, args.split)
     if args.vocab:
         from pearl.data.corpus import read_corpus

@@ -47,7 +47,7 @@ class GloveVectors:
     def __init__(self, vectors: str | Path | None = None, vocab: str | Path | None = None):
         from pearl._extras import require
 
-        pq = require("pyarrow.parquet", "the GloVe baseline")
+        pq = require("pyarrow.parquet", "the GloVe baseline", extra="baselines")
         dv, dvoc = _default_paths() if not (vectors and vocab) else (None, None)
         self.vectors_path = Path(vectors) if vectors else dv
         self.vocab_path = Path(vocab) if vocab else dvoc
