@@ -155,3 +155,17 @@ def test_a_one_row_reference_does_not_match_everything():
     p = dict(zip(out["name"], out["match_score"], strict=True))
     assert p["The New York Times"] < 0.5 and p["Boston Globe"] < 0.5
     assert p["le monde"] > 0.9
+
+
+def test_key_names_may_come_as_an_array(hash_encoder):
+    import numpy as np
+
+    left = pd.DataFrame({"a": ["acme corp", "globex"], "b": ["x", "y"]})
+    right = pd.DataFrame({"c": ["Acme Corporation", "Globex"], "d": ["x", "y"]})
+    as_list = fuzzy_join(left, right, left_on=["a", "b"], right_on=["c", "d"], model=hash_encoder)
+    as_array = fuzzy_join(
+        left, right, left_on=np.array(["a", "b"]), right_on=pd.Index(["c", "d"]), model=hash_encoder
+    )
+    pd.testing.assert_frame_equal(as_array, as_list)
+    one = fuzzy_join(left, right, left_on=np.array(["a"]), right_on=["c"], model=hash_encoder)
+    assert list(one["c"]) == ["Acme Corporation", "Globex"]

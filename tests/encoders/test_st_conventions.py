@@ -74,3 +74,38 @@ def test_pearl_names_keep_working():
     np.testing.assert_allclose(a, b)
     with pytest.raises(TypeError, match="once"):
         enc.encode(["a"], sentences=["b"])
+
+
+def test_precision_none_is_float32_as_in_sentence_transformers(pair):
+    enc, st = pair
+    ours, theirs = enc.encode(["a", "b"], precision=None), st.encode(["a", "b"], precision=None)
+    assert ours.dtype == theirs.dtype == np.float32
+    np.testing.assert_array_equal(ours, enc.encode(["a", "b"]))
+
+
+def test_similarity_takes_embeddings_as_sentence_transformers_does(pair):
+    enc, st = pair
+    a, b = ["New York Times", "NY Times"], ["nytimes.com", "Le Monde", "NYT"]
+    ea, eb = st.encode(a, convert_to_tensor=True), st.encode(b, convert_to_tensor=True)
+    theirs = st.similarity(ea, eb)
+    ours = enc.similarity(ea, eb)
+    assert isinstance(ours, torch.Tensor) and ours.shape == theirs.shape == (2, 3)
+    torch.testing.assert_close(ours, theirs.float(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(enc.similarity(ea.numpy(), eb.numpy()), theirs.numpy(), atol=1e-5)
+    np.testing.assert_allclose(enc.similarity(a, b), theirs.numpy(), atol=1e-4)  # texts too
+
+
+def test_max_seq_length_reads_and_sets_as_sentence_transformers_does(pair):
+    enc, st = pair
+    assert enc.max_seq_length == st.max_seq_length
+    long = " ".join(["word"] * 300)
+    if isinstance(enc.max_seq_length, int) and enc.max_seq_length > 8:
+        key, before = enc.fingerprint, enc.max_seq_length
+        enc.max_seq_length = 8
+        st.max_seq_length = 8
+        try:
+            np.testing.assert_allclose(enc.encode(long), st.encode(long), atol=2e-5)
+            assert enc.fingerprint != key  # cached embeddings of the old length are not reused
+        finally:
+            enc.max_seq_length = st.max_seq_length = before
+        assert enc.fingerprint == key

@@ -450,8 +450,8 @@ def _join_records(left_df, right, keys, model, matcher, options: dict):
 def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
     """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise).
 
-    A list or tuple of several columns stays a list (a multi-column join); a list of one
-    column is that column's name."""
+    A list or tuple (or NumPy array, pandas Index) of several columns stays a list (a
+    multi-column join); a list of one column is that column's name."""
     if on is not None:
         if left_on is not None or right_on is not None:
             raise InputTypeError("give on= or left_on= and right_on=, not both")
@@ -460,6 +460,8 @@ def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
         raise InputTypeError("give on= (a column of both tables) or left_on= and right_on=")
     keys = []
     for name, value in (("left_on", left_on), ("right_on", right_on)):
+        if not isinstance(value, str) and callable(getattr(value, "tolist", None)):
+            value = value.tolist()  # a NumPy array, a pandas Index or Series of names
         if isinstance(value, list | tuple):
             if not value or not all(isinstance(v, str) and v for v in value):
                 raise InputTypeError(

@@ -62,26 +62,44 @@ class Encoder(ABC):
     ) -> np.ndarray:
         """Embed phrases into a ``(n, embedding_dim)`` float32 array."""
 
-    def similarity(self, a: str | Iterable[str], b: str | Iterable[str]) -> np.ndarray | float:
-        """Cosine similarity between the phrases of ``a`` and of ``b``.
+    def similarity(self, a, b):
+        """Cosine similarity between the phrases (or embeddings) of ``a`` and of ``b``.
 
         Parameters
         ----------
-        a, b : str or iterable of str
-            Phrases to compare.
+        a, b : str, iterable of str, or embeddings
+            Phrases to compare, or embeddings already made (a NumPy array or a torch
+            tensor of shape ``(n, dim)`` or ``(dim,)``, as sentence-transformers'
+            ``similarity`` takes them).
 
         Returns
         -------
-        float or ndarray of shape (len(a), len(b))
-            A float when both ``a`` and ``b`` are single strings, else the
-            full similarity matrix.
+        float, ndarray of shape (len(a), len(b)), or tensor
+            A float when both ``a`` and ``b`` are single strings; a torch tensor when
+            either is a tensor (as sentence-transformers returns); else the full
+            similarity matrix as a float32 array.
         """
-        ea = np.atleast_2d(self.encode(a, show_progress_bar=False))
-        eb = np.atleast_2d(self.encode(b, show_progress_bar=False))
+        ea, ta = self._as_embeddings(a)
+        eb, tb = self._as_embeddings(b)
         sim = cosine_matrix(ea, eb)
+        if ta or tb:
+            import torch
+
+            return torch.from_numpy(sim)
         if isinstance(a, str) and isinstance(b, str):
             return float(sim[0, 0])
         return sim
+
+    def _as_embeddings(self, x) -> tuple[np.ndarray, bool]:
+        """``(2-d float32 embeddings, whether x was a torch tensor)``: numbers are taken as
+        embeddings, anything else is encoded as phrases."""
+        if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+            return np.atleast_2d(x.detach().cpu().float().numpy()), True
+        if isinstance(x, np.ndarray) and x.dtype.kind in "fiu":
+            if x.ndim not in (1, 2):
+                raise ValueError(f"embeddings must be 1-d or 2-d, got shape {x.shape}")
+            return np.atleast_2d(x.astype(np.float32, copy=False)), False
+        return np.atleast_2d(self.encode(x, show_progress_bar=False)), False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, dim={self.embedding_dim})"

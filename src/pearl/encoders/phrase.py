@@ -141,6 +141,7 @@ class PhraseEncoder(Encoder):
         )
         self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
+        self._loaded_max_seq_length = self.max_seq_length
         self._check_pooling()
 
     def _check_pooling(self) -> None:
@@ -169,6 +170,8 @@ class PhraseEncoder(Encoder):
         if self._fingerprint is None:
             p = Path(self.path)
             self._fingerprint = folder_fingerprint(p) if p.is_absolute() else self.path
+        if self.max_seq_length != self._loaded_max_seq_length:  # other outputs, other key
+            return f"{self._fingerprint}+max_seq_length={self.max_seq_length}"
         return self._fingerprint
 
     def encode(
@@ -185,7 +188,7 @@ class PhraseEncoder(Encoder):
         normalize_embeddings: bool = False,
         convert_to_numpy: bool = True,
         convert_to_tensor: bool = False,
-        precision: str = "float32",
+        precision: str | None = "float32",
         truncate_dim: int | None = None,
         device: str | None = None,
         output_value: str | None = "sentence_embedding",
@@ -213,9 +216,10 @@ class PhraseEncoder(Encoder):
         convert_to_numpy, convert_to_tensor : bool
             A numpy array (default); a torch tensor (``convert_to_tensor=True``); a list of
             1-d tensors (``convert_to_numpy=False``).
-        precision : {"float32", "int8", "uint8", "binary", "ubinary"}, default="float32"
+        precision : {"float32", "int8", "uint8", "binary", "ubinary"} or None
             Quantised embeddings, as sentence-transformers' ``quantize_embeddings`` makes
-            them (binary ones pack 8 dimensions per byte).
+            them (binary ones pack 8 dimensions per byte); None is float32, as in
+            sentence-transformers.
         truncate_dim : int, optional
             Keep the first this many dimensions (before normalisation); default: the
             encoder's ``truncate_dim``.
@@ -241,7 +245,9 @@ class PhraseEncoder(Encoder):
                 f"only, got {output_value!r}"
             )
         precision = check_choice(
-            precision, "precision", ("float32", "int8", "uint8", "binary", "ubinary")
+            "float32" if precision is None else precision,
+            "precision",
+            ("float32", "int8", "uint8", "binary", "ubinary"),
         )
         single = isinstance(texts, str)
         items = check_texts(texts)
@@ -291,6 +297,16 @@ class PhraseEncoder(Encoder):
                 f"prompt_name {prompt_name!r} is not one of the model's prompts {sorted(prompts)}"
             )
         return prompts[prompt_name]
+
+    @property
+    def max_seq_length(self) -> int | None:
+        """Tokens read per phrase; longer phrases are truncated (sentence-transformers'
+        attribute, which it also sets). None for a model without a token limit."""
+        return getattr(self.model, "max_seq_length", None)
+
+    @max_seq_length.setter
+    def max_seq_length(self, value: int) -> None:
+        self.model.max_seq_length = check_int(value, "max_seq_length", 1)
 
     def get_sentence_embedding_dimension(self) -> int:
         """The width of the embeddings ``encode`` returns (sentence-transformers' name)."""
