@@ -115,3 +115,23 @@ def test_the_threshold_is_checked_for_the_matcher(hash_encoder):
     with pytest.raises(ValueError, match=r"probability in \[0, 1\]"):
         fuzzy_join(left, right, "a", "b", threshold=-0.5, model=hash_encoder)
     fuzzy_join(left, right, "a", "b", threshold=-0.5, matcher="cosine", model=hash_encoder)
+
+
+def test_categorical_and_enum_types_survive_the_tools(hash_encoder):
+    import polars as pl
+
+    from pearl import deduplicate, fuzzy_join
+
+    s = pd.Series(["Acme", "ACME", "Globex"], dtype="category", name="n")
+    out = deduplicate(s, model=hash_encoder, threshold=0.3)
+    assert isinstance(out.dtype, pd.CategoricalDtype) and set(out) <= set(s)
+    enum = pl.Enum(["Acme", "ACME", "Globex"])
+    ps = pl.Series("n", ["Acme", "ACME", "Globex"], dtype=enum)
+    assert deduplicate(ps, model=hash_encoder).dtype == enum
+    left = pl.DataFrame({"n": ps, "k": [1, 2, 3]})
+    right = pl.DataFrame({"t": ["acme", "globex"]})
+    assert (
+        fuzzy_join(left, right, left_on="n", right_on="t", model=hash_encoder).schema["n"] == enum
+    )
+    lazy = fuzzy_join(left.lazy(), right, left_on="n", right_on="t", model=hash_encoder)
+    assert lazy.collect_schema()["n"] == enum

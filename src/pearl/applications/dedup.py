@@ -325,4 +325,4 @@ def _deduplicate_table(values, n_clusters, threshold, model, matcher, top_k):
     rows = [canon[int(lab)] if lab >= 0 else i for i, lab in enumerate(labels)]
     out = frame.iloc[rows]
     out.index = frame.index
-    return from_pandas_table(out, kind)
+    return from_pandas_table(out, kind, values)

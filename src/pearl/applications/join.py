@@ -355,7 +355,7 @@ def fuzzy_join(
         options = dict(threshold=threshold, top_k=top_k, how=how, return_score=return_score)
         options.update(suffix=suffix, precision=precision, known_matches=known_matches)
         out = _join_records(left_df, right, (left_on, right_on), model, matcher, options)
-        return from_pandas_table(out, kind)
+        return from_pandas_table(out, kind, left)
     if known_matches is not None:
         raise ValueError(
             "known_matches trains the record-linkage model of a join on several key "
@@ -401,7 +401,7 @@ def fuzzy_join(
 
     options = dict(threshold=threshold, how=how, return_score=return_score, suffix=suffix)
     out = finish_join(left_df, stream.frame(), ids, scores, rank=top_k > 1, **options)
-    return from_pandas_table(out, kind)
+    return from_pandas_table(out, kind, left)
 
 
 def finish_join(left_df, right_df, ids, scores, *, threshold, how, return_score, suffix, rank):

@@ -88,20 +88,36 @@ def to_pandas_table(obj: Any, name: str = "table"):
     )
 
 
-def from_pandas_table(frame, kind: str):
-    """``frame`` as the caller's kind of table (see :func:`to_pandas_table`)."""
+def from_pandas_table(frame, kind: str, like: Any = None):
+    """``frame`` as the caller's kind of table (see :func:`to_pandas_table`); with ``like``
+    (the caller's table), a polars ``Enum`` column of it comes back an ``Enum`` (the
+    round trip through pandas makes it ``Categorical``)."""
     if kind == "pandas":
         return frame
     if kind in ("polars", "polars-lazy"):
         import polars as pl
 
         out = pl.from_pandas(frame)
+        if like is not None:
+            schema = like.collect_schema() if kind == "polars-lazy" else like.schema
+            for name, dtype in schema.items():
+                if isinstance(dtype, pl.Enum) and name in out.columns:
+                    out = out.with_columns(_as_enum(out[name], dtype))
         return out.lazy() if kind == "polars-lazy" else out
     if kind == "pyarrow":
         import pyarrow as pa
 
         return pa.Table.from_pandas(frame, preserve_index=False)
     raise ValueError(f"unknown table kind {kind!r}")
+
+
+def _as_enum(column, dtype):
+    """A polars column cast to the ``Enum`` ``dtype``; unchanged where a value is not one
+    of its categories."""
+    try:
+        return column.cast(dtype)
+    except Exception:  # noqa: BLE001 - polars' InvalidOperationError: keep the column
+        return column
 
 
 def _only_column(obj: Any, name: str):
@@ -152,8 +168,9 @@ def column_cells(values: Any, name: str = "values") -> list:
 
 def column_like(values: Any, cells: list, name: str | None = None):
     """``cells`` (strings and None) as a column of the caller's kind: a pandas Series keeps
-    its index, name and string dtype; a polars Series, a pyarrow array and a one-column
-    table give a Series of their library; anything else a pandas Series (RangeIndex)."""
+    its index, name and string or categorical dtype; a polars Series (its ``Enum`` or
+    ``Categorical`` type kept), a pyarrow array and a one-column table give a Series of
+    their library; anything else a pandas Series (RangeIndex)."""
     import pandas as pd
 
     source = values
@@ -164,7 +181,10 @@ def column_like(values: Any, cells: list, name: str | None = None):
     if module.startswith("polars"):
         import polars as pl
 
-        return pl.Series(label or "", cells, dtype=pl.String)
+        out = pl.Series(label or "", cells, dtype=pl.String)
+        if isinstance(source.dtype, pl.Enum):
+            return _as_enum(out, source.dtype)
+        return out.cast(pl.Categorical) if source.dtype == pl.Categorical else out
     if module.startswith("pyarrow"):
         import pyarrow as pa
 
@@ -175,6 +195,12 @@ def column_like(values: Any, cells: list, name: str | None = None):
             if pa.types.is_string(kind) or pa.types.is_large_string(kind)
             else pa.string(),
         )
+    if isinstance(source, pd.Series) and isinstance(source.dtype, pd.CategoricalDtype):
+        # the same categories (the cells are values of the column), new ones appended
+        known = list(source.cat.categories)
+        extra = sorted({c for c in cells if c is not None} - set(known))
+        dtype = pd.CategoricalDtype(known + extra, ordered=source.dtype.ordered)
+        return pd.Series(cells, index=source.index, name=label, dtype=dtype)
     if isinstance(source, pd.Series):
         dtype = (
             source.dtype
