@@ -7,6 +7,8 @@ def test_longest_common_substring():
     assert longest_common_substring("natural language", "language model") == 8
     assert longest_common_substring("abc", "xyz") == 0
     assert longest_common_substring("", "abc") == 0
+    # frequent characters count (difflib's junk heuristic would skip them past 200 chars)
+    assert longest_common_substring("a" * 300 + "b", "x" + "a" * 250) == 250
 
 
 def test_a_surface_space_is_less_diverse(hash_encoder):

@@ -86,3 +86,23 @@ def test_pairwise_cluster_scores():
     assert s["precision"] == 1.0 and s["recall"] == 0.0 and s["f1"] == 0.0
     with pytest.raises(ValueError, match="predictions"):
         pairwise_cluster_scores([1], truth)
+
+
+def test_best_threshold_equals_the_exhaustive_search():
+    def exhaustive(s, y):
+        order = np.sort(np.unique(s))
+        cands = np.concatenate(
+            [[order[0] - 1e-6], (order[:-1] + order[1:]) / 2, [order[-1] + 1e-6]]
+        )
+        acc = [((s >= t).astype(int) == y).mean() for t in cands]
+        i = int(np.argmax(acc))
+        return float(cands[i]), float(acc[i])
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 5, 40, 300):
+        for _ in range(20):
+            y = rng.integers(0, 2, n)
+            s = np.round(rng.normal(y * 0.5, 0.4), 1)  # ties included
+            t, acc = best_threshold(s, y)
+            t0, acc0 = exhaustive(s, y)
+            assert acc == pytest.approx(acc0) and t == pytest.approx(t0), (s, y)

@@ -61,3 +61,16 @@ def test_fingerprint_changes_with_texts_groups_and_differences():
     assert other.fingerprint() != data.fingerprint()
     renamed = LabelledGroups(["x", *data.texts[1:]], data.groups, data.different)
     assert renamed.fingerprint() != data.fingerprint()
+
+
+def test_groups_are_the_connected_components_numbered_by_first_appearance():
+    from pearl.training.labelled import LabelledGroups
+
+    left = ["a", "x", "b", "c", "y", "a", "z"]
+    right = ["b", "y", "c", "d", "x", "x", "z"]
+    labels = [1, 1, 1, 0, 1, 0, 1]
+    g = LabelledGroups.from_pairs(left, right, labels)
+    assert g.texts == ["a", "b", "x", "y", "c", "d", "z"]
+    # a-b-c chained; x-y; d alone (only in a non-match); z with itself
+    assert g.groups.tolist() == [0, 0, 1, 1, 0, 2, 3]
+    assert g.different == {(0, 2), (0, 1)}

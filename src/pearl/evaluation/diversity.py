@@ -25,19 +25,12 @@ __all__ = ["lexical_diversity", "longest_common_substring"]
 
 
 def longest_common_substring(a: str, b: str) -> int:
-    """Length of the longest common substring (contiguous characters) of ``a`` and ``b``."""
-    if not a or not b:
-        return 0
-    prev = [0] * (len(b) + 1)
-    best = 0
-    for ca in a:
-        cur = [0] * (len(b) + 1)
-        for j, cb in enumerate(b, 1):
-            if ca == cb:
-                cur[j] = prev[j - 1] + 1
-                best = max(best, cur[j])
-        prev = cur
-    return best
+    """Length of the longest common substring (contiguous characters) of ``a`` and ``b``
+    (the standard library's ``difflib``, without its junk heuristic, which would skip
+    frequent characters)."""
+    from difflib import SequenceMatcher
+
+    return SequenceMatcher(None, a, b, autojunk=False).find_longest_match().size
 
 
 def lexical_diversity(

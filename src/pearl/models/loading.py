@@ -306,8 +306,15 @@ def open_model_folder(
     classes = {
         e["type"]: module_registry()[e["type"]] for e in entries if e["type"] in module_registry()
     }
+    loader = getattr(SentenceTransformer, "_load_with_module_classes", None)
+    if loader is None:  # a private method: pinned by tests/models/test_loading.py
+        raise OSError(
+            "this sentence-transformers version has no _load_with_module_classes, which "
+            "pearl's strict loader builds a model folder with; install "
+            "sentence-transformers 6.x (pip install 'sentence-transformers>=6,<7')"
+        )
     try:
-        model = SentenceTransformer._load_with_module_classes(
+        model = loader(
             str(path),
             classes,
             device=device,

@@ -48,23 +48,24 @@ class LabelledGroups:
     @classmethod
     def from_pairs(cls, left, right, labels) -> LabelledGroups:
         """Groups from labelled pairs (1: the same thing, 0: different things)."""
-        parent: dict[str, str] = {}
-
-        def find(x: str) -> str:
-            parent.setdefault(x, x)
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
 
         rows = list(zip(left, right, labels, strict=True))
-        for a, b, y in rows:
-            find(a), find(b)
-            if int(y) == 1:
-                parent[find(a)] = find(b)
-        roots: dict[str, int] = {}
-        texts = list(parent)
-        groups = np.array([roots.setdefault(find(t), len(roots)) for t in texts])
+        index: dict[str, int] = {}  # every string, in order of first appearance
+        for a, b, _ in rows:
+            index.setdefault(a, len(index))
+            index.setdefault(b, len(index))
+        texts = list(index)
+        same = np.array([(index[a], index[b]) for a, b, y in rows if int(y) == 1], dtype=np.int64)
+        same = same.reshape(-1, 2)
+        graph = coo_matrix((np.ones(len(same)), (same[:, 0], same[:, 1])), (len(texts),) * 2)
+        _, component = connected_components(graph, directed=False)
+        # groups numbered in order of first appearance
+        _, first = np.unique(component, return_index=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))
+        groups = rank[component]
         gid = dict(zip(texts, groups.tolist(), strict=True))
         different = {
             tuple(sorted((gid[a], gid[b]))) for a, b, y in rows if int(y) == 0 and gid[a] != gid[b]
