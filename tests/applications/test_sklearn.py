@@ -62,3 +62,20 @@ EXPECTED_FAILED = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_phrase_embedder_is_skrub_s_high_cardinality_encoder(hash_encoder):
+    # docs/models.md names this as the way to use pearl's models inside skrub
+    import pandas as pd
+    import skrub
+
+    from pearl import PhraseEmbedder
+
+    df = pd.DataFrame({"name": ["New York Times", "NY Times", "Le Monde", "Guardian"] * 3})
+    df["x"] = range(12)
+    tv = skrub.TableVectorizer(
+        high_cardinality=PhraseEmbedder(model=hash_encoder, n_components=2),
+        cardinality_threshold=2,
+    )
+    out = tv.fit_transform(df)
+    assert list(out.columns) == ["name_1", "name_2", "x"] and len(out) == 12
