@@ -591,3 +591,22 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
     pd.DataFrame({"a": ["x"], "b": ["y"]}).to_csv(tmp_path / "bad.csv", index=False)
     bad = [*args, "--known-matches", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o4.csv")]
     assert main(bad) != 0 and not (tmp_path / "o4.csv").exists()
+
+
+def test_running_out_of_memory_says_what_was_needed(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    import pearl.applications
+
+    table = tmp_path / "t.csv"
+    table.write_text("name\nAcme\nACME\n")
+
+    def huge(*args, **kwargs):
+        return np.empty((10**8, 10**8), dtype=np.float32)  # NumPy's _ArrayMemoryError
+
+    monkeypatch.setattr(pearl.applications, "deduplicate", huge)
+    argv = ["dedup", str(table), "--column", "name", "-o", str(tmp_path / "o.csv")]
+    assert main([*argv, "-m", "pearl-static"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pearl: error: out of memory: Unable to allocate")
+    assert "--workers" in err and not (tmp_path / "o.csv").exists()

@@ -221,6 +221,15 @@ def main(argv: list[str] | None = None) -> int:
         # with its traceback
         print(f"pearl: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # NumPy's _ArrayMemoryError says how much it asked for
+        print(
+            f"pearl: error: out of memory: {exc or 'an allocation failed'}. This input needs "
+            "more memory than the process may use (see ulimit -v and free memory): split "
+            "the input, stream a large right table (--right-chunksize), spread the work "
+            "with --workers (Dask), or use pearl-static's smaller vectors",
+            file=sys.stderr,
+        )
+        return 2
     except SystemExit as exc:  # a command's own "pearl: ..." exit: an error like the others
         if isinstance(exc.code, str) and exc.code.startswith("pearl: "):
             print(f"pearl: error: {exc.code.removeprefix('pearl: ')}", file=sys.stderr)
