@@ -101,6 +101,8 @@ def texts_of(args) -> list[str]:
 def dask_client(args):
     """A client to ``--scheduler``, or to a new local cluster of ``--workers`` processes."""
     try:
+        import distributed  # noqa: F401 - dask's scheduler client, which dask alone lacks
+
         from pearl.distributed import dask as pdk
     except ImportError as exc:
         raise MissingExtraError(
