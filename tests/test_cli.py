@@ -560,7 +560,7 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
     monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {("glove", None): hash_encoder})
     args = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "-m", "glove"]
     args += ["--left-on", "first", "last", "city", "--right-on", "fn", "ln", "town"]
-    assert main([*args, "-o", str(tmp_path / "o.csv")]) == 0
+    assert main([*args, "--threshold", "0", "-o", str(tmp_path / "o.csv")]) == 0
     got = pd.read_csv(tmp_path / "o.csv", dtype=str)
     want = fuzzy_join(
         left,
@@ -568,6 +568,7 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
         left_on=["first", "last", "city"],
         right_on=["fn", "ln", "town"],
         model=hash_encoder,
+        threshold=0.0,
     )
     assert got["ln"].tolist() == want["ln"].tolist()
     assert (

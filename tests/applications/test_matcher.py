@@ -84,6 +84,10 @@ def test_threshold_for_precision():
     assert threshold_for_precision(p, 0.8) == 0.6  # mean of the top four is 0.86
     assert threshold_for_precision(p, 0.999) > 0.99  # not even the best: accept nothing
     assert threshold_for_precision(np.array([np.nan, 0.5]), 0.5) == 0.5
+    # ties are accepted together: 10 at 1.0 and 90 at 0.01 would mean 0.109 all accepted,
+    # so the threshold stays at 1.0 (it used to pick 0.01, as if one tie could be cut)
+    tied = np.array([1.0] * 10 + [0.01] * 90)
+    assert threshold_for_precision(tied, 0.9) == 1.0
     with pytest.raises(ValueError, match="precision"):
         threshold_for_precision(p, 1.5)
 

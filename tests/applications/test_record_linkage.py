@@ -120,6 +120,106 @@ def test_field_kinds():
     assert field_kind(date, date) == "date"
     assert field_kind(pd.Series(["a", "b"]), num) == "text"
     assert field_kind(pd.Series([True, False]), pd.Series([True, True])) == "text"
+    # text columns are read by their values (a CSV gives every column as text)
+    s = pd.Series
+    assert field_kind(s(["1975-03-12", "2001-11-30"]), s(["12/03/1975", None])) == "date"
+    assert field_kind(s(["310/246-1501", "(212) 555 0100"]), s(["310-246-1501"])) == "code"
+    assert field_kind(s(["02139", "10001"]), s(["94110"])) == "code"  # postcodes
+    assert field_kind(s(["1975", "2001"]), s(["1999"])) == "numeric"  # years
+    assert field_kind(s(["New York", "Paris"]), s(["1975"])) == "text"
+
+
+def test_codes_are_equal_after_normalisation_and_numbers_close_in_absolute_terms(
+    hash_encoder,
+):
+    left = pd.DataFrame({"name": ["Art's Deli", "Smith & Wollensky"]})
+    left["phone"] = ["818/762-1221", "212 753 1530"]
+    left["year"] = ["1955", "1980"]
+    right = pd.DataFrame({"name": ["Art's Delicatessen", "Wollensky's Grill"]})
+    right["phone"] = ["818-762-1221", "212-753-0444"]
+    right["year"] = ["1955", "1936"]
+    from pearl.applications.record_linkage import _compared_fields, _levels
+
+    cols = ["name", "phone", "year"]
+    kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
+    assert kinds == ["text", "code", "numeric"]
+    levels = _levels(fields, kinds, np.array([0, 1]), np.array([0, 1]))
+    assert levels[:, 1].tolist() == [2, 0]  # the same phone written two ways; another
+    assert levels[:, 2].tolist() == [2, 0]  # 1980 is not "within 1%" of 1936 any more
+
+
+PEOPLE_FIRST = [
+    "james", "mary", "john", "patricia", "robert", "jennifer", "michael", "linda",
+    "william", "elizabeth", "david", "barbara", "richard", "susan", "joseph", "jessica",
+]  # fmt: skip
+PEOPLE_LAST = [
+    "smith", "johnson", "williams", "brown", "jones", "garcia", "miller", "davis",
+    "rodriguez", "martinez", "wilson", "anderson", "taylor", "thomas", "moore", "martin",
+    "jackson", "white", "harris", "clark", "lewis", "walker", "young", "allen", "king",
+]  # fmt: skip
+
+
+def _partnered_people(n: int, share: float = 0.7, seed: int = 0):
+    """The linkage issue's synthetic people: a right table of ``n`` people (first name,
+    surname, city, date of birth as text); a left table whose rows are, with probability
+    ``share``, a right row with one typo in a name or the city, else a new person; and
+    the true right row of each left row (-1: none)."""
+    rng = random.Random(seed)
+
+    def person():
+        born = f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        names = {"first": rng.choice(PEOPLE_FIRST), "surname": rng.choice(PEOPLE_LAST)}
+        return {**names, "city": rng.choice(CITY), "dob": born}
+
+    right = [person() for _ in range(n)]
+    left, truth = [], []
+    for i in range(n):
+        if rng.random() < share:
+            row = dict(right[i])
+            key = rng.choice(["first", "surname", "city"])
+            j = rng.randrange(len(row[key]))
+            row[key] = row[key][:j] + rng.choice("xqzkv") + row[key][j + 1 :]
+            left.append(row)
+            truth.append(i)
+        else:
+            left.append(person())
+            truth.append(-1)
+    return pd.DataFrame(left), pd.DataFrame(right), np.array(truth)
+
+
+def _link_scores(out, truth) -> tuple[float, float]:
+    pred = out["rid"].fillna(-1).astype(int).to_numpy()
+    linked = pred >= 0
+    tp = int(((pred == truth) & linked).sum())
+    precision = tp / max(int(linked.sum()), 1)
+    recall = tp / max(int((truth >= 0).sum()), 1)
+    return precision, 2 * precision * recall / max(precision + recall, 1e-9)
+
+
+@pytest.mark.integration
+def test_rows_without_a_partner_stay_unmatched():
+    # 30% of the left rows are new people: they used to be linked all the same (300 of
+    # 300 at threshold=0.5, EM prior 0.99, m saying matches disagree on the birth date)
+    left, right, truth = _partnered_people(1000)
+    right["rid"] = range(len(right))
+    keys = ["first", "surname", "city", "dob"]
+    out = fuzzy_join(left, right, on=keys, model="pearl-static")
+    precision, f1 = _link_scores(out, truth)
+    assert f1 >= 0.95 and precision >= 0.95
+    assert out["rid"][truth < 0].notna().mean() < 0.05
+    out = fuzzy_join(left, right, on=keys, model="pearl-static", precision=0.9)
+    assert _link_scores(out, truth)[0] >= 0.87
+
+
+def test_the_prior_never_exceeds_what_the_tables_allow(hash_encoder):
+    left, right, _ = _partnered_people(300, share=1.0, seed=1)
+    keys = ["first", "surname", "city", "dob"]
+    from pearl.applications.record_linkage import _candidates, _compared_fields
+
+    *_, text, records = _compared_fields(left, right, keys, keys, hash_encoder, None)
+    n_pairs = len(_candidates(text, records, hash_encoder, 10))
+    _, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert model.prior_ <= min(len(left), len(right)) / n_pairs + 1e-12
 
 
 def test_key_lists_are_checked(hash_encoder):
@@ -145,7 +245,11 @@ def test_multi_column_join_keeps_polars(hash_encoder):
     pl = pytest.importorskip("polars")
     left, right, truth = _people(30)
     keys = ["first", "last", "zip"]
-    out = fuzzy_join(pl.from_pandas(left), pl.from_pandas(right), on=keys, model=hash_encoder)
+    # threshold=0: every row's best candidate (the default leaves a row unmatched below
+    # 0.5, as "berg" -> "beg" with three fields and 30 rows: 0.40)
+    out = fuzzy_join(
+        pl.from_pandas(left), pl.from_pandas(right), on=keys, model=hash_encoder, threshold=0.0
+    )
     assert isinstance(out, pl.DataFrame) and out["rid"].to_list() == truth
 
 

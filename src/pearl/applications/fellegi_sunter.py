@@ -54,6 +54,40 @@ class FellegiSunter:
         self.m_from_labels_ = True
         return self
 
+    def fit_m_from_agreement(self, gamma: np.ndarray, n_right: int) -> list[bool]:
+        """``m`` of each field counted on candidate pairs that agree fully on the others,
+        where that agreement is too rare by chance to be anything but a match (splink's
+        way of training ``m`` on a blocking rule, without labels): the fields' top-level
+        ``u`` multiplied together must be below ``0.01 / n_right``, so that fewer than one
+        left row in a hundred finds such a pair by chance, and at least 20 pairs must
+        qualify. Call :meth:`fit_u` first. Returns which fields were fitted so; :meth:`fit`
+        keeps their ``m`` and fits the others (and the prior) by EM.
+
+        EM alone on candidate pairs finds a looser class of "match" (pairs that share a
+        surname and a city, say): candidates are chosen for agreeing, so the fields are
+        not independent among them."""
+        gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
+        top = np.array([n - 1 for n in self.n_levels])
+        agree = gamma == top
+        chance = np.array([u[-1] for u in self.u_])
+        self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
+        fitted = []
+        for f, n in enumerate(self.n_levels):
+            others = [o for o in range(len(self.n_levels)) if o != f]
+            ok = np.zeros(len(gamma), dtype=bool)
+            if others:
+                # pairs where every other field with evidence agrees, and the agreeing
+                # fields together are rare by chance
+                present = gamma[:, others] >= 0
+                full = np.all(agree[:, others] | ~present, axis=1) & (gamma[:, f] >= 0)
+                log_chance = np.where(present, np.log(chance[others]), 0.0).sum(axis=1)
+                ok = full & (log_chance < np.log(0.01 / max(n_right, 1)))
+            fitted.append(int(ok.sum()) >= 20)
+            if fitted[-1]:
+                self.m_[f] = self._frequencies(gamma[ok, f], n)
+        self.m_fixed_ = fitted
+        return fitted
+
     def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
         total = np.zeros(len(gamma))
         for f in range(gamma.shape[1]):
@@ -62,17 +96,29 @@ class FellegiSunter:
             total += np.where(g >= 0, ratio[np.maximum(g, 0)], 0.0)
         return total
 
-    def fit(self, gamma: np.ndarray, prior: float = 0.1) -> FellegiSunter:
+    def fit(self, gamma: np.ndarray, prior: float = 0.1, max_prior: float = 1.0) -> FellegiSunter:
         """EM for ``m`` and the prior on candidate comparisons, ``u`` kept (call
         :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement; after
         :meth:`fit_m` (known matches) it is kept and only the prior is fitted. The EM runs
-        on the distinct comparison vectors, each weighted by how often it occurs."""
+        on the distinct comparison vectors, each weighted by how often it occurs.
+
+        ``max_prior`` bounds the share of matches among the candidates by what the tables
+        allow (at most ``min(n_left, n_right)`` true pairs among them): without it the EM
+        can settle on a looser notion of a match ("the same city") that takes most
+        candidates, so that every row is linked."""
+        max_prior = float(np.clip(max_prior, 1e-6, 1 - 1e-6))
         patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
-        fixed = getattr(self, "m_from_labels_", False)
-        if not fixed:
-            self.m_ = [np.arange(1, n + 1, dtype=np.float64) ** 3 for n in self.n_levels]
-            self.m_ = [m / m.sum() for m in self.m_]
-        self.prior_ = float(prior)
+        if getattr(self, "m_from_labels_", False):
+            keep = [True] * len(self.n_levels)
+        else:
+            keep = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
+            start = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
+            # matches mostly agree: 0.9 on the top level, halving below it
+            self.m_ = [
+                m if k else _agreeing(n) for m, k, n in zip(start, keep, self.n_levels, strict=True)
+            ]
+        fixed = all(keep)
+        self.prior_ = float(min(prior, max_prior))
         self.n_iter_ = 0
         total = max(float(counts.sum()), 1.0)
         for it in range(self.max_iter):
@@ -80,9 +126,12 @@ class FellegiSunter:
             m = (
                 self.m_
                 if fixed
-                else [self._frequencies(patterns[:, f], n, w) for f, n in enumerate(self.n_levels)]
+                else [
+                    self.m_[f] if keep[f] else self._frequencies(patterns[:, f], n, w)
+                    for f, n in enumerate(self.n_levels)
+                ]
             )
-            prior = float(np.clip(w.sum() / total, 1e-6, 1 - 1e-6))
+            prior = float(np.clip(w.sum() / total, 1e-6, max_prior))
             change = max(float(np.abs(a - b).max()) for a, b in zip(m, self.m_, strict=True))
             change = max(change, abs(prior - self.prior_))
             self.m_, self.prior_, self.n_iter_ = m, prior, it + 1
@@ -98,6 +147,13 @@ class FellegiSunter:
         """Match probability of each comparison vector (rows of ``gamma``)."""
         patterns, inverse, _ = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
         return self._posterior(patterns)[inverse]
+
+
+def _agreeing(n: int) -> np.ndarray:
+    """EM's starting ``m`` of a field of ``n`` levels: 0.9 on the highest (agreement), the
+    rest halving level by level below it."""
+    rest = 0.5 ** np.arange(n - 1, 0, -1)
+    return np.concatenate([0.1 * rest / rest.sum(), [0.9]]) if n > 1 else np.ones(1)
 
 
 def _patterns(gamma: np.ndarray, n_levels: list[int]):

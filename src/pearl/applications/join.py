@@ -34,6 +34,7 @@ __all__ = [
     "match_names",
     "join_keys",
     "check_threshold",
+    "JOIN_THRESHOLD",
 ]
 
 
@@ -118,16 +119,17 @@ def match_names(columns, score: bool = True, rank: bool = True) -> dict[str, str
 
 def check_join_options(
     *, left_on, right_on, suffix, how, top_k, threshold, return_score, batch_size
-) -> tuple[str, int, float, bool, int]:
+) -> tuple[str, int, float | None, bool, int]:
     """Check the options every fuzzy join shares (by type and range, naming the option);
-    returns ``how, top_k, threshold, return_score, batch_size``."""
+    returns ``how, top_k, threshold, return_score, batch_size`` (a None threshold is
+    resolved by :func:`check_threshold` once the matcher is known)."""
     for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
         if not isinstance(value, str) or not value:
             raise InputTypeError(f"{name} must be a non-empty string, got {value!r:.40}")
     return (
         check_choice(how, "how", ("left", "inner")),
         check_int(top_k, "top_k", 1),
-        check_float(threshold, "threshold", -1.0, 1.0),
+        None if threshold is None else check_float(threshold, "threshold", -1.0, 1.0),
         check_bool(return_score, "return_score"),
         check_int(batch_size, "batch_size", 1),
     )
@@ -251,7 +253,7 @@ def fuzzy_join(
     right_on: str | list[str] | None = None,
     *,
     on: str | list[str] | None = None,
-    threshold: float = 0.0,
+    threshold: float | None = None,
     top_k: int = 1,
     how: str = "left",
     return_score: bool = True,
@@ -287,10 +289,13 @@ def fuzzy_join(
     on : str or list of str, optional
         The column(s) to match, named the same in both tables (instead of ``left_on``
         and ``right_on``).
-    threshold : float, default=0.0
+    threshold : float, optional
         Minimum ``match_score`` of a match: a probability in [0, 1] with the combined
         matcher (the default) or several key columns, a cosine in [-1, 1] with
-        ``matcher="cosine"`` on one column.
+        ``matcher="cosine"`` on one column. By default, on several key columns, 0.5: a
+        left row whose best candidate is more likely not its match than its match stays
+        unmatched (``threshold=0`` links every row to its best candidate); on one key
+        column, every left row gets its best candidate (no threshold).
     top_k : int, default=1
         Matches per left row (at most the number of right rows); with ``top_k > 1`` a
         ``match_rank`` column is added.
@@ -371,7 +376,7 @@ def fuzzy_join(
         # before any encoding (a streamed right table is checked once it has been read)
         output_columns(left_df.columns, table_columns(right), suffix, return_score, top_k > 1)
     matcher = _check_matcher(matcher, precision)
-    check_threshold(threshold, matcher)
+    threshold = check_threshold(threshold, matcher)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
     stream = _RightStream(right, right_on, right_chunksize)
@@ -432,7 +437,8 @@ def _join_records(left_df, right, keys, model, matcher, options: dict):
     left_on, right_on = keys
     precision = options.pop("precision")
     matcher = _check_matcher(matcher, precision)
-    check_threshold(options["threshold"], "combined")  # a match probability, any matcher
+    # a match probability, any matcher
+    options["threshold"] = check_threshold(options["threshold"], "combined", records=True)
     _check_unique_columns(left_df, "left")
     encoder = get_encoder(model)
     return multi_column_join(
@@ -477,9 +483,20 @@ def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
     return keys[0], keys[1]
 
 
-def check_threshold(threshold: float, matcher: Any) -> float:
+#: the default threshold on a match probability: a row whose best candidate is less likely
+#: to be its match than not stays unmatched
+JOIN_THRESHOLD = 0.5
+
+
+def check_threshold(threshold: float | None, matcher: Any, records: bool = False) -> float:
     """A threshold in the range of the matcher's scores: a probability in [0, 1] for a
-    combined matcher, a cosine in [-1, 1] for ``"cosine"``."""
+    combined matcher, a cosine in [-1, 1] for ``"cosine"``. None is the default: on
+    several key columns (``records``), :data:`JOIN_THRESHOLD` on the Fellegi-Sunter
+    probability (a row keeps no match its best candidate is unlikely to be); on one key
+    column, no threshold (every row's best candidate, as skrub's ``fuzzy_join``: its
+    calibration on tables with unmatched rows is not yet checked)."""
+    if threshold is None:
+        return JOIN_THRESHOLD if records else (-1.0 if matcher == "cosine" else 0.0)
     if matcher != "cosine" and not 0.0 <= threshold <= 1.0:
         raise ValueError(
             f"threshold must be a match probability in [0, 1] with the combined "

@@ -366,7 +366,11 @@ def threshold_for_precision(probabilities: np.ndarray, precision: float) -> floa
     if not len(p):
         return 1.0
     expected = np.cumsum(p) / np.arange(1, len(p) + 1)
-    ok = np.flatnonzero(expected >= precision)
+    # a threshold accepts every tie of its value: only the last of a run of equal
+    # probabilities is a cut point (Fellegi-Sunter gives one probability per comparison
+    # pattern, shared by thousands of pairs)
+    ends = np.r_[p[1:] != p[:-1], True]
+    ok = np.flatnonzero((expected >= precision) & ends)
     if not len(ok):
         return float(np.nextafter(p[0], np.inf))
     return float(p[ok[-1]])

@@ -6,22 +6,30 @@ The steps, for a left and a right table and pairs of key columns:
 
 1. **Candidates** (blocking): each left row's nearest right rows by character n-grams on
    every text field, and by embedding on the record's text fields joined into one string.
-2. **Comparison levels**: per field and candidate pair, a small integer. Text fields: 4 when
-   equal (case and surrounding spaces aside), else the combined matcher's probability (the
-   fields' embedding and n-gram cosines, :class:`~pearl.applications.matcher.MatchScorer`)
-   binned at 0.9 / 0.7 / 0.4 into 3..0. Numeric fields: 2 equal, 1 within 1% of the larger,
-   0 otherwise. Dates: 2 equal, 1 within 31 days, 0 otherwise. A null or empty value on
-   either side is *missing evidence* (level -1), never a mismatch.
+2. **Comparison levels**: per field and candidate pair, a small integer, by the field's kind
+   (:func:`field_kind`, read from the values: a CSV's columns are all text). Text (names,
+   free text): 4 when equal (case and surrounding spaces aside), else the combined
+   matcher's probability (the fields' embedding and n-gram cosines,
+   :class:`~pearl.applications.matcher.MatchScorer`) binned at 0.9 / 0.7 / 0.4 into 3..0,
+   at least 3 one typo apart. Codes (phones, postcodes, ids): 2 equal after removing
+   spaces and punctuation, 1 one edit apart, 0 otherwise. Numbers: 2 equal, 1 within 1%
+   of the column's spread (at least 1 for whole numbers), 0 otherwise. Dates: 2 equal, 1
+   within 31 days, 0 otherwise. A null or empty value on either side is *missing
+   evidence* (level -1), never a mismatch. Only text fields are embedded.
 3. **Fellegi-Sunter**: the probability of each level among non-matches (``u``) is counted on
-   random pairs of rows (almost all non-matches); its probability among matches (``m``) and
-   the share of matches among the candidates are fitted by EM on the candidate pairs, with
-   ``u`` fixed. A pair's match probability is the posterior under conditional
-   independence of the fields.
+   random pairs of rows (almost all non-matches). Its probability among matches (``m``) is
+   counted, field by field, on the candidate pairs that agree on every other field where
+   such agreement is too rare by chance to be anything but a match (splink trains ``m``
+   on blocking rules the same way); a field without enough such pairs gets ``m`` by EM.
+   The share of matches among the candidates is fitted by EM, bounded by what the tables
+   allow (at most ``min(n_left, n_right)`` true pairs). A pair's match probability is the
+   posterior under conditional independence of the fields.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,20 +47,81 @@ __all__ = [
 ]
 
 #: comparison levels per field kind (the highest is the strongest agreement)
-LEVELS = {"text": 5, "numeric": 3, "date": 3}
+LEVELS = {"text": 5, "numeric": 3, "date": 3, "code": 3}
 TEXT_BINS = (0.4, 0.7, 0.9)
+#: the share of a text column's values that must look like a kind for it to be read so
+KIND_SHARE = 0.95
+_DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+_NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
+_CODE_PUNCT = re.compile(r"[\s\-/().+]")
 
 
 def field_kind(left: pd.Series, right: pd.Series) -> str:
-    """``"numeric"`` when both columns are numeric (booleans aside), ``"date"`` when both
-    are datetimes, else ``"text"`` (compared as strings)."""
+    """How a pair of columns is compared, chosen from the values without settings.
+
+    ``"date"``: both datetimes, or text that reads as dates (``1975-03-12``, ``12/03/1975``);
+    ``"numeric"``: both numeric (booleans aside), or text of plain numbers of at most four
+    digits before a decimal point (years, ages, amounts); ``"code"``: text that is digits
+    once spaces and ``- / ( ) . +`` are removed, five digits or more, or with a leading
+    zero (phones, postcodes, ids; compared exactly after that normalisation); else
+    ``"text"`` (names and free text: embeddings and n-grams). A kind needs
+    :data:`KIND_SHARE` of the non-empty values of both columns together.
+    """
     from pandas.api.types import is_bool_dtype, is_datetime64_any_dtype, is_numeric_dtype
 
     if all(is_datetime64_any_dtype(s) for s in (left, right)):
         return "date"
     if all(is_numeric_dtype(s) and not is_bool_dtype(s) for s in (left, right)):
         return "numeric"
+    if any(is_bool_dtype(s) for s in (left, right)):
+        return "text"
+    values = [
+        str(v).strip()
+        for s in (left, right)
+        for v in s.dropna().head(2000).tolist()
+        if isinstance(v, str | int | float) and str(v).strip()
+    ]
+    if not values:
+        return "text"
+
+    def share(test) -> float:
+        return sum(map(test, values)) / len(values)
+
+    if share(lambda v: bool(_DATE.match(v))) >= KIND_SHARE:
+        return "date"
+    digits = [_CODE_PUNCT.sub("", v) for v in values]
+    if sum(d.isdigit() for d in digits) >= KIND_SHARE * len(values):
+        numbers = [v for v in values if _NUMBER.match(v)]
+        small = [v for v in numbers if len(v.lstrip("+-").split(".")[0]) <= 4]
+        if len(small) >= KIND_SHARE * len(values) and not any(
+            v.startswith("0") and len(v) > 1 and "." not in v for v in small
+        ):
+            return "numeric"
+        return "code"
     return "text"
+
+
+def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A code column's values normalised (case folded, spaces and ``- / ( ) . +`` removed:
+    "310/246-1501" and "310-246-1501" are equal), and which are missing."""
+    cells, null = _text_values(column)
+    norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in cells], dtype=object)
+    return norm, null | (norm == "")
+
+
+def _code_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
+    """2 equal after normalisation, 1 one edit apart (a mistyped digit), 0 otherwise, -1
+    missing."""
+    from pearl.applications.match_graph import one_edit_apart
+
+    (x, xnull), (y, ynull) = _code_values(a), _code_values(b)
+    xa, yb = x[li], y[ri]
+    equal = xa == yb
+    texts = list(xa) + list(yb)
+    n = len(xa)
+    near = one_edit_apart(texts, np.arange(n), np.arange(n) + n, min_length=4)
+    levels = np.where(equal, 2, np.where(near, 1, 0))
+    return np.where(xnull[li] | ynull[ri], -1, levels)
 
 
 def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
@@ -73,17 +142,37 @@ class _Field:
     right: pd.Series
 
 
+def _numbers(column: pd.Series) -> np.ndarray:
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def _numeric_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
-    x = pd.to_numeric(a, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)[li]
-    y = pd.to_numeric(b, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)[ri]
-    close = np.abs(x - y) <= 0.01 * np.maximum(np.abs(x), np.abs(y))
-    levels = np.where(x == y, 2, np.where(close, 1, 0))
+    """2 equal, 1 close in absolute terms (within 1% of the column's spread, its 5th to
+    95th percentile, and at least 1 for whole numbers: a year off by one), 0 otherwise,
+    -1 missing. (Within 1% of the value made 1955 close to every year since 1936.)"""
+    xs, ys = _numbers(a), _numbers(b)
+    both = np.concatenate([xs, ys])
+    both = both[np.isfinite(both)]
+    spread = float(np.subtract(*np.percentile(both, [95, 5]))) if len(both) else 0.0
+    whole = bool(len(both)) and bool(np.all(both == np.round(both)))
+    tol = max(0.01 * spread, 1.0 if whole else 0.0)
+    x, y = xs[li], ys[ri]
+    levels = np.where(x == y, 2, np.where(np.abs(x - y) <= tol, 1, 0))
     return np.where(np.isnan(x) | np.isnan(y), -1, levels)
 
 
+def _dates(column: pd.Series) -> np.ndarray:
+    from pandas.api.types import is_datetime64_any_dtype
+
+    if is_datetime64_any_dtype(column):
+        return pd.to_datetime(column).to_numpy()
+    text = column.astype("string").str.strip()
+    return pd.to_datetime(text, errors="coerce", format="mixed").to_numpy()
+
+
 def _date_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
-    x = pd.to_datetime(a, errors="coerce").to_numpy()[li]
-    y = pd.to_datetime(b, errors="coerce").to_numpy()[ri]
+    x = _dates(a)[li]
+    y = _dates(b)[ri]
     missing = pd.isna(x) | pd.isna(y)
     days = np.abs((x - y).astype("timedelta64[s]").astype(np.float64)) / 86400.0
     levels = np.where(days == 0, 2, np.where(days <= 31, 1, 0))
@@ -132,13 +221,22 @@ class _TextField:
 
     def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """-1 where a cell is missing, 4 where the values are equal but for case, else the
-        similarity's bin (0-3); similarities are computed only for the last."""
+        similarity's bin (0-3), at least 3 one edit apart; similarities are computed only
+        for the last."""
+        from pearl.applications.match_graph import one_edit_apart
+
         missing = self.lnull[li] | self.rnull[ri]
         equal = self.folded[self.lid[li]] == self.folded[self.rid[ri]]
         levels = np.where(missing, -1, 4)
         todo = np.flatnonzero(~missing & ~equal)
         sim = self.similarity(li[todo], ri[todo])
         levels[todo] = np.searchsorted(np.asarray(TEXT_BINS), sim, side="right")
+        # a typo (one edit, case aside) is a strong level whatever the similarity says:
+        # a short name with one letter changed looks unrelated to n-grams
+        texts = [self.left[i] for i in li[todo]] + [self.right[j] for j in ri[todo]]
+        k = len(todo)
+        typo = one_edit_apart(texts, np.arange(k), np.arange(k) + k, min_length=4)
+        levels[todo[typo]] = np.maximum(levels[todo[typo]], 3)
         return levels
 
 
@@ -149,6 +247,8 @@ def _levels(fields: list, kinds: list[str], li: np.ndarray, ri: np.ndarray) -> n
             return field.levels(li, ri)
         if kind == "numeric":
             return _numeric_levels(field.left, field.right, li, ri)
+        if kind == "code":
+            return _code_levels(field.left, field.right, li, ri)
         return _date_levels(field.left, field.right, li, ri)
 
     cols = _per_field(one, list(zip(fields, kinds, strict=True)))
@@ -264,7 +364,9 @@ def link_tables(
     rand_l = rng.integers(0, max(len(left), 1), n_random)
     rand_r = rng.integers(0, max(len(right), 1), n_random)
     known = None if known_matches is None else _positions(known_matches, len(left), len(right))
-    proba, model = _probabilities(fields, kinds, pairs, (rand_l, rand_r), len(left), known)
+    proba, model = _probabilities(
+        fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right)
+    )
     return (*_best(pairs, proba, len(left), top_k), model)
 
 
@@ -295,17 +397,27 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
     return kinds, fields, text, records
 
 
-def _probabilities(fields, kinds, pairs: np.ndarray, random_rows, n_left: int, known=None):
+def _probabilities(
+    fields, kinds, pairs: np.ndarray, random_rows, n_left: int, known=None, n_right=None
+):
     """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
     EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
     probability of each pair."""
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(_levels(fields, kinds, *random_rows))
+    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
     if known is not None:
         model.fit_m(_levels(fields, kinds, known[:, 0], known[:, 1]))
-    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
-    prior = min(0.5, max(n_left, 1) / max(len(pairs), 1))
-    proba = model.fit(gamma, prior=prior).predict_proba(gamma) if len(pairs) else np.zeros(0)
+    else:
+        model.fit_m_from_agreement(gamma, n_right if n_right is not None else n_left)
+    # at most min(n_left, n_right) true pairs among the candidates
+    max_prior = min(n_left, n_right if n_right is not None else n_left) / max(len(pairs), 1)
+    prior = min(0.5, max(n_left, 1) / max(len(pairs), 1), max_prior)
+    proba = (
+        model.fit(gamma, prior=prior, max_prior=max_prior).predict_proba(gamma)
+        if len(pairs)
+        else np.zeros(0)
+    )
     return proba, model
 
 

@@ -170,7 +170,7 @@ def fuzzy_join(
     right_on: str,
     *,
     model: Any = DEFAULT_MODEL,
-    threshold: float = 0.0,
+    threshold: float | None = None,
     top_k: int = 1,
     how: str = "left",
     return_score: bool = True,

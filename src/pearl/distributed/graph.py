@@ -102,7 +102,7 @@ def join_parts(
     right_shards = check_int(right_shards, "right_shards", 1)
     index = check_choice(index, "index", ("exact", "hnsw"))
     matcher = check_matcher(matcher)
-    check_threshold(threshold, matcher)
+    threshold = check_threshold(threshold, matcher)
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
     names = match_names(
         [*left.columns, *(rename.get(c, c) for c in right.columns)], return_score, top_k > 1
