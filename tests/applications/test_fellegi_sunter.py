@@ -52,3 +52,17 @@ def test_em_on_patterns_gives_each_row_the_probability_of_its_pattern():
     same = (gamma[:, None, :] == gamma[None, :50, :]).all(-1)  # rows equal to the first 50
     for j in range(50):
         assert np.all(p[same[:, j]] == p[j])
+
+
+def test_a_field_whose_agreement_counts_against_a_match_is_switched_off():
+    model = FellegiSunter([3, 2])
+    model.u_ = [np.array([0.7, 0.2, 0.1]), np.array([0.5, 0.5])]
+    model.m_ = [np.array([0.05, 0.15, 0.8]), np.array([0.6, 0.4])]  # the second: m < u
+    with pytest.warns(UserWarning, match="'phone'"):
+        assert model.check_sane(["name", "phone"]) == [1]
+    np.testing.assert_array_equal(model.m_[1], model.u_[1])  # no evidence either way
+    assert model.m_fixed_ == [False, True]
+    gamma = np.array([[2, 1], [2, 0]])
+    model.prior_ = 0.1
+    p = model.predict_proba(gamma)
+    assert p[0] == p[1]  # the phone no longer moves the probability

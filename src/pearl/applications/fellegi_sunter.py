@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = ["FellegiSunter"]
@@ -138,6 +140,36 @@ class FellegiSunter:
             if change < self.tol:
                 break
         return self
+
+    def check_sane(self, names: list[str] | None = None) -> list[int]:
+        """Fields whose fitted model contradicts itself: agreement of any degree (every
+        level above the lowest, a clear mismatch) no more likely among matches than among
+        non-matches (``m <= u``), so that agreeing would count *against* a match. Their evidence is switched off (``m`` set to ``u``, a
+        log ratio of 0 at every level) with a warning naming them; returns their indices.
+        A field whose values are missing on every pair carries no evidence and is not
+        reported."""
+        bad = [
+            f
+            for f in range(len(self.n_levels))
+            if self.n_levels[f] > 1 and self.m_[f][1:].sum() <= self.u_[f][1:].sum()
+        ]
+        if bad:
+            shown = [names[f] if names else str(f) for f in bad]
+            warnings.warn(
+                "record linkage: agreement on "
+                + ", ".join(map(repr, shown))
+                + " came out no more likely among matches than among non-matches; these "
+                "fields are ignored (the fitted model is not sane for them). Give "
+                "known_matches=, or check that the columns hold the same kind of values.",
+                UserWarning,
+                stacklevel=3,
+            )
+            fixed = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
+            for f in bad:
+                self.m_[f] = self.u_[f].copy()
+                fixed[f] = True  # a refit keeps them switched off
+            self.m_fixed_ = fixed
+        return bad
 
     def _posterior(self, gamma: np.ndarray) -> np.ndarray:
         logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(gamma)

@@ -364,8 +364,9 @@ def link_tables(
     rand_l = rng.integers(0, max(len(left), 1), n_random)
     rand_r = rng.integers(0, max(len(right), 1), n_random)
     known = None if known_matches is None else _positions(known_matches, len(left), len(right))
+    names = [str(a) if a == b else f"{a}/{b}" for a, b in zip(left_on, right_on, strict=True)]
     proba, model = _probabilities(
-        fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right)
+        fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
     )
     return (*_best(pairs, proba, len(left), top_k), model)
 
@@ -398,7 +399,14 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
 
 
 def _probabilities(
-    fields, kinds, pairs: np.ndarray, random_rows, n_left: int, known=None, n_right=None
+    fields,
+    kinds,
+    pairs: np.ndarray,
+    random_rows,
+    n_left: int,
+    known=None,
+    n_right=None,
+    names: list[str] | None = None,
 ):
     """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
     EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
@@ -413,11 +421,12 @@ def _probabilities(
     # at most min(n_left, n_right) true pairs among the candidates
     max_prior = min(n_left, n_right if n_right is not None else n_left) / max(len(pairs), 1)
     prior = min(0.5, max(n_left, 1) / max(len(pairs), 1), max_prior)
-    proba = (
-        model.fit(gamma, prior=prior, max_prior=max_prior).predict_proba(gamma)
-        if len(pairs)
-        else np.zeros(0)
-    )
+    if not len(pairs):
+        return np.zeros(0), model
+    model.fit(gamma, prior=prior, max_prior=max_prior)
+    if model.check_sane(names):
+        model.fit(gamma, prior=model.prior_, max_prior=max_prior)  # the prior without them
+    proba = model.predict_proba(gamma)
     return proba, model
 
 
@@ -552,7 +561,9 @@ def cluster_records(
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
     rand = rand[rand[:, 0] != rand[:, 1]]
-    proba, _ = _probabilities(fields, kinds, pairs, (rand[:, 0], rand[:, 1]), n)
+    proba, _ = _probabilities(
+        fields, kinds, pairs, (rand[:, 0], rand[:, 1]), n, names=[str(c) for c in cols]
+    )
     labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
     empty = np.all(_levels(fields, kinds, np.arange(n), np.arange(n)) < 0, axis=1)
     labels[empty] = -1
