@@ -379,3 +379,29 @@ def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_enco
     ids1, p1, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     np.testing.assert_array_equal(ids1, ids2)
     np.testing.assert_array_equal(p1, p2)
+
+
+def test_one_to_one_gives_each_right_row_to_one_left_row():
+    from pearl.applications.record_linkage import one_to_one_links
+
+    # left 0 and 1 both prefer right 0; left 0 is likelier, so left 1 gets right 1
+    pairs = np.array([[0, 0], [1, 0], [1, 1], [2, 1]])
+    proba = np.array([0.9, 0.8, 0.6, 0.5])
+    ids, scores = one_to_one_links(pairs, proba, 4)
+    assert ids[:, 0].tolist() == [0, 1, -1, -1]  # left 2's only candidate is taken
+    assert scores[:, 0].tolist()[:2] == pytest.approx([0.9, 0.6])
+    assert np.isneginf(scores[2:, 0]).all()
+
+
+def test_one_to_one_join_never_links_a_right_row_twice(hash_encoder):
+    left, right, _ = _partnered_people(200, seed=3)
+    left = pd.concat([left, left.iloc[:20]], ignore_index=True)  # 20 rows twice
+    right["rid"] = range(len(right))
+    keys = ["first", "surname", "city", "dob"]
+    out = fuzzy_join(left, right, on=keys, model=hash_encoder, one_to_one=True, threshold=0.0)
+    linked = out["rid"].dropna()
+    assert linked.is_unique and len(linked) > 100
+    plain = fuzzy_join(left, right, on=keys, model=hash_encoder, threshold=0.0)
+    assert not plain["rid"].dropna().is_unique  # the repeated rows share their partner
+    with pytest.raises(ValueError, match="several key columns"):
+        fuzzy_join(left, right, on="first", model=hash_encoder, one_to_one=True)

@@ -144,10 +144,9 @@ class FellegiSunter:
     def check_sane(self, names: list[str] | None = None) -> list[int]:
         """Fields whose fitted model contradicts itself: agreement of any degree (every
         level above the lowest, a clear mismatch) no more likely among matches than among
-        non-matches (``m <= u``), so that agreeing would count *against* a match. Their evidence is switched off (``m`` set to ``u``, a
-        log ratio of 0 at every level) with a warning naming them; returns their indices.
-        A field whose values are missing on every pair carries no evidence and is not
-        reported."""
+        non-matches (``m <= u``), so that agreeing would count *against* a match. Their
+        evidence is switched off (``m`` set to ``u``, a log ratio of 0 at every level)
+        with a warning naming them; returns their indices."""
         bad = [
             f
             for f in range(len(self.n_levels))

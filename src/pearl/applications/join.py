@@ -264,6 +264,7 @@ def fuzzy_join(
     matcher: Any = "combined",
     precision: float | None = None,
     known_matches=None,
+    one_to_one: bool = False,
 ):
     """Join ``right`` onto ``left`` by the similarity of phrase embeddings.
 
@@ -330,6 +331,12 @@ def fuzzy_join(
         Fellegi-Sunter model then learns how matching records compare (``m``) from them
         instead of by EM; a few dozen labelled pairs are enough. Not used with one key
         column (fine-tune the model instead: ``pearl finetune``).
+    one_to_one : bool, default=False
+        With several key columns: link each record of either table at most once (when
+        neither table repeats an entity, as two registers of the same people): candidate
+        pairs are taken greedily by decreasing probability, and a left row whose best
+        candidate went to a likelier pair gets its next free one. Off by default, so a
+        right table with duplicates still matches every left row that names them.
 
     Returns
     -------
@@ -359,8 +366,14 @@ def fuzzy_join(
     if multi:
         options = dict(threshold=threshold, top_k=top_k, how=how, return_score=return_score)
         options.update(suffix=suffix, precision=precision, known_matches=known_matches)
+        options["one_to_one"] = check_bool(one_to_one, "one_to_one")
         out = _join_records(left_df, right, (left_on, right_on), model, matcher, options)
         return from_pandas_table(out, kind, left)
+    if one_to_one:
+        raise ValueError(
+            "one_to_one links records of two tables on several key columns; with one key "
+            "column, each left row gets its own best candidates"
+        )
     if known_matches is not None:
         raise ValueError(
             "known_matches trains the record-linkage model of a join on several key "

@@ -43,6 +43,7 @@ __all__ = [
     "link_tables",
     "multi_column_join",
     "cluster_records",
+    "one_to_one_links",
     "LEVELS",
 ]
 
@@ -346,12 +347,14 @@ def link_tables(
     random_pairs: int = 50_000,
     seed: int = 0,
     known_matches=None,
+    one_to_one: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, FellegiSunter]:
     """Each left row's ``top_k`` right rows by Fellegi-Sunter match probability.
 
     ``known_matches``, optional: ``(left position, right position)`` pairs known to match;
     ``m`` is then learned from them instead of by EM (``u`` still comes from random
-    pairs, the prior by EM on the candidates).
+    pairs, the prior by EM on the candidates). ``one_to_one=True`` (with ``top_k=1``):
+    each right row is given to at most one left row, see :func:`one_to_one_links`.
 
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
     and probability ``-inf`` where a row has fewer candidates) and the fitted model.
@@ -368,7 +371,29 @@ def link_tables(
     proba, model = _probabilities(
         fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
     )
+    if one_to_one:
+        if top_k != 1:
+            raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
+        return (*one_to_one_links(pairs, proba, len(left)), model)
     return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def one_to_one_links(pairs: np.ndarray, proba: np.ndarray, n_left: int):
+    """Each left row's match when no row of either table may be linked twice: candidate
+    pairs taken greedily by decreasing probability (ties to the lower left, then right
+    row), a pair kept when neither of its rows is taken yet (recordlinkage's one-to-one
+    linking). A left row whose best candidate went to a likelier pair gets its next free
+    candidate. Returns ``ids, scores`` of shape ``(n_left, 1)`` (-1 and ``-inf``: none)."""
+    ids = np.full((n_left, 1), -1, dtype=np.int64)
+    scores = np.full((n_left, 1), -np.inf, dtype=np.float32)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0], -proba)) if len(pairs) else []
+    right_taken: set[int] = set()
+    for e in order:
+        i, j = int(pairs[e, 0]), int(pairs[e, 1])
+        if ids[i, 0] < 0 and j not in right_taken:
+            ids[i, 0], scores[i, 0] = j, proba[e]
+            right_taken.add(j)
+    return ids, scores
 
 
 def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
@@ -459,6 +484,7 @@ def multi_column_join(
     suffix: str,
     precision: float | None,
     known_matches=None,
+    one_to_one: bool = False,
 ) -> pd.DataFrame:
     """:func:`~pearl.applications.join.fuzzy_join` on several key columns (pandas in and
     out): :func:`link_tables`, then the join's usual assembly; ``match_score`` is the
@@ -496,6 +522,7 @@ def multi_column_join(
         scorer=scorer,
         top_k=top_k,
         known_matches=_label_positions(known_matches, left_df.index, right_df.index),
+        one_to_one=one_to_one,
     )
     if precision is not None:
         threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], precision)

@@ -115,6 +115,7 @@ NOT_PATHS = frozenset(
         "how",
         "precision",
         "right_chunksize",
+        "one_to_one",
         "right_shards",
         "topics",
         "split",

@@ -83,6 +83,7 @@ def cmd_join(args) -> int:
         matcher=args.matcher,
         precision=args.precision,
         known_matches=known,
+        one_to_one=args.one_to_one,
     )
     write_table(out, args.output)
     score = [c for c in out.columns if str(c).startswith("match_score")][-1]
@@ -240,6 +241,12 @@ def add_join(sub) -> None:
         help="with several key columns: a CSV/TSV/Parquet file of rows known to match, "
         "its first two columns the row numbers in LEFT and RIGHT (0 = first data row); "
         "the record-linkage model learns from them instead of by EM",
+    )
+    p.add_argument(
+        "--one-to-one",
+        action="store_true",
+        help="with several key columns: link each record of either table at most once "
+        "(when neither table repeats an entity)",
     )
     p.add_argument(
         "--right-chunksize",
