@@ -138,7 +138,8 @@ def test_codes_are_equal_after_normalisation_and_numbers_close_in_absolute_terms
     right = pd.DataFrame({"name": ["Art's Delicatessen", "Wollensky's Grill"]})
     right["phone"] = ["818-762-1221", "212-753-0444"]
     right["year"] = ["1955", "1936"]
-    from pearl.applications.record_linkage import _compared_fields, _levels
+    from pearl.applications.comparisons import _levels
+    from pearl.applications.record_linkage import _compared_fields
 
     cols = ["name", "phone", "year"]
     kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
@@ -254,7 +255,7 @@ def test_multi_column_join_keeps_polars(hash_encoder):
 
 
 def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
-    from pearl.applications.record_linkage import _date_levels, _numeric_levels, _TextField
+    from pearl.applications.comparisons import _date_levels, _numeric_levels, _TextField
 
     a = pd.Series(["Anna Smith", "anna smith ", None, "", "Bob"])
     b = pd.Series(["anna smith", "Anna Smyth", "x", "x", "Zyx Qwv"])
@@ -363,7 +364,7 @@ def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
 
 
 def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_encoder, monkeypatch):
-    from pearl.applications import record_linkage
+    from pearl.applications import comparisons, record_linkage
 
     left, right, _ = _people()
     keys = ["first", "last", "city", "born", "zip"]
@@ -372,10 +373,10 @@ def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_enco
     monkeypatch.setattr(
         record_linkage, "_per_field", lambda fn, items: seen.append(1) or per_field(fn, items)
     )
-    monkeypatch.setattr(record_linkage.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     ids2, p2, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert seen  # candidates and levels went through the per-field map
-    monkeypatch.setattr(record_linkage.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     ids1, p1, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     np.testing.assert_array_equal(ids1, ids2)
     np.testing.assert_array_equal(p1, p2)
@@ -405,3 +406,27 @@ def test_one_to_one_join_never_links_a_right_row_twice(hash_encoder):
     assert not plain["rid"].dropna().is_unique  # the repeated rows share their partner
     with pytest.raises(ValueError, match="several key columns"):
         fuzzy_join(left, right, on="first", model=hash_encoder, one_to_one=True)
+
+
+def test_a_shared_rare_value_counts_for_more_than_a_shared_common_one(hash_encoder):
+    from pearl.applications.comparisons import _levels
+    from pearl.applications.record_linkage import _compared_fields, _tf_offset
+
+    left = pd.DataFrame({"city": ["New York", "Tromso"], "phone": ["212-555-0100", "77 64 12"]})
+    right = pd.DataFrame(
+        {
+            "city": ["new york"] * 8 + ["Tromso", "Oslo"],
+            "phone": ["(212) 555 0100"] * 8 + ["776412", "22 11 00 00"],
+        }
+    )
+    cols = ["city", "phone"]
+    kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
+    pairs = np.array([[0, 0], [1, 8]])
+    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
+    assert gamma.tolist() == [[4, 2], [4, 2]]  # both agree on both fields
+    model = FellegiSunter([5, 3])
+    model.u_ = [np.array([0.6, 0.05, 0.03, 0.02, 0.3]), np.array([0.6, 0.1, 0.3])]
+    offset = _tf_offset(fields, kinds, model, pairs, gamma)
+    # "new york" is 8 of 10 right values (log 0.3/0.8 + log 0.3/0.8); "tromso" 1 of 10
+    assert offset[0] == pytest.approx(2 * np.log(0.3 / 0.8))
+    assert offset[1] == pytest.approx(2 * np.log(0.3 / 0.1))

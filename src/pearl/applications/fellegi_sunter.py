@@ -174,10 +174,16 @@ class FellegiSunter:
         logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(gamma)
         return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
 
-    def predict_proba(self, gamma: np.ndarray) -> np.ndarray:
-        """Match probability of each comparison vector (rows of ``gamma``)."""
+    def predict_proba(self, gamma: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
+        """Match probability of each comparison vector (rows of ``gamma``); ``offset``, one
+        log Bayes factor per row added to its pattern's (the term-frequency adjustment of
+        :func:`~pearl.applications.record_linkage.link_tables`)."""
         patterns, inverse, _ = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
-        return self._posterior(patterns)[inverse]
+        if offset is None:
+            return self._posterior(patterns)[inverse]
+        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(patterns)
+        logit = logit[inverse] + np.asarray(offset, dtype=np.float64)
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
 
 
 def _agreeing(n: int) -> np.ndarray:

@@ -11,13 +11,18 @@ from pearl._validation import (
     InputTypeError,
     MissingKeyError,
     check_bool,
-    check_choice,
-    check_float,
     check_int,
 )
 from pearl.applications.candidates import match_strings
 from pearl.applications.encoding import get_encoder, to_string_list
-from pearl.applications.matcher import check_matcher, scorer_for, threshold_for_precision
+from pearl.applications.join_options import (
+    JOIN_THRESHOLD,
+    check_join_options,
+    check_matcher_and_precision,
+    check_threshold,
+    join_keys,
+)
+from pearl.applications.matcher import scorer_for, threshold_for_precision
 from pearl.applications.tables import (
     from_pandas_table,
     is_table,
@@ -115,36 +120,6 @@ def match_names(columns, score: bool = True, rank: bool = True) -> dict[str, str
         if wanted:
             taken.add(name)
     return names
-
-
-def check_join_options(
-    *, left_on, right_on, suffix, how, top_k, threshold, return_score, batch_size
-) -> tuple[str, int, float | None, bool, int]:
-    """Check the options every fuzzy join shares (by type and range, naming the option);
-    returns ``how, top_k, threshold, return_score, batch_size`` (a None threshold is
-    resolved by :func:`check_threshold` once the matcher is known)."""
-    for name, value in (("left_on", left_on), ("right_on", right_on), ("suffix", suffix)):
-        if not isinstance(value, str) or not value:
-            raise InputTypeError(f"{name} must be a non-empty string, got {value!r:.40}")
-    return (
-        check_choice(how, "how", ("left", "inner")),
-        check_int(top_k, "top_k", 1),
-        None if threshold is None else check_float(threshold, "threshold", -1.0, 1.0),
-        check_bool(return_score, "return_score"),
-        check_int(batch_size, "batch_size", 1),
-    )
-
-
-def _check_matcher(matcher: Any, precision: float | None):
-    matcher = check_matcher(matcher)
-    if precision is not None:
-        check_float(precision, "precision", 0.0, 1.0)
-        if matcher == "cosine":
-            raise ValueError(
-                "precision= needs a combined matcher (matcher='combined'): a "
-                "cosine is not a probability"
-            )
-    return matcher
 
 
 def _is_frame(df) -> bool:
@@ -388,7 +363,7 @@ def fuzzy_join(
     if _is_frame(right):
         # before any encoding (a streamed right table is checked once it has been read)
         output_columns(left_df.columns, table_columns(right), suffix, return_score, top_k > 1)
-    matcher = _check_matcher(matcher, precision)
+    matcher = check_matcher_and_precision(matcher, precision)
     threshold = check_threshold(threshold, matcher)
     encoder = get_encoder(model)
     scorer = scorer_for(matcher, encoder)
@@ -449,7 +424,7 @@ def _join_records(left_df, right, keys, model, matcher, options: dict):
 
     left_on, right_on = keys
     precision = options.pop("precision")
-    matcher = _check_matcher(matcher, precision)
+    matcher = check_matcher_and_precision(matcher, precision)
     # a match probability, any matcher
     options["threshold"] = check_threshold(options["threshold"], "combined", records=True)
     _check_unique_columns(left_df, "left")
@@ -464,56 +439,3 @@ def _join_records(left_df, right, keys, model, matcher, options: dict):
         precision=precision,
         **options,
     )
-
-
-def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
-    """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise).
-
-    A list or tuple (or NumPy array, pandas Index) of several columns stays a list (a
-    multi-column join); a list of one column is that column's name."""
-    if on is not None:
-        if left_on is not None or right_on is not None:
-            raise InputTypeError("give on= or left_on= and right_on=, not both")
-        left_on = right_on = on
-    if left_on is None or right_on is None:
-        raise InputTypeError("give on= (a column of both tables) or left_on= and right_on=")
-    keys = []
-    for name, value in (("left_on", left_on), ("right_on", right_on)):
-        if not isinstance(value, str) and callable(getattr(value, "tolist", None)):
-            value = value.tolist()  # a NumPy array, a pandas Index or Series of names
-        if isinstance(value, list | tuple):
-            if not value or not all(isinstance(v, str) and v for v in value):
-                raise InputTypeError(
-                    f"{name} must be a column name or a non-empty list of them, got {value!r:.60}"
-                )
-            value = value[0] if len(value) == 1 else list(value)
-        keys.append(value)
-    if isinstance(keys[0], list) != isinstance(keys[1], list):
-        raise ValueError(
-            f"left_on and right_on must name as many columns, got {left_on!r:.60} and "
-            f"{right_on!r:.60}"
-        )
-    return keys[0], keys[1]
-
-
-#: the default threshold on a match probability: a row whose best candidate is less likely
-#: to be its match than not stays unmatched
-JOIN_THRESHOLD = 0.5
-
-
-def check_threshold(threshold: float | None, matcher: Any, records: bool = False) -> float:
-    """A threshold in the range of the matcher's scores: a probability in [0, 1] for a
-    combined matcher, a cosine in [-1, 1] for ``"cosine"``. None is the default: on
-    several key columns (``records``), :data:`JOIN_THRESHOLD` on the Fellegi-Sunter
-    probability (a row keeps no match its best candidate is unlikely to be); on one key
-    column, no threshold (every row's best candidate, as skrub's ``fuzzy_join``: its
-    calibration on tables with unmatched rows is not yet checked)."""
-    if threshold is None:
-        return JOIN_THRESHOLD if records else (-1.0 if matcher == "cosine" else 0.0)
-    if matcher != "cosine" and not 0.0 <= threshold <= 1.0:
-        raise ValueError(
-            f"threshold must be a match probability in [0, 1] with the combined "
-            f"matcher, got {threshold}; with matcher='cosine' it is a cosine "
-            "in [-1, 1]"
-        )
-    return threshold

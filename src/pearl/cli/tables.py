@@ -242,12 +242,7 @@ def add_join(sub) -> None:
         "its first two columns the row numbers in LEFT and RIGHT (0 = first data row); "
         "the record-linkage model learns from them instead of by EM",
     )
-    p.add_argument(
-        "--one-to-one",
-        action="store_true",
-        help="with several key columns: link each record of either table at most once "
-        "(when neither table repeats an entity)",
-    )
+    p.add_argument("--one-to-one", action="store_true", help="see fuzzy_join's one_to_one")
     p.add_argument(
         "--right-chunksize",
         type=POSITIVE,
