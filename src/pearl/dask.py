@@ -3,17 +3,12 @@
 >>> import pearl.dask  # doctest: +SKIP
 >>> vectors = pearl.dask.encode(ddf, "name")  # doctest: +SKIP
 
-Needs the ``dask`` extra: ``pip install "pearl[dask]"``.
+Needs the ``dask`` extra: ``pip install "pearl[dask]"``. Every public name of
+:mod:`pearl.distributed.dask` is here, taken from its ``__all__`` (a hand-kept list once
+missed ``deduplicate``).
 """
 
-from pearl.distributed.dask import (  # noqa: F401
-    __all__,
-    build_index,
-    encode,
-    encode_to_parquet,
-    fuzzy_join,
-    join_to_parquet,
-    local_client,
-    read_table,
-    search,
-)
+from pearl.distributed import dask as _source
+from pearl.distributed.dask import *  # noqa: F403
+
+__all__ = list(_source.__all__)
