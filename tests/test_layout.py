@@ -44,3 +44,41 @@ def test_no_function_is_over_80_lines_of_code():
                 if (n := _code_lines(node, lines)) > 80:
                     long[f"{path.relative_to(PACKAGE)}:{node.name}"] = n
     assert not long, long
+
+
+def _import_graph(folder: str) -> dict[str, set[str]]:
+    """pearl module -> the pearl modules it imports, at any depth of its code (a function's
+    lazy import counts: it is a dependency all the same)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "src"
+    graph: dict[str, set[str]] = {}
+    for path in sorted((root / "pearl" / folder).rglob("*.py")):
+        name = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pearl"):
+                deps.add(node.module)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name.startswith("pearl"))
+        graph[name] = deps
+    return graph
+
+
+def test_the_models_folder_has_no_import_circle():
+    # loading -> (registry) fusion -> raw_text -> loading was one (StrictTransformer)
+    graph = _import_graph("models")
+    seen: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        seen[node] = 1
+        for dep in sorted(graph.get(node, ())):
+            if dep in graph:
+                assert seen.get(dep) != 1, " -> ".join([*path, node, dep])
+                if dep not in seen:
+                    visit(dep, [*path, node])
+        seen[node] = 2
+
+    for module in sorted(graph):
+        if module not in seen:
+            visit(module, [])

@@ -15,7 +15,7 @@ from typing import Any
 
 from pearl._validation import clean_text
 from pearl.models.char_encoder import encode_chars
-from pearl.models.loading import StrictTransformer
+from pearl.models.strict_transformer import StrictTransformer
 
 __all__ = ["RawTextTransformer", "CHAR_IDS", "MAX_CHARS"]
 
