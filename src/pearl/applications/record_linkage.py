@@ -301,7 +301,7 @@ def multi_column_join(
     out): :func:`link_tables`, then the join's usual assembly; ``match_score`` is the
     Fellegi-Sunter match probability."""
     from pearl._validation import InputTypeError, MissingKeyError
-    from pearl.applications.join import finish_join, output_columns
+    from pearl.applications.join_output import finish_join, output_columns
     from pearl.applications.matcher import threshold_for_precision
     from pearl.applications.tables import is_table, to_pandas_table
 

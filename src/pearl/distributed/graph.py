@@ -11,12 +11,8 @@ import numpy as np
 from pearl._extras import require
 from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
 from pearl.applications.encoding import get_encoder
-from pearl.applications.join import (
-    check_join_options,
-    check_threshold,
-    match_names,
-    output_columns,
-)
+from pearl.applications.join_options import check_join_options, check_threshold
+from pearl.applications.join_output import match_names, output_columns
 from pearl.applications.matcher import check_matcher, scorer_for
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from pearl._io import atomic_path, read_json_object
 from pearl.applications.candidates import combined_top_k, keep_top, merge_top_k, top_k_of
 from pearl.applications.encoding import get_encoder, to_string_list
-from pearl.applications.join import assemble_join
+from pearl.applications.join_output import assemble_join
 from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders.base import normalize_rows
 
