@@ -78,19 +78,31 @@ def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return norm, null | (norm == "")
 
 
-def _code_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
-    """2 equal after normalisation, 1 one edit apart (a mistyped digit), 0 otherwise, -1
-    missing."""
-    from pearl.applications.match_graph import one_edit_apart
+class _CodeField:
+    """A code field: both sides' values normalised once (:func:`_code_values`), with an
+    integer key per distinct value, for the levels of any pairs of rows and the
+    term-frequency adjustment."""
 
-    (x, xnull), (y, ynull) = _code_values(a), _code_values(b)
-    xa, yb = x[li], y[ri]
-    equal = xa == yb
-    texts = list(xa) + list(yb)
-    n = len(xa)
-    near = one_edit_apart(texts, np.arange(n), np.arange(n) + n, min_length=4)
-    levels = np.where(equal, 2, np.where(near, 1, 0))
-    return np.where(xnull[li] | ynull[ri], -1, levels)
+    def __init__(self, left: pd.Series, right: pd.Series):
+        (self.left, self.lnull), (self.right, self.rnull) = _code_values(left), _code_values(right)
+        codes = {v: i for i, v in enumerate(dict.fromkeys([*self.left, *self.right]))}
+        self.lkey = np.array([codes[v] for v in self.left], dtype=np.int64)
+        self.rkey = np.array([codes[v] for v in self.right], dtype=np.int64)
+
+    def keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each left and right row's value as an integer (equal values, equal keys)."""
+        return self.lkey, self.rkey
+
+    def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """2 equal after normalisation, 1 one edit apart (a mistyped digit), 0 otherwise,
+        -1 missing."""
+        from pearl.applications.match_graph import one_edit_apart
+
+        xa, yb = self.left[li], self.right[ri]
+        n = len(xa)
+        near = one_edit_apart([*xa, *yb], np.arange(n), np.arange(n) + n, min_length=4)
+        levels = np.where(self.lkey[li] == self.rkey[ri], 2, np.where(near, 1, 0))
+        return np.where(self.lnull[li] | self.rnull[ri], -1, levels)
 
 
 def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
@@ -188,6 +200,11 @@ class _TextField:
             sim = emb if self.scorer is None else self.scorer.probability(emb, ng)
         return np.asarray(sim)[inverse.ravel()]
 
+    def keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each left and right row's value as an integer, case aside (equal values, equal
+        keys)."""
+        return self.folded[self.lid], self.folded[self.rid]
+
     def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """-1 where a cell is missing, 4 where the values are equal but for case, else the
         similarity's bin (0-3), at least 3 one edit apart; similarities are computed only
@@ -212,12 +229,10 @@ class _TextField:
 def _levels(fields: list, kinds: list[str], li: np.ndarray, ri: np.ndarray) -> np.ndarray:
     def one(field_kind: tuple) -> np.ndarray:
         field, kind = field_kind
-        if kind == "text":
+        if kind in ("text", "code"):
             return field.levels(li, ri)
         if kind == "numeric":
             return _numeric_levels(field.left, field.right, li, ri)
-        if kind == "code":
-            return _code_levels(field.left, field.right, li, ri)
         return _date_levels(field.left, field.right, li, ri)
 
     cols = _per_field(one, list(zip(fields, kinds, strict=True)))

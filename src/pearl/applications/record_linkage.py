@@ -33,7 +33,7 @@ import pandas as pd
 
 from pearl.applications.comparisons import (
     LEVELS,
-    _code_values,
+    _CodeField,
     _Field,
     _levels,
     _per_field,
@@ -139,6 +139,8 @@ def link_tables(
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
     and probability ``-inf`` where a row has fewer candidates) and the fitted model.
     """
+    if one_to_one and top_k != 1:  # before any work
+        raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
     kinds, fields, text, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
     pairs = _candidates(text, records, encoder, candidates)
@@ -152,8 +154,6 @@ def link_tables(
         fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
     )
     if one_to_one:
-        if top_k != 1:
-            raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
         return (*one_to_one_links(pairs, proba, len(left)), model)
     return (*_best(pairs, proba, len(left), top_k), model)
 
@@ -195,6 +195,8 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
     fields = [
         _TextField(left[a], right[b], encoder, scorer)
         if k == "text"
+        else _CodeField(left[a], right[b])
+        if k == "code"
         else _Field(k, left[a], right[b])
         for a, b, k in zip(left_on, right_on, kinds, strict=True)
     ]
@@ -217,19 +219,19 @@ def _probabilities(
     """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
     EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
     probability of each pair."""
+    n_right = n_left if n_right is None else n_right  # one table: cluster_records
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(_levels(fields, kinds, *random_rows))
     gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
     if known is not None:
         model.fit_m(_levels(fields, kinds, known[:, 0], known[:, 1]))
     else:
-        model.fit_m_from_agreement(gamma, n_right if n_right is not None else n_left)
-    # at most min(n_left, n_right) true pairs among the candidates
-    max_prior = min(n_left, n_right if n_right is not None else n_left) / max(len(pairs), 1)
-    prior = min(0.5, max(n_left, 1) / max(len(pairs), 1), max_prior)
+        model.fit_m_from_agreement(gamma, n_right)
     if not len(pairs):
         return np.zeros(0), model
-    model.fit(gamma, prior=prior, max_prior=max_prior)
+    # at most min(n_left, n_right) true pairs among the candidates
+    max_prior = min(n_left, n_right) / len(pairs)
+    model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior)
     if model.check_sane(names):
         model.fit(gamma, prior=model.prior_, max_prior=max_prior)  # the prior without them
     offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
@@ -247,18 +249,12 @@ def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np
     for f, (field, kind) in enumerate(zip(fields, kinds, strict=True)):
         if kind not in ("text", "code"):
             continue
-        if kind == "text":
-            lkey, rkey = field.folded[field.lid], field.folded[field.rid]
-            rnull = field.rnull
-        else:
-            (lv, _), (rv, rnull) = _code_values(field.left), _code_values(field.right)
-            codes = {v: i for i, v in enumerate(dict.fromkeys([*lv, *rv]))}
-            lkey = np.array([codes[v] for v in lv], dtype=np.int64)
-            rkey = np.array([codes[v] for v in rv], dtype=np.int64)
-        values = rkey[~rnull]
+        _, rkey = field.keys()
+        values = rkey[~field.rnull]
         if not len(values):
             continue
-        counts = np.bincount(values, minlength=int(max(lkey.max(), rkey.max())) + 1)
+        # pairs agree only on present values, so their keys are all counted here
+        counts = np.bincount(values)
         agree = np.flatnonzero(gamma[:, f] == model.n_levels[f] - 1)
         tf = np.maximum(counts[rkey[pairs[agree, 1]]], 1) / len(values)
         u_agree = model.u_[f][-1]
