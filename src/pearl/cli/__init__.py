@@ -231,8 +231,3 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    except SystemExit as exc:  # a command's own "pearl: ..." exit: an error like the others
-        if isinstance(exc.code, str) and exc.code.startswith("pearl: "):
-            print(f"pearl: error: {exc.code.removeprefix('pearl: ')}", file=sys.stderr)
-            return 2
-        raise

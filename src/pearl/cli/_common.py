@@ -94,7 +94,7 @@ def texts_of(args) -> list[str]:
     if args.input:
         texts += read_lines(args.input)
     if not texts:
-        raise SystemExit("pearl: no input: give phrases as arguments or --input FILE")
+        raise ValueError("no input: give phrases as arguments or --input FILE")
     return texts
 
 
@@ -149,9 +149,9 @@ def read_table(path: str, chunksize: int | None = None):
 def _check_readable(p: Path, what: str) -> None:
     """A file, or a pipe or device (``/dev/stdin``, a shell's ``<(...)``); not a folder."""
     if not p.exists():
-        raise SystemExit(f"pearl: {what} not found: {p}")
+        raise FileNotFoundError(f"{what} not found: {p}")
     if p.is_dir():
-        raise SystemExit(f"pearl: {what} {p} is a folder, not a file")
+        raise IsADirectoryError(f"{what} {p} is a folder, not a file")
 
 
 def read_parquet(p: Path):

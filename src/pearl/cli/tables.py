@@ -112,7 +112,7 @@ def cmd_dedup(args) -> int:
     check_output(args.output, [args.table], "--output")
     table = read_table(args.table)
     if args.column not in table.columns:
-        raise SystemExit(f"pearl: no column {args.column!r} in {args.table}")
+        raise ValueError(f"no column {args.column!r} in {args.table}")
     new_column = f"{args.column}_deduplicated"
     if new_column in table.columns:
         raise ValueError(

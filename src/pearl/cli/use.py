@@ -20,8 +20,8 @@ from pearl.cli._common import (
 
 def cmd_encode_table(args) -> int:
     if not args.input or not args.output:
-        raise SystemExit(
-            "pearl: --column encodes a table: give --input TABLE (Parquet or "
+        raise ValueError(
+            "--column encodes a table: give --input TABLE (Parquet or "
             "CSV) and --output FOLDER (Parquet)"
         )
     check_output(args.output, [args.input], "--output")
@@ -58,7 +58,7 @@ def cmd_encode(args) -> int:
     texts = check_texts(texts_of(args))  # invalid UTF-8 arguments arrive as U+FFFD
     enc = load_encoder(args.model)
     if not is_embedding_model(enc):
-        raise SystemExit(f"pearl: {args.model} has no embeddings")
+        raise ValueError(f"{args.model} has no embeddings")
     emb = enc.encode(
         texts,
         batch_size=args.batch_size,
@@ -92,7 +92,7 @@ def cmd_similarity(args) -> int:
     if args.input:
         candidates += read_lines(args.input)
     if not candidates:
-        raise SystemExit("pearl: give candidates as arguments or --input FILE")
+        raise ValueError("give candidates as arguments or --input FILE")
     candidates = check_texts(candidates)
     args.query = check_texts(args.query)[0]
     enc = load_model(args.model)  # an encoder, or the String Distance baseline
@@ -128,7 +128,7 @@ def cmd_index_search(args) -> int:
     if args.input:
         queries += [q for q in read_lines(args.input) if q.strip()]
     if not queries:
-        raise SystemExit("pearl: give queries as arguments or --input FILE")
+        raise ValueError("give queries as arguments or --input FILE")
     if args.output:
         check_output(args.output, [args.input, args.index_dir], "--output")
     idx = EntityIndex.load(args.index_dir, model=args.model)
