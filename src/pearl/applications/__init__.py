@@ -2,14 +2,11 @@
 deduplication and clustering."""
 
 # ``import pearl`` does not import this package: pearl's lazy names map straight to the
-# modules (join, dedup, index...).
+# modules (join, dedup, index...). The names here are lazy too, so that importing one tool
+# (``pearl.applications.dedup``) does not import every other one's dependencies
+# (scikit-learn for ``PhraseEmbedder``: about 1 s).
 
-from pearl.applications.candidates import match_strings
-from pearl.applications.dedup import cluster, deduplicate
-from pearl.applications.embedder import PhraseEmbedder
-from pearl.applications.encoding import clear_caches
-from pearl.applications.index import EntityIndex, SearchResult
-from pearl.applications.join import fuzzy_join
+from pearl._lazy import lazy_exports
 
 __all__ = [
     "EntityIndex",
@@ -21,3 +18,17 @@ __all__ = [
     "fuzzy_join",
     "match_strings",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "match_strings": "pearl.applications.candidates",
+        "cluster": "pearl.applications.dedup",
+        "deduplicate": "pearl.applications.dedup",
+        "PhraseEmbedder": "pearl.applications.embedder",
+        "clear_caches": "pearl.applications.encoding",
+        "EntityIndex": "pearl.applications.index",
+        "SearchResult": "pearl.applications.index",
+        "fuzzy_join": "pearl.applications.join",
+    },
+)

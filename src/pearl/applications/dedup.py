@@ -6,7 +6,6 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from sklearn.cluster import AgglomerativeClustering
 
 from pearl._validation import check_float, check_int
 from pearl.applications.encoding import get_cache, get_encoder, to_string_list
@@ -80,6 +79,8 @@ def _exact_labels(uniq: list[str], emb: np.ndarray, scorer, n_clusters: int) -> 
         raise ValueError(f"n_clusters must be between 1 and {n} (distinct values)")
     if n == 1:
         return np.zeros(1, dtype=np.int64)
+    from sklearn.cluster import AgglomerativeClustering  # 1 s to import: only for this tree
+
     dist = _distances(uniq, emb, scorer) if scorer is not None else None
     model = AgglomerativeClustering(
         n_clusters=n_clusters,

@@ -116,8 +116,6 @@ class NgramVectorizer:
     def weigh(self, counts):
         """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
         unit length (the word block to ``word_weight``), the row normalised."""
-        from sklearn.preprocessing import normalize
-
         x = counts.tocsr().astype(np.float64)  # a copy: the caller's counts stay counts
         x.data = x.data * self._idf_at(x.indices)
         rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
@@ -128,7 +126,10 @@ class NgramVectorizer:
         norms = [np.where(n > 0, n, 1.0) for n in norms]
         scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
         x.data = x.data * scale
-        return normalize(x).astype(np.float32)
+        # each row to unit length (scikit-learn's normalize, without its 1 s import)
+        total = np.sqrt(np.bincount(rows, x.data**2, minlength=x.shape[0]))
+        x.data = x.data / np.where(total > 0, total, 1.0)[rows]
+        return x.astype(np.float32)
 
     def transform(self, texts: list[str]):
         """Sparse CSR matrix of unit rows (all-zero for an empty string)."""

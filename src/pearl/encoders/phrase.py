@@ -13,7 +13,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from pearl._validation import InputTypeError, check_bool, check_choice, check_int, check_texts
-from pearl.encoders.base import Encoder
+from pearl.encoders.base import Encoder, normalize_rows
 from pearl.encoders.fingerprint import folder_fingerprint
 from pearl.encoders.resolve import (
     DEFAULT_MODEL,
@@ -57,12 +57,11 @@ def _hub_snapshot(name: str, local_only: bool) -> tuple[Path, Path]:
     return snap, snap.parents[1]
 
 
-def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
-    from pearl.models.loading import open_model_folder
-
+def _locate(model: str) -> tuple[Path, Path | None, str]:
+    """``(local folder, where its links may lead, the name or path it was resolved to)``."""
     target = resolve_model_path(model)
     if Path(target).is_absolute():
-        return open_model_folder(target, device, trust_remote_code).float(), target
+        return Path(target), None, target
     try:  # a Hugging Face name already in the local HF cache: the same strict loader
         snap, root = _hub_snapshot(target, local_only=True)
     except Exception:  # noqa: BLE001 - not cached: try the hub below
@@ -76,7 +75,27 @@ def _load_sentence_transformer(model: str, device: str | None, trust_remote_code
                 "path of a sentence-transformers folder."
             )
         snap, root = _hub_snapshot(target, local_only=False)
-    return open_model_folder(snap, device, trust_remote_code, root=root).float(), target
+    return snap, root, target
+
+
+def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
+    """``(model, resolved name or path, folder, root)``: a static folder on the CPU is
+    served by :class:`~pearl.models.static_inference.StaticInference` (no torch), any other
+    by sentence-transformers through the strict loader."""
+    from pearl.models.folder_checks import check_model_folder
+    from pearl.models.static_inference import StaticInference, is_static_stack
+
+    folder, root, target = _locate(model)
+    entries = check_model_folder(folder, trust_remote_code, root)
+    if (device or "cpu") == "cpu" and is_static_stack(entries):
+        return StaticInference(folder, normalize=len(entries) > 1), target, folder, root
+    return _open_torch(folder, device, trust_remote_code, root), target, folder, root
+
+
+def _open_torch(folder: Path, device: str | None, trust_remote_code: bool, root: Path | None):
+    from pearl.models.loading import open_model_folder
+
+    return open_model_folder(folder, device, trust_remote_code, root=root).float()
 
 
 class PhraseEncoder(Encoder):
@@ -136,15 +155,29 @@ class PhraseEncoder(Encoder):
         self.trust_remote_code = check_bool(trust_remote_code, "trust_remote_code")
         self.model_name = str(model)
         self.device = device or "cpu"
-        self.model, self.path = _load_sentence_transformer(
+        loaded, self.path, self._folder, self._root = _load_sentence_transformer(
             model, self.device, self.trust_remote_code
         )
+        #: the torch-free static model, or None (the model is a SentenceTransformer)
+        self._static = loaded if not hasattr(loaded, "forward") else None
+        self._model = None if self._static is not None else loaded
         self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
         self._loaded_max_seq_length = self.max_seq_length
         self._check_pooling()
 
+    @property
+    def model(self):
+        """The ``SentenceTransformer`` (for training, saving or inspection). A static model
+        is served without torch until this is first read; from then on ``encode`` runs
+        through the model returned here, so changes made to it are seen."""
+        if self._model is None:
+            self._model = _open_torch(self._folder, self.device, self.trust_remote_code, self._root)
+        return self._model
+
     def _check_pooling(self) -> None:
+        if self._model is None:  # a static model has no pooling module
+            return
         for module in self.model:
             mode = getattr(module, "pooling_mode", None) or (
                 module.get_pooling_mode_str() if hasattr(module, "get_pooling_mode_str") else None
@@ -154,6 +187,8 @@ class PhraseEncoder(Encoder):
 
     @property
     def _full_dim(self) -> int:
+        if self._model is None:
+            return self._static.embedding_dim
         dim = self.model.get_embedding_dimension()
         if dim is None:  # some custom stacks do not report it
             dim = int(self.model.encode([""], convert_to_numpy=True).shape[1])
@@ -267,8 +302,6 @@ class PhraseEncoder(Encoder):
         if dim is not None:
             emb = np.ascontiguousarray(emb[:, :dim])
         if normalize:
-            from pearl.encoders.base import normalize_rows
-
             emb = normalize_rows(emb)
         if precision != "float32":
             from sentence_transformers import quantize_embeddings
@@ -291,7 +324,8 @@ class PhraseEncoder(Encoder):
             return prompt
         if prompt_name is None:
             return ""
-        prompts = getattr(self.model, "prompts", {}) or {}
+        source = self._static if self._model is None else self.model
+        prompts = getattr(source, "prompts", {}) or {}
         if prompt_name not in prompts:
             raise ValueError(
                 f"prompt_name {prompt_name!r} is not one of the model's prompts {sorted(prompts)}"
@@ -302,10 +336,16 @@ class PhraseEncoder(Encoder):
     def max_seq_length(self) -> int | None:
         """Tokens read per phrase; longer phrases are truncated (sentence-transformers'
         attribute, which it also sets). None for a model without a token limit."""
-        return getattr(self.model, "max_seq_length", None)
+        source = self._static if self._model is None else self.model
+        return getattr(source, "max_seq_length", None)
 
     @max_seq_length.setter
     def max_seq_length(self, value: int) -> None:
+        if self._model is None:
+            raise AttributeError(
+                f"{self.name} is a static model: it reads every token of a phrase and has "
+                "no max_seq_length to set"
+            )
         self.model.max_seq_length = check_int(value, "max_seq_length", 1)
 
     def get_sentence_embedding_dimension(self) -> int:
@@ -337,6 +377,9 @@ class PhraseEncoder(Encoder):
         return out
 
     def _encode_chunk(self, chunk: list[str], batch_size: int, normalize: bool) -> np.ndarray:
+        if self._model is None:  # a static model, served with NumPy
+            emb = self._static.encode(chunk)
+            return normalize_rows(emb) if normalize else emb
         from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
         if not isinstance(self.model[0], StaticEmbedding):
@@ -366,8 +409,6 @@ class PhraseEncoder(Encoder):
             torch.set_num_threads(threads)
         emb = np.concatenate(parts)
         if normalize:
-            from pearl.encoders.base import normalize_rows
-
             emb = normalize_rows(emb)
         return emb
 
