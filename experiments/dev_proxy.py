@@ -16,6 +16,7 @@ results/benchmarks/dev_proxy.{json,md} (one row per model, merged with earlier r
 
     python experiments/dev_proxy.py all-MiniLM-L6-v2 pearl-minilm models/x
     python experiments/dev_proxy.py --names data_out/dev_names.txt  # to exclude
+    python experiments/dev_proxy.py pearl-minilm+pearl-static  # two models concatenated
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ import random
 from pathlib import Path
 
 import numpy as np
+from concat_encoder import load
 
-from pearl.encoders import PhraseEncoder
+from pearl.encoders import Encoder
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -70,7 +72,7 @@ def tasks(n_typos: int = 2000, seed: int = 0) -> dict[str, tuple[list[str], list
     return out
 
 
-def top1(model: PhraseEncoder, queries: list[str], gallery: list[str], answers: list[int]) -> float:
+def top1(model: Encoder, queries: list[str], gallery: list[str], answers: list[int]) -> float:
     """Share of queries whose nearest candidate (cosine) is their answer."""
     q = model.encode(queries)
     g = model.encode(gallery)
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     path = args.output.with_suffix(".json")
     rows = json.loads(path.read_text()) if path.is_file() else {}
     for name in args.models:
-        model = PhraseEncoder(name)
+        model = load(name)
         scores = {task: round(100 * top1(model, *data[task]), 2) for task in data}
         scores["dev"] = round(float(np.mean(list(scores.values()))), 2)
         rows[name] = scores

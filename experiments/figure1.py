@@ -11,7 +11,8 @@ splits each output into its two parts and ranks with each part alone and with bo
   ``--distractors`` corpus names that share the most words with it (no benchmark file).
 
 It also reports the mean norm share of the character part. Nothing is trained or chosen
-here. Writes experiments/results/figure1.{json,md}.
+here. Writes experiments/results/figure1.{json,md} (``--name`` for another stem); a model
+written ``a+b`` is the two models' unit vectors concatenated (``concat_encoder.py``).
 
     python experiments/figure1.py [--names 300] [--distractors 20]
 """
@@ -25,10 +26,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from concat_encoder import load
 
 from pearl.augment.names import NameVariants
 from pearl.data.corpus import read_corpus
-from pearl.encoders import PhraseEncoder
 
 OUT = Path(__file__).resolve().parent / "results"
 QUERY = "The New York Times"
@@ -90,17 +91,19 @@ def main() -> None:
     ap.add_argument("--names", type=int, default=300)
     ap.add_argument("--distractors", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--name", default="figure1", help="output stem in experiments/results/")
     args = ap.parse_args()
     items = variant_task(args.corpus, args.names, args.distractors, args.seed)
     record = {
         "command": "python experiments/figure1.py --names "
-        f"{args.names} --distractors {args.distractors}",
+        f"{args.names} --distractors {args.distractors}"
+        + (f" --models {args.models} --name {args.name}" if args.name != "figure1" else ""),
         "pairs": len(items),
         "examples": [list(i[:2]) for i in items[:10]],
         "models": {},
     }
     for name in args.models.split(","):
-        enc = PhraseEncoder(name)
+        enc = load(name)
         split = 384 if enc.embedding_dim == 512 else None
         q = enc.encode([QUERY] + CANDIDATES)
         fig = {}
@@ -128,7 +131,7 @@ def main() -> None:
         record["models"][name] = {"figure1": fig, "variant_top1": top1, "char_energy_share": share}
         print(name, json.dumps(record["models"][name]), flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "figure1.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    (OUT / f"{args.name}.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     lines = [
         "# Figure 1 and name variants, by part of the fused vector",
         "",
@@ -153,7 +156,7 @@ def main() -> None:
         "",
         "Examples (query, name): " + "; ".join(f"{a} -> {b}" for a, b in record["examples"]),
     ]
-    (OUT / "figure1.md").write_text("\n".join(lines) + "\n")
+    (OUT / f"{args.name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

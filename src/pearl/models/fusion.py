@@ -20,7 +20,8 @@ from safetensors.torch import load_file, save_file
 from sentence_transformers.base.modules import Module
 from torch import nn
 
-from pearl.models.char_encoder import CharEncoder, encode_chars
+from pearl.models.char_encoder import encode_chars
+from pearl.models.ngram_bag import build_char_encoder
 from pearl.models.raw_text import CHAR_IDS
 
 __all__ = ["CharFusion"]
@@ -37,7 +38,10 @@ class CharFusion(Module):
     phrase_dim : int
         Size of the pooled phrase vector (the backbone's hidden size).
     char_config : dict, optional
-        Keyword arguments of :class:`~pearl.models.CharEncoder`.
+        The character encoder: ``kind`` (``"attention"``, the default: the LOVE-style
+        :class:`~pearl.models.CharEncoder`; ``"ngram_bag"``: a bag of hashed character
+        n-grams and subwords, :class:`~pearl.models.ngram_bag.NgramBagEncoder`; ``"both"``:
+        their sum) and the keyword arguments of that class.
     output_dim : int, optional
         When given, a linear layer maps the concatenation to this size; by default the
         output is the concatenation itself (``phrase_dim + char out_dim``, as in the paper).
@@ -89,7 +93,7 @@ class CharFusion(Module):
         self.use_chars = use_chars
         self.char_gain = bool(char_gain) and use_chars
         self.raw_text = bool(raw_text)
-        self.char_encoder = CharEncoder(**self.char_config) if use_chars else None
+        self.char_encoder = build_char_encoder(self.char_config) if use_chars else None
         # a parameter only when asked for, so folders saved without one load strictly
         self.char_log_scale = nn.Parameter(torch.zeros(())) if self.char_gain else None
         concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)

@@ -23,6 +23,7 @@ _RANGES: dict[str, tuple] = {
     "decay_steps": (1, None),
     "char_out_dim": (1, None),
     "char_dim": (1, None),
+    "char_buckets": (1, None),
     "max_seq_length": (1, None),
     "char_pretrain_batch": (1, None),
     "average_weight": (0.0, 1.0),
@@ -98,6 +99,10 @@ class TrainConfig(ConfigPaths):
     # model
     char_out_dim: int = 128
     char_dim: int = 64
+    # the character channel: "attention" (LOVE-style, the paper's), "ngram_bag" (hashed
+    # character n-grams + subwords, as pearl-static; issue 49) or "both" (their sum)
+    char_kind: str = "attention"
+    char_buckets: int = 16384  # rows of the n-gram table of "ngram_bag" / "both"
     output_dim: int = 0  # 0: the concatenation
     max_seq_length: int = 32
     use_chars: bool = True
@@ -165,6 +170,7 @@ class TrainConfig(ConfigPaths):
             check_float(weight, f"augmenter_weights[{name!r}]", 0.0)
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
         check_choice(self.objective, "objective", ("infonce", "triplet", "phrase-bert"))
+        check_choice(self.char_kind, "char_kind", ("attention", "ngram_bag", "both"))
         if self.objective == "phrase-bert" and not self.triplets:
             raise ValueError('objective = "phrase-bert" needs triplets = <file of pearl triplets>')
         check_float(self.margin, "margin", 0.0)

@@ -115,9 +115,12 @@ class Trainer:
         from pearl.encoders.resolve import resolve_model_path
 
         cfg = self.config
+        char_config = {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim}
+        if cfg.char_kind != "attention":  # attention models keep the config they always had
+            char_config.update(kind=cfg.char_kind, n_buckets=cfg.char_buckets)
         model = build_pearl_model(
             resolve_model_path(cfg.backbone),
-            {"out_dim": cfg.char_out_dim, "dim": cfg.char_dim},
+            char_config,
             output_dim=cfg.output_dim or None,
             labels=list(LABELS) if cfg.type_loss else None,
             use_chars=cfg.use_chars,
