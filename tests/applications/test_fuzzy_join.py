@@ -169,3 +169,12 @@ def test_key_names_may_come_as_an_array(hash_encoder):
     pd.testing.assert_frame_equal(as_array, as_list)
     one = fuzzy_join(left, right, left_on=np.array(["a"]), right_on=["c"], model=hash_encoder)
     assert list(one["c"]) == ["Acme Corporation", "Globex"]
+
+
+def test_a_repeated_right_key_is_encoded_once(hash_encoder):
+    left = pd.DataFrame({"name": ["acme corp", "globex", "initech"]})
+    right = pd.DataFrame({"name": ["acme corporation", "globex inc"] * 50 + ["initech llc"]})
+    out = fuzzy_join(left, right, on="name", model=hash_encoder, matcher="cosine")
+    # 3 distinct left keys and 3 distinct right keys: 6 strings, not 3 + 101
+    assert hash_encoder.calls == 6
+    assert list(out["name_right"]) == ["acme corporation", "globex inc", "initech llc"]

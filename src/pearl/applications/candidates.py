@@ -121,9 +121,7 @@ def match_strings(
     for chunk in chunks:
         if not chunk:
             continue
-        r = normalize_rows(
-            encoder.encode(chunk, batch_size=batch_size, show_progress_bar=len(chunk) > 8192)
-        )
+        r = _reference_vectors(chunk, encoder, batch_size)
         if n:
             ids = np.arange(offset, offset + len(chunk), dtype=np.int64)
             if scorer is None:
@@ -137,6 +135,18 @@ def match_strings(
     if scorer is not None:
         best_i, best_s = keep_top(scorer, best_i, best_s, top_k)
     return best_i, best_s
+
+
+def _reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray:
+    """Unit embeddings of a reference chunk, each distinct string encoded once (a right
+    table often repeats its keys). Not through the process cache: a streamed reference may
+    be larger than memory."""
+    uniq, inverse = np.unique(np.asarray(chunk, dtype=object), return_inverse=True)
+    if len(uniq) == len(chunk):
+        uniq, inverse = chunk, None
+    vecs = encoder.encode(list(uniq), batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
+    vecs = normalize_rows(vecs)
+    return vecs if inverse is None else vecs[inverse.ravel()]
 
 
 def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
