@@ -415,3 +415,15 @@ def test_deduplicate_equals_the_single_process_deduplicate(client, hash_encoder)
     assert got.isna().sum() == 3 and "42" in set(got)
     with pytest.raises(KeyError, match="nope"):
         pdk.deduplicate(ddf, "nope", model=hash_encoder)
+
+
+def test_the_dask_join_takes_one_key_column_and_checks_options_first(tiny_model_dir):
+    import dask.dataframe as dd
+
+    left, right = tables()
+    left["city"] = right["city"] = "x"
+    ld, rd = dd.from_pandas(left, npartitions=2), dd.from_pandas(right, npartitions=1)
+    with pytest.raises(ValueError, match="one key column"):
+        pdk.fuzzy_join(ld, rd, ["name", "city"], ["title", "city"], model=str(tiny_model_dir))
+    with pytest.raises(ValueError, match="how"):
+        pdk.fuzzy_join(ld, rd, "name", "title", how="outer", model=str(tiny_model_dir))

@@ -10,15 +10,14 @@ import pandas as pd
 from pearl._validation import (
     InputTypeError,
     MissingKeyError,
-    check_bool,
     check_int,
 )
 from pearl.applications.candidates import match_strings
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.join_options import (
     JOIN_THRESHOLD,
+    JoinOptions,
     check_join_options,
-    check_matcher_and_precision,
     check_threshold,
     join_keys,
 )
@@ -250,50 +249,53 @@ def fuzzy_join(
     are matched through ``str()``. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
     """
-    left_on, right_on = join_keys(on, left_on, right_on)
-    multi = isinstance(left_on, list)
-    how, top_k, threshold, return_score, batch_size = check_join_options(
-        left_on=left_on[0] if multi else left_on,
-        right_on=right_on[0] if multi else right_on,
-        suffix=suffix,
+    opts = JoinOptions.check(
+        on=on,
+        left_on=left_on,
+        right_on=right_on,
         how=how,
         top_k=top_k,
         threshold=threshold,
         return_score=return_score,
+        suffix=suffix,
         batch_size=batch_size,
+        matcher=matcher,
+        precision=precision,
+        one_to_one=one_to_one,
     )
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, kind = to_pandas_table(left, "left")
-    if multi:
-        options = dict(threshold=threshold, top_k=top_k, how=how, return_score=return_score)
-        options.update(suffix=suffix, precision=precision, known_matches=known_matches)
-        options["one_to_one"] = check_bool(one_to_one, "one_to_one")
-        out = _join_records(left_df, right, (left_on, right_on), model, matcher, options)
+    if opts.multi:
+        out = _join_records(left_df, right, opts, model, known_matches)
         return from_pandas_table(out, kind, left)
-    if one_to_one:
-        raise ValueError(
-            "one_to_one links records of two tables on several key columns; with one key "
-            "column, each left row gets its own best candidates"
-        )
     if known_matches is not None:
         raise ValueError(
             "known_matches trains the record-linkage model of a join on several key "
             "columns; with one key column, fine-tune the model instead (pearl finetune)"
         )
+    return from_pandas_table(
+        _join_one_key(left_df, right, opts, model, right_chunksize), kind, left
+    )
+
+
+def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize) -> pd.DataFrame:
+    """The single-key branch of :func:`fuzzy_join` (pandas in and out)."""
+    left_on, right_on = opts.left_on, opts.right_on
     _check_right(right)
     _check_unique_columns(left_df, "left")
     if _is_frame(right):
         _check_unique_columns(right, "right")
     if left_on not in left_df.columns:
         raise MissingKeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
+    top_k, threshold, precision = opts.top_k, opts.threshold, opts.precision
     if _is_frame(right):
         # before any encoding (a streamed right table is checked once it has been read)
-        output_columns(left_df.columns, table_columns(right), suffix, return_score, top_k > 1)
-    matcher = check_matcher_and_precision(matcher, precision)
-    threshold = check_threshold(threshold, matcher)
+        output_columns(
+            left_df.columns, table_columns(right), opts.suffix, opts.return_score, top_k > 1
+        )
     encoder = get_encoder(model)
-    scorer = scorer_for(matcher, encoder)
+    scorer = scorer_for(opts.matcher, encoder)
     stream = _RightStream(right, right_on, right_chunksize)
     # the n-gram weights need every right key: read the chunks' strings first (they are
     # kept for the output anyway); their embeddings are still computed chunk by chunk
@@ -307,7 +309,7 @@ def fuzzy_join(
         stream.keys(),
         encoder,
         top_k=top_k,
-        batch_size=batch_size,
+        batch_size=opts.batch_size,
         scorer=scorer,
         idf_texts=idf,
     )
@@ -319,29 +321,23 @@ def fuzzy_join(
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls
 
-    options = dict(threshold=threshold, how=how, return_score=return_score, suffix=suffix)
-    out = finish_join(left_df, stream.frame(), ids, scores, rank=top_k > 1, **options)
-    return from_pandas_table(out, kind, left)
+    options = dict(how=opts.how, return_score=opts.return_score, suffix=opts.suffix)
+    return finish_join(
+        left_df, stream.frame(), ids, scores, rank=top_k > 1, threshold=threshold, **options
+    )
 
 
-def _join_records(left_df, right, keys, model, matcher, options: dict):
+def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
     """The multi-column branch of :func:`fuzzy_join` (record linkage)."""
     from pearl.applications.record_linkage import multi_column_join
 
-    left_on, right_on = keys
-    precision = options.pop("precision")
-    matcher = check_matcher_and_precision(matcher, precision)
-    # a match probability, any matcher
-    options["threshold"] = check_threshold(options["threshold"], "combined", records=True)
     _check_unique_columns(left_df, "left")
     encoder = get_encoder(model)
     return multi_column_join(
         left_df,
         right,
-        left_on,
-        right_on,
+        opts,
         encoder=encoder,
-        scorer=scorer_for(matcher, encoder),
-        precision=precision,
-        **options,
+        scorer=scorer_for(opts.matcher, encoder),
+        known_matches=known_matches,
     )

@@ -1,16 +1,20 @@
-"""The options every fuzzy join shares, checked once, before any work: the key columns
-(:func:`join_keys`), the shared options (:func:`check_join_options`), the matcher with
-``precision=`` (:func:`check_matcher_and_precision`) and the threshold with its default
-(:func:`check_threshold`). Used by the single-key join, record linkage and the Dask join."""
+"""The options every fuzzy join shares, checked once, before any work, into one frozen
+value (:class:`JoinOptions`): the key columns (:func:`join_keys`), the shared options
+(:func:`check_join_options`), the matcher with ``precision=``
+(:func:`check_matcher_and_precision`) and the threshold with its default
+(:func:`check_threshold`). The single-key join, record linkage and the Dask join take a
+:class:`JoinOptions`."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from pearl._validation import InputTypeError, check_bool, check_choice, check_float, check_int
 from pearl.applications.matcher import check_matcher
 
 __all__ = [
+    "JoinOptions",
     "check_join_options",
     "check_matcher_and_precision",
     "check_threshold",
@@ -101,3 +105,101 @@ def check_threshold(threshold: float | None, matcher: Any, records: bool = False
             "in [-1, 1]"
         )
     return threshold
+
+
+@dataclasses.dataclass(frozen=True)
+class JoinOptions:
+    """The checked options of one fuzzy join: made by :meth:`check`, read by every join.
+
+    Attributes
+    ----------
+    left_on, right_on : str or tuple of str
+        One key column each, or as many columns each (record linkage).
+    how : {"left", "inner"}
+    top_k : int
+    threshold : float
+        Resolved with the matcher known: on several key columns a Fellegi-Sunter
+        probability (:data:`JOIN_THRESHOLD` by default); on one, the matcher's score (no
+        threshold by default).
+    return_score : bool
+    suffix : str
+    batch_size : int
+    matcher : {"combined", "cosine"} or MatchScorer
+    precision : float or None
+    one_to_one : bool
+    """
+
+    left_on: str | tuple[str, ...]
+    right_on: str | tuple[str, ...]
+    how: str = "left"
+    top_k: int = 1
+    threshold: float = 0.0
+    return_score: bool = True
+    suffix: str = "_right"
+    batch_size: int = 64
+    matcher: Any = "combined"
+    precision: float | None = None
+    one_to_one: bool = False
+
+    @property
+    def multi(self) -> bool:
+        """A join on several key columns (record linkage)."""
+        return isinstance(self.left_on, tuple)
+
+    @classmethod
+    def check(
+        cls,
+        *,
+        on=None,
+        left_on=None,
+        right_on=None,
+        how: str = "left",
+        top_k: int = 1,
+        threshold: float | None = None,
+        return_score: bool = True,
+        suffix: str = "_right",
+        batch_size: int = 64,
+        matcher: Any = "combined",
+        precision: float | None = None,
+        one_to_one: bool = False,
+    ) -> JoinOptions:
+        """Every option checked by type and range (naming it), the matcher with
+        ``precision=``, the threshold's default resolved; raises before any work."""
+        left_on, right_on = join_keys(on, left_on, right_on)
+        multi = isinstance(left_on, list)
+        how, top_k, given, return_score, batch_size = check_join_options(
+            left_on=left_on[0] if multi else left_on,
+            right_on=right_on[0] if multi else right_on,
+            suffix=suffix,
+            how=how,
+            top_k=top_k,
+            threshold=threshold,
+            return_score=return_score,
+            batch_size=batch_size,
+        )
+        one_to_one = check_bool(one_to_one, "one_to_one")
+        if one_to_one and not multi:
+            raise ValueError(
+                "one_to_one links records of two tables on several key columns; with one "
+                "key column, each left row gets its own best candidates"
+            )
+        matcher = check_matcher_and_precision(matcher, precision)
+        # on several columns the score is a Fellegi-Sunter probability, whatever the matcher
+        resolved = check_threshold(given, "combined" if multi else matcher, records=multi)
+        return cls(
+            left_on=tuple(left_on) if multi else left_on,
+            right_on=tuple(right_on) if multi else right_on,
+            how=how,
+            top_k=top_k,
+            threshold=resolved,
+            return_score=return_score,
+            suffix=suffix,
+            batch_size=batch_size,
+            matcher=matcher,
+            precision=None if precision is None else float(precision),
+            one_to_one=one_to_one,
+        )
+
+    def replace(self, **changes) -> JoinOptions:
+        """A copy with some fields changed (the value itself never changes)."""
+        return dataclasses.replace(self, **changes)

@@ -41,6 +41,7 @@ from pearl.applications.comparisons import (
     field_kind,
 )
 from pearl.applications.fellegi_sunter import FellegiSunter
+from pearl.applications.join_options import JoinOptions
 
 __all__ = [
     "FellegiSunter",
@@ -279,28 +280,21 @@ def _best(pairs: np.ndarray, proba: np.ndarray, n_left: int, top_k: int):
 def multi_column_join(
     left_df: pd.DataFrame,
     right,
-    left_on: list,
-    right_on: list,
+    opts: JoinOptions,
     *,
     encoder,
     scorer,
-    threshold: float,
-    top_k: int,
-    how: str,
-    return_score: bool,
-    suffix: str,
-    precision: float | None,
     known_matches=None,
-    one_to_one: bool = False,
 ) -> pd.DataFrame:
     """:func:`~pearl.applications.join.fuzzy_join` on several key columns (pandas in and
-    out): :func:`link_tables`, then the join's usual assembly; ``match_score`` is the
-    Fellegi-Sunter match probability."""
+    out), with its checked options (``opts.multi``): :func:`link_tables`, then the join's
+    usual assembly; ``match_score`` is the Fellegi-Sunter match probability."""
     from pearl._validation import InputTypeError, MissingKeyError
     from pearl.applications.join_output import finish_join, output_columns
     from pearl.applications.matcher import threshold_for_precision
     from pearl.applications.tables import is_table, to_pandas_table
 
+    left_on, right_on, top_k = list(opts.left_on), list(opts.right_on), opts.top_k
     if len(left_on) != len(right_on):
         raise ValueError(
             f"left_on and right_on must name as many columns, got {len(left_on)} and "
@@ -319,7 +313,7 @@ def multi_column_join(
                 f"{name} has no column(s) {missing}; columns: {list(frame.columns)}"
             )
     # the output names are checked before any work (a clash is a ValueError)
-    output_columns(left_df.columns, right_df.columns, suffix, return_score, top_k > 1)
+    output_columns(left_df.columns, right_df.columns, opts.suffix, opts.return_score, top_k > 1)
     ids, scores, _ = link_tables(
         left_df,
         right_df,
@@ -329,19 +323,20 @@ def multi_column_join(
         scorer=scorer,
         top_k=top_k,
         known_matches=_label_positions(known_matches, left_df.index, right_df.index),
-        one_to_one=one_to_one,
+        one_to_one=opts.one_to_one,
     )
-    if precision is not None:
-        threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], precision)
+    threshold = opts.threshold
+    if opts.precision is not None:
+        threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], opts.precision)
     return finish_join(
         left_df.reset_index(drop=True),
         right_df.reset_index(drop=True),
         ids,
         scores,
         threshold=threshold,
-        how=how,
-        return_score=return_score,
-        suffix=suffix,
+        how=opts.how,
+        return_score=opts.return_score,
+        suffix=opts.suffix,
         rank=top_k > 1,
     )
 

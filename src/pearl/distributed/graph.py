@@ -11,9 +11,9 @@ import numpy as np
 from pearl._extras import require
 from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
 from pearl.applications.encoding import get_encoder
-from pearl.applications.join_options import check_join_options, check_threshold
+from pearl.applications.join_options import JoinOptions
 from pearl.applications.join_output import match_names, output_columns
-from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.applications.matcher import scorer_for
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
@@ -83,22 +83,25 @@ def join_parts(
     matcher="combined",
 ):
     """The joined partitions as delayed pandas frames, and the output's meta."""
-    check_frame(left, "left", left_on)
-    check_frame(right, "right", right_on)
-    how, top_k, threshold, return_score, batch_size = check_join_options(
+    opts = JoinOptions.check(
         left_on=left_on,
         right_on=right_on,
-        suffix=suffix,
         how=how,
         top_k=top_k,
         threshold=threshold,
         return_score=return_score,
+        suffix=suffix,
         batch_size=batch_size,
+        matcher=matcher,
     )
+    if opts.multi:
+        raise ValueError("the Dask join matches one key column: give left_on and right_on as names")
+    check_frame(left, "left", left_on)
+    check_frame(right, "right", right_on)
+    how, top_k, threshold, return_score = opts.how, opts.top_k, opts.threshold, opts.return_score
+    batch_size, matcher = opts.batch_size, opts.matcher
     right_shards = check_int(right_shards, "right_shards", 1)
     index = check_choice(index, "index", ("exact", "hnsw"))
-    matcher = check_matcher(matcher)
-    threshold = check_threshold(threshold, matcher)
     rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
     names = match_names(
         [*left.columns, *(rename.get(c, c) for c in right.columns)], return_score, top_k > 1
