@@ -11,8 +11,13 @@ Two kinds of data, neither a held-out benchmark:
   name or the city, else a new person.
 
     python experiments/linkage_unmatched.py -m pearl-static     # needs recordlinkage
+    python experiments/linkage_unmatched.py -m pearl-static --single-key
 
-Writes ``experiments/results/linkage_unmatched.{json,md}``. Times are wall time with the
+Writes ``experiments/results/linkage_unmatched.{json,md}``; with ``--single-key`` the
+same tables are joined on one key column (the fields joined by spaces, as a user without
+record linkage would), at the default (0.5 on the match probability), ``threshold=0``
+(every row's best candidate, the single-key default before 2026-11-25) and
+``precision=0.9``, into ``linkage_unmatched_single_key.{json,md}``. Times are wall time with the
 model loaded and are not a benchmark (taken in a session with other work).
 """
 
@@ -101,9 +106,20 @@ def scores(pred: set, true: set) -> dict:
     return {"links": len(pred), "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
 
 
-def run(a, b, keys, true, model: str) -> list[dict]:
+def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The table with a ``key`` column: its key fields joined by spaces (missing left out)."""
+    parts = table[keys].astype("string").fillna("")
+    return table.assign(key=parts.agg(" ".join, axis=1).str.split().str.join(" "))
+
+
+def run(a, b, keys, true, model: str, single: bool = False) -> list[dict]:
     rows = []
-    for name, kw in (("default (threshold 0.5)", {}), ("precision=0.9", {"precision": 0.9})):
+    decisions = [("default (threshold 0.5)", {}), ("precision=0.9", {"precision": 0.9})]
+    if single:
+        a, b, keys = one_key(a, keys), one_key(b, keys), "key"
+        decisions = [("default (threshold 0.5)", {}), ("threshold=0 (every row)", {"threshold": 0})]
+        decisions.append(("precision=0.9", {"precision": 0.9}))
+    for name, kw in decisions:
         t0 = time.perf_counter()
         out = pearl.fuzzy_join(a, b, on=keys, model=model, how="inner", **kw)
         pred = set(zip(out["rec_id"], out["rec_id_right"], strict=True))
@@ -114,24 +130,28 @@ def run(a, b, keys, true, model: str) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", default="pearl-static")
+    ap.add_argument("--single-key", action="store_true", help="join on one key column")
     args = ap.parse_args()
+    stem = "linkage_unmatched_single_key" if args.single_key else "linkage_unmatched"
     results = []
     for removed in (0.0, 0.3, 0.5, 0.7):
         a, b, true = febrl4(removed)
-        for row in run(a, b, FEBRL_FIELDS, true, args.model):
+        for row in run(a, b, FEBRL_FIELDS, true, args.model, args.single_key):
             results.append({"data": f"FEBRL4, {removed:.0%} of partners removed", **row})
             print(json.dumps(results[-1]), flush=True)
     for n in (1000, 2000):
         a, b, true = people(n)
-        for row in run(a, b, ["first", "surname", "city", "dob"], true, args.model):
+        keys = ["first", "surname", "city", "dob"]
+        for row in run(a, b, keys, true, args.model, args.single_key):
             results.append({"data": f"people, {n:,} x {n:,}, 30% without partner", **row})
             print(json.dumps(results[-1]), flush=True)
     OUT.mkdir(exist_ok=True)
-    (OUT / "linkage_unmatched.json").write_text(json.dumps(results, indent=1) + "\n")
+    (OUT / f"{stem}.json").write_text(json.dumps(results, indent=1) + "\n")
     lines = [
-        "# Record linkage with unmatched rows",
+        "# Record linkage with unmatched rows" + (", one key column" if args.single_key else ""),
         "",
-        f"`python experiments/linkage_unmatched.py -m {args.model}`",
+        f"`python experiments/linkage_unmatched.py -m {args.model}"
+        + (" --single-key`" if args.single_key else "`"),
         "",
         "| data | decision | links | precision | recall | F1 | s |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -143,7 +163,7 @@ def main() -> None:
         "",
         "Wall time with the model loaded, taken beside other work: not a benchmark.",
     ]
-    (OUT / "linkage_unmatched.md").write_text("\n".join(lines) + "\n")
+    (OUT / f"{stem}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,9 @@ def test_threshold_left_vs_inner(hash_encoder):
 
 
 def test_top_k_rows_and_ranks(hash_encoder):
-    out = fuzzy_join(LEFT.iloc[:2], RIGHT, "name", "title", top_k=3, model=hash_encoder)
+    out = fuzzy_join(
+        LEFT.iloc[:2], RIGHT, "name", "title", top_k=3, model=hash_encoder, threshold=0
+    )
     assert list(out["match_rank"]) == [1, 2, 3, 1, 2, 3]
     assert out.groupby("name")["match_score"].apply(lambda s: s.is_monotonic_decreasing).all()
 
@@ -62,7 +64,7 @@ def test_streamed_right_equals_one_shot(hash_encoder):
 def test_duplicate_keys(hash_encoder):
     left = pd.DataFrame({"k": ["acme", "acme"]})
     right = pd.DataFrame({"k": ["acme", "acme", "other"], "id": [1, 2, 3]})
-    out = fuzzy_join(left, right, "k", "k", model=hash_encoder)
+    out = fuzzy_join(left, right, "k", "k", model=hash_encoder, threshold=0)
     assert list(out["id"]) == [1, 1]  # ties go to the first right row, deterministically
     assert "k_right" in out.columns
 
@@ -151,6 +153,7 @@ def test_a_one_row_reference_does_not_match_everything():
         left_on="name",
         right_on="title",
         model="all-MiniLM-L6-v2",
+        threshold=0,
     )
     p = dict(zip(out["name"], out["match_score"], strict=True))
     assert p["The New York Times"] < 0.5 and p["Boston Globe"] < 0.5

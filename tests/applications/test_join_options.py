@@ -10,8 +10,8 @@ from pearl.applications.join_options import JOIN_THRESHOLD, JoinOptions
 def test_defaults_are_resolved_with_the_matcher_known():
     one = JoinOptions.check(on="name")
     assert not one.multi and one.left_on == one.right_on == "name"
-    assert one.threshold == 0.0  # one key, combined matcher: every row's best candidate
-    assert JoinOptions.check(on="name", matcher="cosine").threshold == -1.0
+    assert one.threshold == JOIN_THRESHOLD  # a match probability: unlikely matches dropped
+    assert JoinOptions.check(on="name", matcher="cosine").threshold == -1.0  # no threshold
     several = JoinOptions.check(on=["name", "city"], matcher="cosine")
     assert several.multi and several.left_on == ("name", "city")
     assert several.threshold == JOIN_THRESHOLD  # a Fellegi-Sunter probability

@@ -99,13 +99,22 @@ def test_combined_join_scores_are_probabilities(hash_encoder):
     left = pd.DataFrame({"name": ["New York Times", "Bostn Globe", "Le Monde"]})
     right = pd.DataFrame({"title": ["The New York Times", "Boston Globe", "Washington Post"]})
     out = fuzzy_join(
-        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER
-    )
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER,
+        threshold=0,
+    )  # fmt: skip
     assert out.title.tolist()[:2] == ["The New York Times", "Boston Globe"]
     assert out.match_score.between(0, 1).all()
-    top2 = fuzzy_join(
-        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER, top_k=2
+    # by default a row whose best candidate is more likely not its match stays unmatched
+    default = fuzzy_join(
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER
     )
+    linked = default.match_score.notna()
+    assert (default.match_score[linked] >= 0.5).all()
+    assert list(linked) == list(out.match_score >= 0.5) and not linked.all()
+    top2 = fuzzy_join(
+        left, right, left_on="name", right_on="title", model=hash_encoder, matcher=SCORER,
+        top_k=2, threshold=0,
+    )  # fmt: skip
     assert (top2.groupby("name").title.nunique() == 2).all()  # no candidate twice
 
 

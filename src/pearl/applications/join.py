@@ -194,10 +194,10 @@ def fuzzy_join(
     threshold : float, optional
         Minimum ``match_score`` of a match: a probability in [0, 1] with the combined
         matcher (the default) or several key columns, a cosine in [-1, 1] with
-        ``matcher="cosine"`` on one column. By default, on several key columns, 0.5: a
-        left row whose best candidate is more likely not its match than its match stays
-        unmatched (``threshold=0`` links every row to its best candidate); on one key
-        column, every left row gets its best candidate (no threshold).
+        ``matcher="cosine"`` on one column. By default 0.5 on a match probability: a left
+        row whose best candidate is more likely not its match than its match stays
+        unmatched (``threshold=0`` links every row to its best candidate, as skrub's
+        ``fuzzy_join`` does); with ``matcher="cosine"`` on one column, no threshold.
     top_k : int, default=1
         Matches per left row (at most the number of right rows); with ``top_k > 1`` a
         ``match_rank`` column is added.

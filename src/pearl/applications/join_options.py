@@ -91,13 +91,13 @@ JOIN_THRESHOLD = 0.5
 
 def check_threshold(threshold: float | None, matcher: Any, records: bool = False) -> float:
     """A threshold in the range of the matcher's scores: a probability in [0, 1] for a
-    combined matcher, a cosine in [-1, 1] for ``"cosine"``. None is the default: on
-    several key columns (``records``), :data:`JOIN_THRESHOLD` on the Fellegi-Sunter
-    probability (a row keeps no match its best candidate is unlikely to be); on one key
-    column, no threshold (every row's best candidate, as skrub's ``fuzzy_join``: its
-    calibration on tables with unmatched rows is not yet checked)."""
+    combined matcher, a cosine in [-1, 1] for ``"cosine"``. None is the default: with a
+    match probability (a combined matcher on one key column, or several key columns,
+    ``records``), :data:`JOIN_THRESHOLD`, so a row whose best candidate is more likely not
+    its match stays unmatched; with ``"cosine"`` on one column, no threshold (every row's
+    best candidate, as skrub's ``fuzzy_join``: a cosine is not a probability)."""
     if threshold is None:
-        return JOIN_THRESHOLD if records else (-1.0 if matcher == "cosine" else 0.0)
+        return -1.0 if matcher == "cosine" and not records else JOIN_THRESHOLD
     if matcher != "cosine" and not 0.0 <= threshold <= 1.0:
         raise ValueError(
             f"threshold must be a match probability in [0, 1] with the combined "
@@ -118,9 +118,9 @@ class JoinOptions:
     how : {"left", "inner"}
     top_k : int
     threshold : float
-        Resolved with the matcher known: on several key columns a Fellegi-Sunter
-        probability (:data:`JOIN_THRESHOLD` by default); on one, the matcher's score (no
-        threshold by default).
+        Resolved with the matcher known: a match probability (:data:`JOIN_THRESHOLD` by
+        default; on several key columns the Fellegi-Sunter probability), or with
+        ``matcher="cosine"`` on one key column a cosine (no threshold by default).
     return_score : bool
     suffix : str
     batch_size : int

@@ -209,8 +209,8 @@ def add_join(sub) -> None:
         default=None,
         help="minimum match score: a probability in [0, 1] with the combined matcher "
         "(the default) or several key columns, a cosine in [-1, 1] with --matcher "
-        "cosine. Default: 0.5 with several key columns (a row whose best candidate is "
-        "unlikely stays unmatched; 0 links every row), none with one key column",
+        "cosine. Default: 0.5 on a match probability (a row whose best candidate is "
+        "unlikely stays unmatched; 0 links every row), none with --matcher cosine",
     )
     p.add_argument("--top-k", type=POSITIVE, default=1, help="matches per left row (default 1)")
     p.add_argument(

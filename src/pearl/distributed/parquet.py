@@ -162,7 +162,7 @@ def join_to_parquet(
     left_on: str,
     right_on: str,
     model: Any = DEFAULT_MODEL,
-    threshold: float = 0.0,
+    threshold: float | None = None,
     top_k: int = 1,
     how: str = "left",
     batch_size: int = 64,
@@ -175,7 +175,8 @@ def join_to_parquet(
     """Fuzzy-join two Parquet/CSV tables on the cluster into a Parquet folder.
 
     One output part per left partition, written atomically; a re-run of the same command
-    skips the finished parts.
+    skips the finished parts. ``threshold`` and the other options mean what they mean in
+    :func:`pearl.fuzzy_join` (the same defaults).
     """
     outs, _ = join_parts(
         read_table(left, partitions),
