@@ -31,9 +31,9 @@ from pearl.applications.ngrams import NgramVectorizer
 from pearl.data.corpus import read_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_typos import GENERATORS, make_task
 
-from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise
 
 OUT = Path(__file__).resolve().parent / "results"
 

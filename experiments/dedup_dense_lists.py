@@ -35,9 +35,9 @@ import pearl
 from pearl.data.corpus import read_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS  # noqa: E402
+from dedup_typos import GENERATORS
 
-from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
 THRESHOLDS = [round(t, 2) for t in np.arange(0.3, 0.96, 0.05)]

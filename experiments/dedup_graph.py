@@ -29,11 +29,11 @@ import pearl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import dense_tasks  # noqa: E402
-from dedup_threshold import dev_names  # noqa: E402
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_dense_lists import dense_tasks
+from dedup_threshold import dev_names
+from dedup_typos import GENERATORS, make_task
 
-from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
 THRESHOLDS = [round(t, 2) for t in np.arange(0.3, 0.91, 0.05)]

@@ -33,9 +33,9 @@ from pearl.applications.match_graph import one_edit_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import development_tasks, family_scores, unique_graph  # noqa: E402
+from dedup_dense_lists import development_tasks, family_scores, unique_graph
 
-from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
 VARIANTS = [(None, 0)] + [(b, m) for b in (0.8, 0.95) for m in (4, 6, 8)]

@@ -37,9 +37,9 @@ from pearl.applications.linkage import cut_tree, graph_silhouette, linkage_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import development_tasks, family_scores, unique_graph  # noqa: E402
+from dedup_dense_lists import development_tasks, family_scores, unique_graph
 
-from pearl.evaluation.pairs import pairwise_cluster_scores  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
 CUTS = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]

@@ -28,9 +28,9 @@ import pearl
 from pearl.data.corpus import read_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS, make_task  # noqa: E402
+from dedup_typos import GENERATORS, make_task
 
-from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise  # noqa: E402
+from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise
 
 OUT = Path(__file__).resolve().parent / "results"
 THRESHOLDS = [round(t, 2) for t in np.arange(0.3, 0.91, 0.05)]

@@ -33,7 +33,7 @@ from pearl.applications import match_graph
 from pearl.applications.matcher import scorer_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from index_matchers import make_tasks, mean_top1, top1_table  # noqa: E402
+from index_matchers import make_tasks, mean_top1, top1_table
 
 OUT = Path(__file__).resolve().parent / "results"
 OPTIONS = ["pq-10", "pq-20", "pq-30", "flat-20", "pq-50", "flat-50"]  # cheapest first

@@ -34,7 +34,7 @@ from pearl.applications.matcher import scorer_for
 from pearl.applications.ngrams import NgramVectorizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from index_matchers import make_tasks  # noqa: E402
+from index_matchers import make_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 GATES = {"deficit": (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3), "ngram": (0.2, 0.3, 0.4, 0.5, 0.6)}

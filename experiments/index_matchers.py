@@ -45,7 +45,7 @@ from pearl.paths import data_root
 from pearl.training.matcher_weights import alias_queries, matcher_training_views
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dev_proxy import tasks as pycountry_tasks  # noqa: E402
+from dev_proxy import tasks as pycountry_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 OPTIONS = ["cosine", "mix", "combined-emb", "combined"]  # simplest first

@@ -279,7 +279,7 @@ def _warm_up(models: list[str]) -> None:
     """Every library imported and pearl's models loaded before the clock (as in the other
     benchmarks): the times are those of the pipelines, not of starting Python packages."""
     import recordlinkage  # noqa: F401
-    import splink  # noqa: F401
+    import splink
     import splink.comparison_library  # noqa: F401
 
     import pearl

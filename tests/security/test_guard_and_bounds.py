@@ -220,7 +220,7 @@ def test_crafted_checkpoint_metadata_is_a_clear_error(training_files, tiny_model
     state = cfg.checkpoints / "state.safetensors"
     with safe_open(str(state), framework="pt") as f:
         meta = json.loads(f.metadata()["pearl_state"])
-        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        tensors = {k: f.get_tensor(k) for k in f.keys()}
     for field, value in (
         ("step", "many"),
         ("param_groups", [{"params": ["x"]}]),

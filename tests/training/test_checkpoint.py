@@ -47,7 +47,7 @@ def test_a_loop_s_extra_state_round_trips_and_must_be_an_object(tmp_path):
     assert load_checkpoint(_written(tmp_path, _checkpoint())).extra == {}
     with safe_open(str(path), framework="pt") as f:
         meta = json.loads(f.metadata()["pearl_state"])
-        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        tensors = {k: f.get_tensor(k) for k in f.keys()}
     meta["extra"] = ["not", "an", "object"]
     save_file(tensors, str(path), metadata={"pearl_state": json.dumps(meta)})
     with pytest.raises(OSError, match="'extra'"):

@@ -371,7 +371,7 @@ def test_a_crafted_checkpoint_is_refused_at_resume_not_mid_run(
     path = cfg.checkpoints / "state.safetensors"
     with safe_open(str(path), framework="pt") as f:
         meta = json.loads(f.metadata()["pearl_state"])
-        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        tensors = {k: f.get_tensor(k) for k in f.keys()}
     if field == "optimizer tensor":
         key = next(k for k in tensors if k.endswith(".exp_avg"))
         tensors[key] = torch.zeros(3, 7)

@@ -214,7 +214,7 @@ class CharFusion(Module):
                 config = json.load(f)
             module = cls(**config)
             state = load_file(weights_path)
-        except Exception as exc:  # noqa: BLE001 - re-raised with the file named
+        except Exception as exc:
             raise OSError(f"corrupt PEARL module in {folder}: {exc}") from exc
         # weights may be stored in float16 (the shipped model); compute in float32 like the
         # Transformer module, which sentence-transformers loads in float32 by default

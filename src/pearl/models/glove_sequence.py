@@ -184,6 +184,6 @@ class GloveSequenceEncoder(Module):
             module = cls(words, **config)
             state = {k: v.float() for k, v in load_file(str(paths[2])).items()}
             module.load_state_dict(state, strict=True)
-        except Exception as exc:  # noqa: BLE001 - re-raised with the folder named
+        except Exception as exc:
             raise OSError(f"corrupt GloVe sequence encoder in {folder}: {exc}") from exc
         return module

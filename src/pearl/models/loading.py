@@ -107,7 +107,7 @@ def open_model_folder(
             f"could not load the model folder {path}: out of memory (free memory, or use a "
             "smaller model such as pearl-static)"
         ) from None
-    except Exception as exc:  # noqa: BLE001 - re-raised with context
+    except Exception as exc:
         reason = str(exc) or type(exc).__name__
         raise OSError(f"could not load the model folder {path}: {reason}") from exc
     for entry, module in zip(entries, model, strict=False):

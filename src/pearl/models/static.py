@@ -149,5 +149,5 @@ class StaticPhraseEmbedding(StaticEmbedding):
                 ngram_range=tuple(config["ngram_range"]),
                 max_chars=int(config["max_chars"]),
             )
-        except Exception as exc:  # noqa: BLE001 - re-raised with the folder named
+        except Exception as exc:
             raise OSError(f"corrupt pearl-static module in {folder}: {exc}") from exc

@@ -135,7 +135,7 @@ class StaticInference:
             self.max_chars = int(config["max_chars"])
         except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError) as exc:
             raise OSError(f"corrupt pearl-static module in {folder}: {exc!r}") from exc
-        except Exception as exc:  # noqa: BLE001 - safetensors/tokenizers errors, with the folder
+        except Exception as exc:
             raise OSError(f"corrupt pearl-static module in {folder}: {exc}") from exc
         self.tokenizer.no_padding()
         self._check_tables(folder)

@@ -107,7 +107,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
     try:
         with safe_open(str(path), framework="pt") as f:
             meta = json.loads((f.metadata() or {})["pearl_state"])  # RecursionError: caught
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
         if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
             raise ValueError("unknown checkpoint format")
         model = {k[len("model.") :]: v for k, v in tensors.items() if k.startswith("model.")}
@@ -133,7 +133,7 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
             cuda_rng=tensors.get("cuda_rng"),
             extra=dict(meta.get("extra", {})),
         )
-    except Exception as exc:  # noqa: BLE001 - any failure means an unusable file
+    except Exception as exc:
         raise OSError(
             f"corrupt or truncated training checkpoint {path} ({exc}); delete the "
             "checkpoint folder to start a fresh run"
@@ -309,7 +309,7 @@ def stop_on_signals() -> Iterator[StopRequest]:
         return
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(signum, frame):
         logger.warning("signal %d: stopping after this step with a checkpoint", signum)
         flag.requested = True
 

@@ -179,7 +179,7 @@ class FinetuneLoop:
             rng.setstate((progress.epoch_rng[0], tuple(progress.epoch_rng[1]), None))
             if progress.best_epoch:
                 self.best_state = load_file(str(self.checkpoints / BEST))
-        except Exception as exc:  # noqa: BLE001 - any misfit means an unusable checkpoint
+        except Exception as exc:
             raise OSError(f"the checkpoint in {self.checkpoints} does not fit: {exc}") from exc
         self.seconds_before = saved.seconds
         logger.info("resumed at epoch %d, batch %d", progress.epoch, progress.position)

@@ -325,7 +325,7 @@ class Trainer:
             )
         try:
             initial = load_file(str(ckpt / INITIAL))
-        except Exception as exc:  # noqa: BLE001 - a missing or truncated file
+        except Exception as exc:
             raise OSError(
                 f"corrupt or missing {ckpt / INITIAL} ({exc}); remove the checkpoint folder "
                 "to start a fresh run"
