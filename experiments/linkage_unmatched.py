@@ -112,8 +112,9 @@ def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.assign(key=parts.agg(" ".join, axis=1).str.split().str.join(" "))
 
 
-def run(a, b, keys, true, model: str, single: bool = False) -> list[dict]:
+def run(a, b, keys, true, model: str, single: bool = False, matcher=None) -> list[dict]:
     rows = []
+    extra = {} if matcher is None else {"matcher": matcher}
     decisions = [("default (threshold 0.5)", {}), ("precision=0.9", {"precision": 0.9})]
     if single:
         a, b, keys = one_key(a, keys), one_key(b, keys), "key"
@@ -121,7 +122,7 @@ def run(a, b, keys, true, model: str, single: bool = False) -> list[dict]:
         decisions.append(("precision=0.9", {"precision": 0.9}))
     for name, kw in decisions:
         t0 = time.perf_counter()
-        out = pearl.fuzzy_join(a, b, on=keys, model=model, how="inner", **kw)
+        out = pearl.fuzzy_join(a, b, on=keys, model=model, how="inner", **kw, **extra)
         pred = set(zip(out["rec_id"], out["rec_id_right"], strict=True))
         rows.append({"decision": name, "seconds": time.perf_counter() - t0, **scores(pred, true)})
     return rows
@@ -131,18 +132,31 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", default="pearl-static")
     ap.add_argument("--single-key", action="store_true", help="join on one key column")
+    ap.add_argument(
+        "--weights",
+        type=Path,
+        default=None,
+        help="with --single-key: the combined matcher's weights for the model from this file "
+        "of `pearl matcher-weights` (default: the shipped ones)",
+    )
+    ap.add_argument("--name", default=None, help="output stem (default from the mode)")
     args = ap.parse_args()
-    stem = "linkage_unmatched_single_key" if args.single_key else "linkage_unmatched"
+    stem = args.name or ("linkage_unmatched_single_key" if args.single_key else "linkage_unmatched")
+    matcher = None
+    if args.weights is not None:
+        from pearl.applications.matcher import MatchScorer
+
+        matcher = MatchScorer.from_file(args.weights, args.model)
     results = []
     for removed in (0.0, 0.3, 0.5, 0.7):
         a, b, true = febrl4(removed)
-        for row in run(a, b, FEBRL_FIELDS, true, args.model, args.single_key):
+        for row in run(a, b, FEBRL_FIELDS, true, args.model, args.single_key, matcher):
             results.append({"data": f"FEBRL4, {removed:.0%} of partners removed", **row})
             print(json.dumps(results[-1]), flush=True)
     for n in (1000, 2000):
         a, b, true = people(n)
         keys = ["first", "surname", "city", "dob"]
-        for row in run(a, b, keys, true, args.model, args.single_key):
+        for row in run(a, b, keys, true, args.model, args.single_key, matcher):
             results.append({"data": f"people, {n:,} x {n:,}, 30% without partner", **row})
             print(json.dumps(results[-1]), flush=True)
     OUT.mkdir(exist_ok=True)
@@ -151,7 +165,10 @@ def main() -> None:
         "# Record linkage with unmatched rows" + (", one key column" if args.single_key else ""),
         "",
         f"`python experiments/linkage_unmatched.py -m {args.model}"
-        + (" --single-key`" if args.single_key else "`"),
+        + (" --single-key" if args.single_key else "")
+        + (f" --weights {args.weights}" if args.weights else "")
+        + (f" --name {args.name}" if args.name else "")
+        + "`",
         "",
         "| data | decision | links | precision | recall | F1 | s |",
         "|---|---|---:|---:|---:|---:|---:|",

@@ -144,3 +144,22 @@ def test_cli_writes_a_weights_file_the_scorer_reads(tmp_path, tiny_model_dir):
     with pytest.raises(ValueError, match="not a matcher weights file"):
         (tmp_path / "x.json").write_text("[]")
         MatchScorer.from_file(tmp_path / "x.json")
+
+
+def test_unmatched_queries_move_the_probabilities_not_the_ranking(hash_encoder):
+    sample = _names(200)
+    rng = random.Random(1)
+    views = [(drop_char if i % 2 else swap_chars)(s, rng) for i, s in enumerate(sample)]
+    fit = dict(seed=0, top_k=5, show_progress_bar=False)
+    every = fit_matcher_weights(hash_encoder, sample, views, **fit)
+    some = fit_matcher_weights(hash_encoder, sample, views, unmatched_share=0.5, **fit)
+    assert some["weights"] == every["weights"] and some["bias"] == every["bias"]
+    assert some["top1"] == every["top1"] and some["unmatched_share"] == 0.5
+    a = MatchScorer.from_dict({k: every[k] for k in SHIPPED_KEYS})
+    b = MatchScorer.from_dict({k: some[k] for k in SHIPPED_KEYS})
+    raw = np.linspace(a.score(np.array([0.3]), np.array([0.2]))[0], 5, 50)
+    # a best candidate is less often right where half the rows have no partner
+    assert (b.calibrated(raw) <= a.calibrated(raw) + 1e-9).all()
+    assert (b.calibrated(raw) < a.calibrated(raw) - 0.05).any()
+    with pytest.raises(ValueError, match="unmatched_share"):
+        fit_matcher_weights(hash_encoder, sample, views, unmatched_share=1.0, **fit)

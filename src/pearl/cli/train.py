@@ -322,6 +322,7 @@ def cmd_matcher_weights(args) -> int:
         aliases=args.aliases,
         n_aliases=args.n_aliases,
         show_progress_bar=not args.quiet,
+        unmatched_share=args.unmatched_share,
     )
     store_matcher_weights(rows, args.output)
     for r in rows:
@@ -351,6 +352,14 @@ def add_matcher_weights(sub) -> None:
     p.add_argument("--aliases", help="alias groups of pearl aliases: name-variant queries")
     p.add_argument(
         "--n-aliases", type=POSITIVE, default=10_000, help="alias groups drawn (default 10000)"
+    )
+    p.add_argument(
+        "--unmatched-share",
+        type=float,
+        default=0.0,
+        help="share of the queries calibrated as rows without a partner (their match "
+        "taken out of their candidates), so that probabilities hold on tables where some "
+        "rows have none (default 0: every query has its match)",
     )
     p.add_argument("--data", help="data root with lexicon/wordnet (default: pearl.paths)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

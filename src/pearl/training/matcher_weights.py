@@ -171,6 +171,7 @@ def fit_matcher_weights(
     aliases: tuple[list[str], list[str]] = ([], []),
     word_weight: float = 0.5,
     show_progress_bar: bool = True,
+    unmatched_share: float = 0.0,
 ) -> dict:
     """Fit, calibrate and check the combined matcher's weights for ``model``.
 
@@ -193,6 +194,12 @@ def fit_matcher_weights(
     word_weight : float, default=0.5
         Whole words' share of the n-gram encoding (the package's setting: 0.5).
     show_progress_bar : bool, default=True
+    unmatched_share : float, default=0.0
+        Share of the queries (seeded) calibrated as rows without a partner: their match is
+        taken out of their candidates, so their best candidate is a non-match, as in a
+        table where some rows have no partner. The weights (the ranking) are fitted on
+        every query as before; only the probabilities (calibration and margin) and the
+        held-out diagnostics see the unmatched queries.
 
     Returns
     -------
@@ -202,6 +209,9 @@ def fit_matcher_weights(
     """
     from pearl.encoders import load_encoder
 
+    unmatched_share = float(unmatched_share)
+    if not 0.0 <= unmatched_share < 1.0:
+        raise ValueError(f"unmatched_share must be in [0, 1), got {unmatched_share}")
     if is_embedding_model(model):
         enc, model = model, str(getattr(model, "model_name", model))
     else:
@@ -237,7 +247,11 @@ def fit_matcher_weights(
         source=f"{model}; pearl.training.matcher_weights on {len(sample):,} corpus phrases",
     )
     # calibrated on each training query's best candidate: the match a join keeps, whose
-    # probability precision= reads
+    # probability precision= reads; a query calibrated as unmatched has lost its match
+    gone = np.random.default_rng(seed + 2).random(len(positives)) < unmatched_share
+    present = ~(gone[rows] & (y == 1))
+    ranked_te = te  # the ranking diagnostics (AUC, top-1) read every held-out query
+    tr, te = tr & present, te & present
     raw = scorer.score(emb, ng)
     best_tr = _best_candidates(rows, raw, tr)
     scorer = scorer.calibrate(emb[best_tr], ng[best_tr], y[best_tr])
@@ -246,7 +260,8 @@ def fit_matcher_weights(
     scorer = scorer.calibrate_margin(raw[best_tr], _raw_or_none(raw, second_tr), y[best_tr])
     from sklearn.metrics import brier_score_loss, roc_auc_score
 
-    prob = scorer.probability(emb[te], ng[te])
+    te_all = ranked_te
+    prob = scorer.probability(emb[te_all], ng[te_all])
     best_te = _best_candidates(rows, raw, te)
     second_te = _best_candidates(rows, raw, te, rank=1)
     top_y = y[best_te]
@@ -258,17 +273,18 @@ def fit_matcher_weights(
     }
     calib = _calibration_bins(top_prob, top_y)
     auc = {
-        name: float(roc_auc_score(y[te], x))
-        for name, x in (("combined", prob), ("embedding", emb[te]), ("ngram", ng[te]))
+        name: float(roc_auc_score(y[te_all], x))
+        for name, x in (("combined", prob), ("embedding", emb[te_all]), ("ngram", ng[te_all]))
     }
-    scores = {"combined": prob, "embedding": emb[te], "ngram": ng[te]}
-    top1 = _top1(rows[te], y[te], kind, scores)
+    scores = {"combined": prob, "embedding": emb[te_all], "ngram": ng[te_all]}
+    top1 = _top1(rows[te_all], y[te_all], kind, scores)
     return {
         "model": model,
         "fingerprint": enc.fingerprint,
         **scorer.to_dict(),
+        "unmatched_share": unmatched_share,
         "pairs": int(len(y)),
-        "test_pairs": int(te.sum()),
+        "test_pairs": int(te_all.sum()),
         "auc": auc,
         "top1": top1,
         "brier": float(brier_score_loss(top_y, top_prob)),
@@ -327,6 +343,7 @@ def learn_matcher_weights(
     n_aliases: int = 10_000,
     word_weight: float = 0.5,
     show_progress_bar: bool = True,
+    unmatched_share: float = 0.0,
 ) -> tuple[list[dict], dict]:
     """The whole recipe of the shipped weights: training views of ``n`` corpus phrases,
     their near-duplicates and alias queries, and :func:`fit_matcher_weights` for each model.
@@ -346,6 +363,8 @@ def learn_matcher_weights(
         Alias groups of ``pearl aliases``: name-variant queries (``n_aliases`` groups).
     word_weight : float, default=0.5
     show_progress_bar : bool, default=True
+    unmatched_share : float, default=0.0
+        See :func:`fit_matcher_weights`.
 
     Returns
     -------
@@ -368,6 +387,7 @@ def learn_matcher_weights(
             aliases=alias_pairs,
             word_weight=word_weight,
             show_progress_bar=show_progress_bar,
+            unmatched_share=unmatched_share,
         )
         for m in models
     ]
