@@ -12,6 +12,11 @@ PERSON), or with the types the lists themselves give (``list_types="lists"``):
   every other lemma is untyped (OTHER).
 * ``names.zip`` (first names): PERSON. ``gazetteers.zip``: NORP for ``nationalities.txt``,
   GPE for the country, state, province and city lists.
+
+The ``data.<pos>`` files are parsed here rather than through NLTK's WordNet reader: both
+give the same 206,798 (lemma, class, type) triples, in 4.1 s here against 44.3 s through
+NLTK, whose 3.9 reader also needs the database copied into its own layout first
+(``benchmarks/data/wordnet_reader.py``, results/benchmarks/wordnet_reader.md).
 """
 
 from __future__ import annotations
