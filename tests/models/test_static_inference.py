@@ -159,3 +159,12 @@ def test_a_static_folder_without_normalize_gives_the_raw_vectors(tmp_path):
     assert np.linalg.norm(raw) > 1.01 or np.linalg.norm(raw) < 0.99
     reference = PhraseEncoder(folder)
     assert np.abs(reference.model.encode(["springfield"]) - raw).max() <= 1e-6
+
+
+def test_a_torch_free_encoder_pickles_as_dask_ships_it(static_pair):
+    import pickle
+
+    fast, _ = static_pair
+    copy = pickle.loads(pickle.dumps(fast))
+    assert copy._model is None
+    np.testing.assert_array_equal(copy.encode(PHRASES[:8]), fast.encode(PHRASES[:8]))
