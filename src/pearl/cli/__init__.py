@@ -116,6 +116,7 @@ NOT_PATHS = frozenset(
         "precision",
         "right_chunksize",
         "one_to_one",
+        "unmatched_share",
         "right_shards",
         "topics",
         "split",
