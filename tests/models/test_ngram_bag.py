@@ -74,34 +74,3 @@ def test_a_fused_model_with_the_bag_saves_and_loads_strictly(tiny_model_dir, tmp
     np.testing.assert_allclose(loaded.encode(TEXTS), emb, atol=1e-5)
     fusion = fusion_module(loaded.model)
     assert fusion.char_config["kind"] == kind
-
-
-def test_the_trainer_builds_the_bag_from_its_config(training_files, tiny_model_dir, tmp_path):
-    from pearl.models import load_pearl_model
-    from pearl.training import Trainer, load_config
-
-    opts = dict(
-        training_files,
-        backbone=str(tiny_model_dir),
-        output=str(tmp_path / "bag"),
-        batch_size=4,
-        max_steps=3,
-        char_pretrain_steps=2,
-        char_pretrain_batch=8,
-        char_pretrain_words=50,
-        char_out_dim=8,
-        char_dim=16,
-        max_seq_length=16,
-        augmenter_weights="{}",
-        char_kind="ngram_bag",
-        char_buckets=509,
-    )
-    cfg = load_config(None, opts)
-    start = NgramBagEncoder(out_dim=8, n_buckets=509)
-    result = Trainer(cfg, show_progress_bar=False).train()
-    assert result.steps == 3
-    fusion = fusion_module(load_pearl_model(tmp_path / "bag"))
-    assert isinstance(fusion.char_encoder, NgramBagEncoder)
-    assert fusion.char_encoder.ngrams.weight.shape == start.ngrams.weight.shape
-    with pytest.raises(ValueError, match="char_kind"):
-        load_config(None, {**opts, "char_kind": "lstm"})

@@ -380,3 +380,20 @@ def test_a_crafted_checkpoint_is_refused_at_resume_not_mid_run(
     save_file(tensors, str(path), metadata={"pearl_state": json.dumps(meta)})
     with pytest.raises(OSError, match="does not fit.*invalid checkpoint field"):
         Trainer(cfg, show_progress_bar=False).train(resume=True)
+
+
+def test_the_character_channel_kind_is_built_from_the_config(
+    training_files, tiny_model_dir, tmp_path
+):
+    from pearl.models import fusion_module, load_pearl_model
+    from pearl.models.ngram_bag import NgramBagEncoder
+
+    opts = dict(max_steps=3, char_kind="ngram_bag", char_buckets=509)
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "bag", **opts)
+    result = Trainer(cfg, show_progress_bar=False).train()
+    assert result.steps == 3
+    fusion = fusion_module(load_pearl_model(tmp_path / "bag"))
+    assert isinstance(fusion.char_encoder, NgramBagEncoder)
+    assert fusion.char_encoder.ngrams.weight.shape == (509, 8)
+    with pytest.raises(ValueError, match="char_kind"):
+        _config(training_files, tiny_model_dir, tmp_path / "x", char_kind="lstm")

@@ -141,12 +141,14 @@ def _reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray
     """Unit embeddings of a reference chunk, each distinct string encoded once (a right
     table often repeats its keys). Not through the process cache: a streamed reference may
     be larger than memory."""
-    uniq, inverse = np.unique(np.asarray(chunk, dtype=object), return_inverse=True)
-    if len(uniq) == len(chunk):
-        uniq, inverse = chunk, None
-    vecs = encoder.encode(list(uniq), batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
+    position: dict[str, int] = {}
+    inverse = np.fromiter(
+        (position.setdefault(t, len(position)) for t in chunk), dtype=np.int64, count=len(chunk)
+    )
+    uniq = list(position)
+    vecs = encoder.encode(uniq, batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
     vecs = normalize_rows(vecs)
-    return vecs if inverse is None else vecs[inverse.ravel()]
+    return vecs if len(uniq) == len(chunk) else vecs[inverse]
 
 
 def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:

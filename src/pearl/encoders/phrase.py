@@ -159,7 +159,9 @@ class PhraseEncoder(Encoder):
             model, self.device, self.trust_remote_code
         )
         #: the torch-free static model, or None (the model is a SentenceTransformer)
-        self._static = loaded if not hasattr(loaded, "forward") else None
+        from pearl.models.static_inference import StaticInference
+
+        self._static = loaded if isinstance(loaded, StaticInference) else None
         self._model = None if self._static is not None else loaded
         self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
@@ -174,6 +176,11 @@ class PhraseEncoder(Encoder):
         if self._model is None:
             self._model = _open_torch(self._folder, self.device, self.trust_remote_code, self._root)
         return self._model
+
+    @property
+    def _serving(self):
+        """What encodes: the torch-free static model until ``model`` is read, else it."""
+        return self._static if self._model is None else self._model
 
     def _check_pooling(self) -> None:
         if self._model is None:  # a static model has no pooling module
@@ -324,8 +331,7 @@ class PhraseEncoder(Encoder):
             return prompt
         if prompt_name is None:
             return ""
-        source = self._static if self._model is None else self.model
-        prompts = getattr(source, "prompts", {}) or {}
+        prompts = getattr(self._serving, "prompts", {}) or {}
         if prompt_name not in prompts:
             raise ValueError(
                 f"prompt_name {prompt_name!r} is not one of the model's prompts {sorted(prompts)}"
@@ -336,8 +342,7 @@ class PhraseEncoder(Encoder):
     def max_seq_length(self) -> int | None:
         """Tokens read per phrase; longer phrases are truncated (sentence-transformers'
         attribute, which it also sets). None for a model without a token limit."""
-        source = self._static if self._model is None else self.model
-        return getattr(source, "max_seq_length", None)
+        return getattr(self._serving, "max_seq_length", None)
 
     @max_seq_length.setter
     def max_seq_length(self, value: int) -> None:

@@ -94,7 +94,9 @@ class NgramBagEncoder(nn.Module):
         """Phrase vectors, shape (batch, out_dim)."""
         cfg = self.config
         texts = _texts_of(char_ids)
-        ids, offsets = char_ngram_ids(texts, cfg["n_buckets"], tuple(cfg["ngram_range"]))
+        ids, offsets = char_ngram_ids(
+            texts, cfg["n_buckets"], tuple(cfg["ngram_range"]), cfg["max_chars"]
+        )
         device = self.ngrams.weight.device
         out = self.ngrams(torch.from_numpy(ids).to(device), torch.from_numpy(offsets).to(device))
         if subword_ids is not None:

@@ -29,7 +29,7 @@ from torch import nn
 
 from pearl._validation import clean_text
 from pearl.models.char_ngrams import char_ngram_ids
-from pearl.models.static_inference import CONFIG, LEGACY_WEIGHTS, WEIGHTS
+from pearl.models.static_inference import CONFIG, WEIGHTS, module_files
 
 __all__ = ["StaticPhraseEmbedding", "char_ngram_ids", "WEIGHTS"]
 
@@ -130,13 +130,7 @@ class StaticPhraseEmbedding(StaticEmbedding):
     @classmethod
     def load(cls, model_name_or_path: str, subfolder: str = "", **kwargs) -> StaticPhraseEmbedding:
         folder = Path(model_name_or_path) / subfolder
-        weights = folder / WEIGHTS
-        if not weights.is_file() and (folder / LEGACY_WEIGHTS).is_file():
-            weights = folder / LEGACY_WEIGHTS  # a folder of pearl before 0.2
-        paths = [folder / "tokenizer.json", weights, folder / CONFIG]
-        for p in paths:
-            if not p.is_file():
-                raise OSError(f"incomplete pearl-static module: {p} is missing")
+        paths = module_files(folder)
         try:
             config = json.loads(paths[2].read_text(encoding="utf-8"))
             state = load_file(str(paths[1]))

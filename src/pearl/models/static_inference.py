@@ -15,7 +15,6 @@ The folder is checked by the same rules as any model folder
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -28,6 +27,7 @@ from pearl.models.char_ngrams import char_ngram_ids
 
 __all__ = [
     "StaticInference",
+    "module_files",
     "is_static_stack",
     "CONFIG",
     "WEIGHTS",
@@ -56,6 +56,20 @@ NORMALIZE_TYPES = frozenset(
 )
 #: ``torch.nn.functional.normalize``'s floor on the norm, as the ``Normalize`` module uses
 _NORM_EPS = 1e-12
+
+
+def module_files(folder: Path) -> tuple[Path, Path, Path]:
+    """A pearl-static module's ``tokenizer.json``, weights and configuration in ``folder``
+    (the weights under their pre-0.2 name where only that exists); ``OSError`` naming the
+    first one missing."""
+    weights = folder / WEIGHTS
+    if not weights.is_file() and (folder / LEGACY_WEIGHTS).is_file():
+        weights = folder / LEGACY_WEIGHTS  # a folder of pearl before 0.2
+    paths = (folder / "tokenizer.json", weights, folder / CONFIG)
+    for p in paths:
+        if not p.is_file():
+            raise OSError(f"incomplete pearl-static module: {p} is missing")
+    return paths
 
 
 def is_static_stack(entries: list[dict]) -> bool:
@@ -117,26 +131,18 @@ class StaticInference:
         from tokenizers import Tokenizer
 
         folder = Path(path)
-        weights = folder / WEIGHTS
-        if not weights.is_file() and (folder / LEGACY_WEIGHTS).is_file():
-            weights = folder / LEGACY_WEIGHTS  # a folder of pearl before 0.2
-        paths = [folder / "tokenizer.json", weights, folder / CONFIG]
-        for p in paths:
-            if not p.is_file():
-                raise OSError(f"incomplete pearl-static module: {p} is missing")
+        tokenizer, weights, config_file = module_files(folder)
         try:
-            config = read_json(paths[2], "pearl-static configuration")
-            state = load_file(str(paths[1]))
-            self.tokenizer = Tokenizer.from_file(str(paths[0]))
+            config = read_json(config_file, "pearl-static configuration")
+            state = load_file(str(weights))
+            self.tokenizer = Tokenizer.from_file(str(tokenizer))
             self.tokens = np.ascontiguousarray(state["embedding.weight"], dtype=np.float32)
             self.ngrams = np.ascontiguousarray(state["ngrams.weight"], dtype=np.float32)
             self.n_buckets = int(config["n_buckets"])
             self.ngram_range = (int(config["ngram_range"][0]), int(config["ngram_range"][1]))
             self.max_chars = int(config["max_chars"])
-        except (KeyError, TypeError, ValueError, IndexError, json.JSONDecodeError) as exc:
+        except Exception as exc:  # a missing key, a bad value, safetensors/tokenizers errors
             raise OSError(f"corrupt pearl-static module in {folder}: {exc!r}") from exc
-        except Exception as exc:
-            raise OSError(f"corrupt pearl-static module in {folder}: {exc}") from exc
         self.tokenizer.no_padding()
         self._check_tables(folder)
         self.normalize = bool(normalize)

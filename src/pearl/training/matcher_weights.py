@@ -250,7 +250,7 @@ def fit_matcher_weights(
     # probability precision= reads; a query calibrated as unmatched has lost its match
     gone = np.random.default_rng(seed + 2).random(len(positives)) < unmatched_share
     present = ~(gone[rows] & (y == 1))
-    ranked_te = te  # the ranking diagnostics (AUC, top-1) read every held-out query
+    te_all = te  # the ranking diagnostics (AUC, top-1) read every held-out query
     tr, te = tr & present, te & present
     raw = scorer.score(emb, ng)
     best_tr = _best_candidates(rows, raw, tr)
@@ -260,7 +260,6 @@ def fit_matcher_weights(
     scorer = scorer.calibrate_margin(raw[best_tr], _raw_or_none(raw, second_tr), y[best_tr])
     from sklearn.metrics import brier_score_loss, roc_auc_score
 
-    te_all = ranked_te
     prob = scorer.probability(emb[te_all], ng[te_all])
     best_te = _best_candidates(rows, raw, te)
     second_te = _best_candidates(rows, raw, te, rank=1)
