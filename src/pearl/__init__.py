@@ -9,7 +9,8 @@ The public API:
 * :class:`GloveEncoder`, :class:`StringDistance`: the paper's baselines.
 * :func:`evaluate`: run the PEARL benchmark on a model.
 * :class:`PhraseEmbedder`, :class:`EntityIndex`, :func:`fuzzy_join`, :func:`deduplicate`,
-  :func:`cluster`: phrase embeddings at work on tables.
+  :func:`cluster`: phrase embeddings at work on tables; :func:`join_report`: a join with
+  the page that explains its decisions.
 """
 
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ __all__ = [
     "cluster",
     "deduplicate",
     "fuzzy_join",
+    "join_report",
     "GloveEncoder",
     "PhraseEncoder",
     "StringDistance",
@@ -43,6 +45,7 @@ __getattr__, __dir__ = lazy_exports(
         "cluster": "pearl.applications.dedup",
         "deduplicate": "pearl.applications.dedup",
         "fuzzy_join": "pearl.applications.join",
+        "join_report": "pearl.applications.report",
         "GloveEncoder": "pearl.encoders.glove",
         "PhraseEncoder": "pearl.encoders.phrase",
         "StringDistance": "pearl.evaluation.string_distance",
@@ -60,6 +63,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from pearl.applications.embedder import PhraseEmbedder
     from pearl.applications.index import EntityIndex
     from pearl.applications.join import fuzzy_join
+    from pearl.applications.report import join_report
     from pearl.encoders import load_encoder
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder

@@ -16,6 +16,8 @@ __all__ = [
     "cluster",
     "deduplicate",
     "fuzzy_join",
+    "join_report",
+    "JoinReport",
     "match_strings",
 ]
 
@@ -30,5 +32,7 @@ __getattr__, __dir__ = lazy_exports(
         "EntityIndex": "pearl.applications.index",
         "SearchResult": "pearl.applications.index",
         "fuzzy_join": "pearl.applications.join",
+        "join_report": "pearl.applications.report",
+        "JoinReport": "pearl.applications.report",
     },
 )

@@ -12,12 +12,25 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["LEVELS", "TEXT_BINS", "KIND_SHARE", "field_kind"]
+__all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind"]
 
 
 #: comparison levels per field kind (the highest is the strongest agreement)
 LEVELS = {"text": 5, "numeric": 3, "date": 3, "code": 3}
 TEXT_BINS = (0.4, 0.7, 0.9)
+#: what each level of each kind means, lowest first (a join report's match weights)
+LEVEL_NAMES = {
+    "text": (
+        f"similarity < {TEXT_BINS[0]}",
+        f"similarity {TEXT_BINS[0]}-{TEXT_BINS[1]}",
+        f"similarity {TEXT_BINS[1]}-{TEXT_BINS[2]}",
+        f"similarity >= {TEXT_BINS[2]} or one edit apart",
+        "equal (case aside)",
+    ),
+    "numeric": ("different", "within 1% of the column's spread", "equal"),
+    "date": ("more than 31 days apart", "within 31 days", "same day"),
+    "code": ("different", "one edit apart", "equal after normalisation"),
+}
 #: the share of a text column's values that must look like a kind for it to be read so
 KIND_SHARE = 0.95
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")

@@ -22,6 +22,7 @@ from pearl.applications.join_options import (
     join_keys,
 )
 from pearl.applications.join_output import (
+    JoinDetails,
     assemble_join,
     finish_join,
     match_names,
@@ -263,24 +264,30 @@ def fuzzy_join(
         precision=precision,
         one_to_one=one_to_one,
     )
+    return joined(left, right, opts, model, right_chunksize, known_matches)[0]
+
+
+def joined(left, right, opts: JoinOptions, model, right_chunksize=None, known_matches=None):
+    """:func:`fuzzy_join` with its checked options: the joined table (of ``left``'s kind)
+    and the :class:`~pearl.applications.join_output.JoinDetails` it was decided on."""
     if right_chunksize is not None:
         right_chunksize = check_int(right_chunksize, "right_chunksize", 1)
     left_df, kind = to_pandas_table(left, "left")
     if opts.multi:
-        out = _join_records(left_df, right, opts, model, known_matches)
-        return from_pandas_table(out, kind, left)
+        out, details = _join_records(left_df, right, opts, model, known_matches)
+        return from_pandas_table(out, kind, left), details
     if known_matches is not None:
         raise ValueError(
             "known_matches trains the record-linkage model of a join on several key "
             "columns; with one key column, fine-tune the model instead (pearl finetune)"
         )
-    return from_pandas_table(
-        _join_one_key(left_df, right, opts, model, right_chunksize), kind, left
-    )
+    out, details = _join_one_key(left_df, right, opts, model, right_chunksize)
+    return from_pandas_table(out, kind, left), details
 
 
-def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize) -> pd.DataFrame:
-    """The single-key branch of :func:`fuzzy_join` (pandas in and out)."""
+def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
+    """The single-key branch of :func:`fuzzy_join` (pandas in and out, with its
+    :class:`JoinDetails`)."""
     left_on, right_on = opts.left_on, opts.right_on
     _check_right(right)
     _check_unique_columns(left_df, "left")
@@ -322,13 +329,24 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize) -> 
     ids[live], scores[live] = stream.rows_of(li), ls
 
     options = dict(how=opts.how, return_score=opts.return_score, suffix=opts.suffix)
-    return finish_join(
-        left_df, stream.frame(), ids, scores, rank=top_k > 1, threshold=threshold, **options
+    right_df = stream.frame()
+    out = finish_join(
+        left_df, right_df, ids, scores, rank=top_k > 1, threshold=threshold, **options
     )
+    details = JoinDetails(
+        ids,
+        scores,
+        float(threshold),
+        scorer is not None,
+        left_df[[left_on]].reset_index(drop=True),
+        right_df[[right_on]].reset_index(drop=True),
+    )
+    return out, details
 
 
 def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
-    """The multi-column branch of :func:`fuzzy_join` (record linkage)."""
+    """The multi-column branch of :func:`fuzzy_join` (record linkage), with its
+    :class:`JoinDetails`."""
     from pearl.applications.record_linkage import multi_column_join
 
     _check_unique_columns(left_df, "left")

@@ -5,10 +5,44 @@ the rows assembled from each left row's ranked candidates (:func:`assemble_join`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["assemble_join", "finish_join", "match_names", "output_columns"]
+__all__ = ["JoinDetails", "assemble_join", "finish_join", "match_names", "output_columns"]
+
+
+@dataclass(frozen=True)
+class JoinDetails:
+    """What a join decided on, beside the joined table (for a report).
+
+    Attributes
+    ----------
+    ids, scores : ndarray of shape (n_left, k)
+        Each left row's ranked right rows (-1: none) and their ``match_score``
+        (``-inf``: none).
+    threshold : float
+        The decision point (``threshold=``, or the one ``precision=`` chose).
+    probability : bool
+        Whether the scores are match probabilities (not cosines).
+    left_keys, right_keys : DataFrame
+        The key columns of both tables, in the order ``ids`` index them.
+    model : FellegiSunter or None
+        The record-linkage model of a join on several key columns.
+    kinds : list of str or None
+        How each pair of key columns was compared (``model``'s fields).
+    """
+
+    ids: np.ndarray
+    scores: np.ndarray
+    threshold: float
+    probability: bool
+    left_keys: pd.DataFrame
+    right_keys: pd.DataFrame
+    model: Any = None
+    kinds: list[str] | None = None
 
 
 def assemble_join(

@@ -138,7 +138,8 @@ def link_tables(
     each right row is given to at most one left row, see :func:`one_to_one_links`.
 
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
-    and probability ``-inf`` where a row has fewer candidates) and the fitted model.
+    and probability ``-inf`` where a row has fewer candidates) and the fitted model, with
+    each field's kind (``model.kinds_``) and name (``model.names_``).
     """
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
@@ -154,6 +155,7 @@ def link_tables(
     proba, model = _probabilities(
         fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
     )
+    model.kinds_, model.names_ = kinds, names
     if one_to_one:
         return (*one_to_one_links(pairs, proba, len(left)), model)
     return (*_best(pairs, proba, len(left), top_k), model)
@@ -285,12 +287,13 @@ def multi_column_join(
     encoder,
     scorer,
     known_matches=None,
-) -> pd.DataFrame:
+):
     """:func:`~pearl.applications.join.fuzzy_join` on several key columns (pandas in and
     out), with its checked options (``opts.multi``): :func:`link_tables`, then the join's
-    usual assembly; ``match_score`` is the Fellegi-Sunter match probability."""
+    usual assembly; ``match_score`` is the Fellegi-Sunter match probability. Returns the
+    joined table and its :class:`~pearl.applications.join_output.JoinDetails`."""
     from pearl._validation import InputTypeError, MissingKeyError
-    from pearl.applications.join_output import finish_join, output_columns
+    from pearl.applications.join_output import JoinDetails, finish_join, output_columns
     from pearl.applications.matcher import threshold_for_precision
     from pearl.applications.tables import is_table, to_pandas_table
 
@@ -314,7 +317,7 @@ def multi_column_join(
             )
     # the output names are checked before any work (a clash is a ValueError)
     output_columns(left_df.columns, right_df.columns, opts.suffix, opts.return_score, top_k > 1)
-    ids, scores, _ = link_tables(
+    ids, scores, model = link_tables(
         left_df,
         right_df,
         list(left_on),
@@ -328,9 +331,10 @@ def multi_column_join(
     threshold = opts.threshold
     if opts.precision is not None:
         threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], opts.precision)
-    return finish_join(
-        left_df.reset_index(drop=True),
-        right_df.reset_index(drop=True),
+    left_df, right_df = left_df.reset_index(drop=True), right_df.reset_index(drop=True)
+    out = finish_join(
+        left_df,
+        right_df,
         ids,
         scores,
         threshold=threshold,
@@ -339,6 +343,17 @@ def multi_column_join(
         suffix=opts.suffix,
         rank=top_k > 1,
     )
+    details = JoinDetails(
+        ids,
+        scores,
+        float(threshold),
+        True,
+        left_df[left_on],
+        right_df[right_on],
+        model,
+        model.kinds_,
+    )
+    return out, details
 
 
 def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:

@@ -67,7 +67,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "eval": (("model", "data", "short_text"), ("output",)),
     "index build": (("names", "model"), ("output",)),
     "index search": (("index_dir", "input", "model"), ("output",)),
-    "join": (("left", "right", "model", "known_matches"), ("output",)),
+    "join": (("left", "right", "model", "known_matches"), ("output", "report")),
     "dedup": (("table", "model"), ("output",)),
     "topics": (("documents", "vocab", "model"), ("output",)),
     "build-corpus": (("data", "corpus", "lexicon"), ("output",)),

@@ -60,17 +60,23 @@ def _keys(columns: list[str]) -> str | list[str]:
 
 
 def cmd_join(args) -> int:
-    from pearl.applications import fuzzy_join
+    from pearl.applications import join_report
 
     check_output(args.output, [args.left, args.right], "--output")
+    if args.report == "-":
+        raise ValueError("--report '-': name a file for the page")
+    if args.report is not None and Path(args.report).resolve() == Path(args.output).resolve():
+        raise ValueError("--report and --output name the same file")
     if args.scheduler or args.workers:
+        if args.report is not None:
+            raise ValueError("--report is not offered on Dask (it reads every row's scores)")
         return cmd_join_distributed(args)
     left = read_table(args.left)
     left_on, right_on = _keys(args.left_on), _keys(args.right_on)
     multi = isinstance(left_on, list) or isinstance(right_on, list)
     right = read_table(args.right, chunksize=None if multi else args.right_chunksize)
     known = _known_matches(args.known_matches) if args.known_matches else None
-    out = fuzzy_join(
+    report = join_report(
         left,
         right,
         left_on=left_on,
@@ -85,7 +91,11 @@ def cmd_join(args) -> int:
         known_matches=known,
         one_to_one=args.one_to_one,
     )
+    out = report.result
     write_table(out, args.output)
+    if args.report is not None:
+        report.write_html(args.report)
+        print(f"wrote the report to {args.report}", file=sys.stderr)
     score = [c for c in out.columns if str(c).startswith("match_score")][-1]
     matched = int(out[score].notna().sum())
     print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
@@ -235,14 +245,7 @@ def add_join(sub) -> None:
         "precision of the matches is at least this (e.g. 0.9); --precision is "
         "the older name (in sentence-transformers, precision means quantization)",
     )
-    p.add_argument(
-        "--known-matches",
-        metavar="FILE",
-        help="with several key columns: a CSV/TSV/Parquet file of rows known to match, "
-        "its first two columns the row numbers in LEFT and RIGHT (0 = first data row); "
-        "the record-linkage model learns from them instead of by EM",
-    )
-    p.add_argument("--one-to-one", action="store_true", help="see fuzzy_join's one_to_one")
+    _add_join_linkage_options(p)
     p.add_argument(
         "--right-chunksize",
         type=POSITIVE,
@@ -254,6 +257,25 @@ def add_join(sub) -> None:
     p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
     _add_join_dask_options(p)
     p.set_defaults(func=cmd_join)
+
+
+def _add_join_linkage_options(p) -> None:
+    """``pearl join``'s options for record linkage and its report."""
+    p.add_argument(
+        "--known-matches",
+        metavar="FILE",
+        help="with several key columns: a CSV/TSV/Parquet file of rows known to match, "
+        "its first two columns the row numbers in LEFT and RIGHT (0 = first data row); "
+        "the record-linkage model learns from them instead of by EM",
+    )
+    p.add_argument("--one-to-one", action="store_true", help="see fuzzy_join's one_to_one")
+    p.add_argument(
+        "--report",
+        metavar="HTML",
+        help="also write a page on the join's decisions: each key column's match weights, "
+        "the histogram of match scores, the expected precision and recall over the "
+        "threshold, and the borderline pairs (pearl.join_report)",
+    )
 
 
 def _add_join_dask_options(p) -> None:
