@@ -68,6 +68,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "index build": (("names", "model"), ("output",)),
     "index search": (("index_dir", "input", "model"), ("output",)),
     "join": (("left", "right", "model", "known_matches"), ("output", "report")),
+    "review": (("left", "right", "model", "known_matches"), ("output",)),
     "dedup": (("table", "model"), ("output",)),
     "topics": (("documents", "vocab", "model"), ("output",)),
     "build-corpus": (("data", "corpus", "lexicon"), ("output",)),

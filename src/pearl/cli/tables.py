@@ -104,14 +104,83 @@ def cmd_join(args) -> int:
 
 def _known_matches(path: str) -> list[tuple[int, int]]:
     """The pairs of a file of known matches: its first two columns, row numbers of LEFT
-    and RIGHT (0 = the first data row)."""
+    and RIGHT (0 = the first data row); of a ``pearl review`` file, its pairs labelled 1."""
+    from pearl.applications.review import REVIEW_COLUMNS, check_review_table
+
     table = read_table(path)
+    if set(REVIEW_COLUMNS) <= set(table.columns):
+        table = check_review_table(table, path)
+        table = table[table["label"] == 1][["left_row", "right_row"]]
+        if not len(table):
+            raise ValueError(f"{path}: no pair is labelled a match (label 1)")
     if table.shape[1] < 2:
         raise ValueError(f"{path}: --known-matches needs two columns (left row, right row)")
     try:
         return [(int(a), int(b)) for a, b in table.iloc[:, :2].itertuples(index=False)]
     except (TypeError, ValueError):
         raise ValueError(f"{path}: --known-matches holds row numbers (integers)") from None
+
+
+def cmd_review(args) -> int:
+    from pearl.applications import join_report
+    from pearl.applications.review import check_review_table, review_pairs
+
+    labelled = None
+    if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
+        labelled = check_review_table(read_table(args.output), args.output)
+    known = _known_matches(args.known_matches) if args.known_matches else None
+    report = join_report(
+        read_table(args.left),
+        read_table(args.right),
+        left_on=_keys(args.left_on),
+        right_on=_keys(args.right_on),
+        threshold=args.threshold,
+        precision=args.precision,
+        model=args.model,
+        known_matches=known,
+        borderline=0,
+    )
+    table = review_pairs(
+        report, args.n, show=lambda text: print(text, file=sys.stderr), labelled=labelled
+    )
+    before = 0 if labelled is None else len(labelled)
+    if len(table) == before:
+        print(f"no new label; {args.output} unchanged", file=sys.stderr)
+        return 0
+    write_table(table, args.output)
+    print(
+        f"wrote {len(table):,} labels ({int(table['label'].sum()):,} matches, "
+        f"{len(table) - before:,} new) to {args.output}; use them with pearl join "
+        f"--known-matches {args.output} or pearl finetune {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def add_review(sub) -> None:
+    """The ``pearl review`` command."""
+    p = sub.add_parser(
+        "review",
+        help="label a join's borderline pairs by hand",
+        description="Join LEFT and RIGHT as pearl join does, show the pairs nearest the "
+        "threshold one by one and ask whether each is the same entity (y/n/s/q), and save "
+        "the answers to OUTPUT (left_row, right_row, left, right, label, match_score). An "
+        "existing OUTPUT's labels are kept and their pairs not asked again. Use the file "
+        "with pearl join --known-matches (several key columns) or pearl finetune.",
+    )
+    p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
+    p.add_argument("right", help="right table file")
+    p.add_argument("--left-on", required=True, nargs="+", help="column(s) of LEFT to match")
+    p.add_argument("--right-on", required=True, nargs="+", help="column(s) of RIGHT to match")
+    p.add_argument("-o", "--output", required=True, help="labels CSV to write (or add to)")
+    p.add_argument("-n", type=POSITIVE, default=20, help="pairs to ask about (default 20)")
+    p.add_argument("--threshold", type=COSINE, default=None, help="as pearl join's")
+    p.add_argument(
+        "--target-precision", dest="precision", type=float_between(0.0, 1.0), help="as pearl join's"
+    )
+    p.add_argument("--known-matches", metavar="FILE", help="as pearl join's")
+    model_arg(p)
+    p.set_defaults(func=cmd_review)
 
 
 def cmd_dedup(args) -> int:
@@ -384,5 +453,6 @@ def add_topics(sub) -> None:
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_join(sub)
+    add_review(sub)
     add_dedup(sub)
     add_topics(sub)
