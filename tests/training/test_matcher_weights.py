@@ -123,6 +123,32 @@ def test_training_views_are_seeded_augmentations(training_files):
     assert len(set(sample)) == 5
 
 
+def test_cli_ship_adds_the_entry_to_the_package_weights_file(tmp_path, tiny_model_dir, monkeypatch):
+    import shutil
+
+    from conftest import SHARED_DATA
+
+    import pearl.applications.matcher as matcher
+    from pearl.cli import main
+
+    if not (SHARED_DATA / "lexicon" / "wordnet").is_dir():
+        pytest.skip("no WordNet in ../shared/data")
+    shipped = tmp_path / "shipped.json"
+    shutil.copy(matcher.WEIGHTS_FILE, shipped)
+    monkeypatch.setattr(matcher, "WEIGHTS_FILE", shipped)
+    corpus = tmp_path / "corpus.tsv"
+    rows = [f"{name}\tNP-ORG\t3\ttest" for name in _names()]
+    corpus.write_text("phrase\tlabel\tfrequency\tsource\n" + "\n".join(rows) + "\n")
+    argv = ["matcher-weights", str(corpus), "-m", str(tiny_model_dir), "--ship"]
+    assert main([*argv, "--n", "120", "--data", str(SHARED_DATA), "-q"]) == 0
+    table = json.loads(shipped.read_text())
+    assert str(tiny_model_dir) in table["models"]
+    assert "30% of queries unmatched" in table["models"][str(tiny_model_dir)]["source"]
+    assert {"pearl-static", "pearl-minilm"} <= set(table["models"])  # the others kept
+    with pytest.raises(SystemExit):  # one place to write: --ship or -o
+        main([*argv, "-o", str(tmp_path / "w.json")])
+
+
 def test_cli_writes_a_weights_file_the_scorer_reads(tmp_path, tiny_model_dir):
     from conftest import SHARED_DATA
 
@@ -151,15 +177,20 @@ def test_unmatched_queries_move_the_probabilities_not_the_ranking(hash_encoder):
     rng = random.Random(1)
     views = [(drop_char if i % 2 else swap_chars)(s, rng) for i, s in enumerate(sample)]
     fit = dict(seed=0, top_k=5, show_progress_bar=False)
-    every = fit_matcher_weights(hash_encoder, sample, views, **fit)
+    every = fit_matcher_weights(hash_encoder, sample, views, unmatched_share=0.0, **fit)
     some = fit_matcher_weights(hash_encoder, sample, views, unmatched_share=0.5, **fit)
     assert some["weights"] == every["weights"] and some["bias"] == every["bias"]
     assert some["top1"] == every["top1"] and some["unmatched_share"] == 0.5
     a = MatchScorer.from_dict({k: every[k] for k in SHIPPED_KEYS})
     b = MatchScorer.from_dict({k: some[k] for k in SHIPPED_KEYS})
-    raw = np.linspace(a.score(np.array([0.3]), np.array([0.2]))[0], 5, 50)
-    # a best candidate is less often right where half the rows have no partner
-    assert (b.calibrated(raw) <= a.calibrated(raw) + 1e-9).all()
-    assert (b.calibrated(raw) < a.calibrated(raw) - 0.05).any()
+    # a pair seen alone (deduplicate) keeps its probability ...
+    assert some["calibration"] == every["calibration"]
+    # ... a best candidate among others (a join) is less often right where half the rows
+    # have no partner
+    lo = a.score(np.array([0.3]), np.array([0.2]))[0]
+    best = np.linspace(lo, 0.999, 50)
+    ranked = np.stack([best, np.full_like(best, lo)], axis=1)
+    assert (b.ranked(ranked)[:, 0] <= a.ranked(ranked)[:, 0] + 1e-6).all()
+    assert (b.ranked(ranked)[:, 0] < a.ranked(ranked)[:, 0] - 0.05).any()
     with pytest.raises(ValueError, match="unmatched_share"):
         fit_matcher_weights(hash_encoder, sample, views, unmatched_share=1.0, **fit)

@@ -143,6 +143,7 @@ NOT_PATHS = frozenset(
         "device",
         "set",
         "resume",
+        "ship",
         "checkpoint_every",
         "dry_run",
         "loss",

@@ -310,7 +310,11 @@ def add_train_static(sub) -> None:
 
 def cmd_matcher_weights(args) -> int:
     from pearl.paths import data_root
-    from pearl.training.matcher_weights import learn_matcher_weights, store_matcher_weights
+    from pearl.training.matcher_weights import (
+        UNMATCHED_SHARE,
+        learn_matcher_weights,
+        store_matcher_weights,
+    )
 
     rows, _ = learn_matcher_weights(
         args.model,
@@ -322,12 +326,17 @@ def cmd_matcher_weights(args) -> int:
         aliases=args.aliases,
         n_aliases=args.n_aliases,
         show_progress_bar=not args.quiet,
-        unmatched_share=args.unmatched_share,
+        unmatched_share=(UNMATCHED_SHARE if args.unmatched_share is None else args.unmatched_share),
     )
-    store_matcher_weights(rows, args.output)
+    if args.ship:
+        from pearl.applications.matcher import WEIGHTS_FILE
+
+        output = store_matcher_weights(rows, WEIGHTS_FILE)
+    else:
+        output = store_matcher_weights(rows, args.output)
     for r in rows:
         print(json.dumps({k: r[k] for k in ("model", "weights", "bias") if k in r}))
-    print(f"wrote {args.output}", file=sys.stderr)
+    print(f"wrote {output}", file=sys.stderr)
     return 0
 
 
@@ -343,8 +352,13 @@ def add_matcher_weights(sub) -> None:
     )
     p.add_argument("corpus", help="corpus TSV of pearl build-corpus")
     p.add_argument("-m", "--model", action="append", required=True, help="model; repeatable")
-    p.add_argument(
-        "-o", "--output", required=True, help="weights JSON to write (entries are added)"
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("-o", "--output", help="weights JSON to write (entries are added)")
+    where.add_argument(
+        "--ship",
+        action="store_true",
+        help="add the entries to the package's own weights file (what the table tools "
+        "use by default): how the shipped weights are made",
     )
     p.add_argument("--n", type=POSITIVE, default=20_000, help="phrases sampled (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample and views (default 0)")
@@ -356,10 +370,11 @@ def add_matcher_weights(sub) -> None:
     p.add_argument(
         "--unmatched-share",
         type=float,
-        default=0.0,
+        default=None,
         help="share of the queries calibrated as rows without a partner (their match "
-        "taken out of their candidates), so that probabilities hold on tables where some "
-        "rows have none (default 0: every query has its match)",
+        "taken out of their candidates), so that a join's probabilities hold on tables "
+        "where some rows have none (default 0.3, the shipped weights' "
+        "pearl.training.matcher_weights.UNMATCHED_SHARE; 0: every query has its match)",
     )
     p.add_argument("--data", help="data root with lexicon/wordnet (default: pearl.paths)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

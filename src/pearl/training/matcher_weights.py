@@ -44,7 +44,13 @@ __all__ = [
     "learn_matcher_weights",
     "store_matcher_weights",
     "SHIPPED_KEYS",
+    "UNMATCHED_SHARE",
 ]
+
+#: Share of the queries calibrated as rows without a partner (:func:`fit_matcher_weights`)
+#: in the shipped weights: a prior for tables where some rows have none, the middle of
+#: the 0-70% removal rates of experiments/linkage_unmatched.py (not fitted on any table).
+UNMATCHED_SHARE = 0.3
 
 #: the entries of a model in the weights file (the rest of a fit's record is diagnostics)
 SHIPPED_KEYS = ("weights", "bias", "source", "fingerprint", "calibration", "margin")
@@ -171,7 +177,7 @@ def fit_matcher_weights(
     aliases: tuple[list[str], list[str]] = ([], []),
     word_weight: float = 0.5,
     show_progress_bar: bool = True,
-    unmatched_share: float = 0.0,
+    unmatched_share: float = UNMATCHED_SHARE,
 ) -> dict:
     """Fit, calibrate and check the combined matcher's weights for ``model``.
 
@@ -194,12 +200,14 @@ def fit_matcher_weights(
     word_weight : float, default=0.5
         Whole words' share of the n-gram encoding (the package's setting: 0.5).
     show_progress_bar : bool, default=True
-    unmatched_share : float, default=0.0
+    unmatched_share : float, default=UNMATCHED_SHARE (0.3)
         Share of the queries (seeded) calibrated as rows without a partner: their match is
         taken out of their candidates, so their best candidate is a non-match, as in a
-        table where some rows have no partner. The weights (the ranking) are fitted on
-        every query as before; only the probabilities (calibration and margin) and the
-        held-out diagnostics see the unmatched queries.
+        table where some rows have no partner. Only the probability of a candidate among
+        others (``margin``: what a join, a search and ``precision=`` read) and the held-out
+        diagnostics see the unmatched queries; the weights (the ranking) and the
+        probability of a pair seen alone (``calibration``: what ``deduplicate`` and
+        ``cluster`` read) are fitted on every query as with 0.
 
     Returns
     -------
@@ -244,18 +252,22 @@ def fit_matcher_weights(
         emb[tr],
         ng[tr],
         y[tr],
-        source=f"{model}; pearl.training.matcher_weights on {len(sample):,} corpus phrases",
+        source=f"{model}; pearl.training.matcher_weights on {len(sample):,} corpus phrases"
+        + (f", {unmatched_share:.0%} of queries unmatched" if unmatched_share else ""),
     )
-    # calibrated on each training query's best candidate: the match a join keeps, whose
-    # probability precision= reads; a query calibrated as unmatched has lost its match
+    # the probability of a pair seen alone (what deduplicate and cluster read) is
+    # calibrated on each training query's best candidate, its match present
+    raw = scorer.score(emb, ng)
+    best_tr = _best_candidates(rows, raw, tr)
+    scorer = scorer.calibrate(emb[best_tr], ng[best_tr], y[best_tr])
+    # ... and the probability among others (what a join or a search reads, and precision=)
+    # on its lead over its runner-up, where a query calibrated as unmatched has lost its
+    # match, as in a table where some rows have no partner
     gone = np.random.default_rng(seed + 2).random(len(positives)) < unmatched_share
     present = ~(gone[rows] & (y == 1))
     te_all = te  # the ranking diagnostics (AUC, top-1) read every held-out query
     tr, te = tr & present, te & present
-    raw = scorer.score(emb, ng)
     best_tr = _best_candidates(rows, raw, tr)
-    scorer = scorer.calibrate(emb[best_tr], ng[best_tr], y[best_tr])
-    # ... and, among others, on its lead over its runner-up (what a join or a search reads)
     second_tr = _best_candidates(rows, raw, tr, rank=1)
     scorer = scorer.calibrate_margin(raw[best_tr], _raw_or_none(raw, second_tr), y[best_tr])
     from sklearn.metrics import brier_score_loss, roc_auc_score
@@ -342,7 +354,7 @@ def learn_matcher_weights(
     n_aliases: int = 10_000,
     word_weight: float = 0.5,
     show_progress_bar: bool = True,
-    unmatched_share: float = 0.0,
+    unmatched_share: float = UNMATCHED_SHARE,
 ) -> tuple[list[dict], dict]:
     """The whole recipe of the shipped weights: training views of ``n`` corpus phrases,
     their near-duplicates and alias queries, and :func:`fit_matcher_weights` for each model.
@@ -362,7 +374,7 @@ def learn_matcher_weights(
         Alias groups of ``pearl aliases``: name-variant queries (``n_aliases`` groups).
     word_weight : float, default=0.5
     show_progress_bar : bool, default=True
-    unmatched_share : float, default=0.0
+    unmatched_share : float, default=UNMATCHED_SHARE (0.3)
         See :func:`fit_matcher_weights`.
 
     Returns
