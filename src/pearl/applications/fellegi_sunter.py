@@ -56,37 +56,63 @@ class FellegiSunter:
         self.m_from_labels_ = True
         return self
 
-    def fit_m_from_agreement(self, gamma: np.ndarray, n_right: int) -> list[bool]:
-        """``m`` of each field counted on candidate pairs that agree fully on the others,
-        where that agreement is too rare by chance to be anything but a match (splink's
-        way of training ``m`` on a blocking rule, without labels): the fields' top-level
-        ``u`` multiplied together must be below ``0.01 / n_right``, so that fewer than one
-        left row in a hundred finds such a pair by chance, and at least 20 pairs must
-        qualify. Call :meth:`fit_u` first. Returns which fields were fitted so; :meth:`fit`
-        keeps their ``m`` and fits the others (and the prior) by EM.
+    def fit_m_from_agreement(
+        self, gamma: np.ndarray, n_right: int, n_left: int | None = None
+    ) -> list[bool]:
+        """``m`` of each field counted on candidate pairs too alike to be anything but a
+        match (splink's way of training ``m`` on blocking rules, without labels). Call
+        :meth:`fit_u` first. Returns which fields were fitted so; :meth:`fit` keeps their
+        ``m`` and fits the others (and the prior) by EM.
 
-        EM alone on candidate pairs finds a looser class of "match" (pairs that share a
-        surname and a city, say): candidates are chosen for agreeing, so the fields are
-        not independent among them."""
+        Two kinds of sure pairs:
+
+        - **strong on every field**: each field with evidence at its strong levels (the
+          top two of a text field: equal or one typo apart; the top one of a code, date
+          or number), where the fields' chance of that together (``u`` of those levels,
+          multiplied) is below ``0.01 / n_right``: fewer than one left row in a hundred
+          finds such a pair by chance;
+        - for one field, **equal on every other field**, the others' chance below
+          ``0.01 / (n_left * n_right)``: fewer than 0.01 such pairs in the whole table by
+          chance. These show the field's weak levels among matches (a surname changed at
+          marriage); the bound is table-wide because such a level holds few sure pairs,
+          which chance pairs would swamp.
+
+        A field's ``m`` is counted on the union of the two when it holds at least 20 pairs.
+        Without 20 strong pairs, a field's ``m`` is counted on the pairs equal on every
+        other field at the per-row bound ``0.01 / n_right``, as long as 20 qualify, and
+        is otherwise left to EM.
+
+        Counted on the second kind alone, a field's ``m`` is biased where errors are not
+        independent (a record with a typo in one field seldom has one in another): the
+        field then looks mistyped in every sure pair. EM alone on candidate pairs finds a
+        looser class of "match" (pairs that share a surname and a city, say): candidates
+        are chosen for agreeing, so the fields are not independent among them."""
         gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
-        top = np.array([n - 1 for n in self.n_levels])
-        agree = gamma == top
-        chance = np.array([u[-1] for u in self.u_])
+        n_left = n_right if n_left is None else n_left
+        n_fields = len(self.n_levels)
+        present = gamma >= 0
+        strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
+        strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
+        per_row = np.log(0.01 / max(n_right, 1))
+        chance = np.where(present, strong_chance, 0.0).sum(axis=1)
+        strong = np.all((gamma >= strong_level) | ~present, axis=1) & (chance < per_row)
+        bound = per_row if strong.sum() < 20 else np.log(0.01 / max(n_left * n_right, 1))
+        agree = gamma == np.array([n - 1 for n in self.n_levels])
+        top_chance = np.log([u[-1] for u in self.u_])
         self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
         fitted = []
         for f, n in enumerate(self.n_levels):
-            others = [o for o in range(len(self.n_levels)) if o != f]
-            ok = np.zeros(len(gamma), dtype=bool)
+            others = [o for o in range(n_fields) if o != f]
+            sure = np.zeros(len(gamma), dtype=bool)
             if others:
-                # pairs where every other field with evidence agrees, and the agreeing
-                # fields together are rare by chance
-                present = gamma[:, others] >= 0
-                full = np.all(agree[:, others] | ~present, axis=1) & (gamma[:, f] >= 0)
-                log_chance = np.where(present, np.log(chance[others]), 0.0).sum(axis=1)
-                ok = full & (log_chance < np.log(0.01 / max(n_right, 1)))
-            fitted.append(int(ok.sum()) >= 20)
+                full = np.all(agree[:, others] | ~present[:, others], axis=1) & present[:, f]
+                log_chance = np.where(present[:, others], top_chance[others], 0.0).sum(axis=1)
+                sure = full & (log_chance < bound)
+            if strong.sum() >= 20:
+                sure |= strong & present[:, f]
+            fitted.append(int(sure.sum()) >= 20)
             if fitted[-1]:
-                self.m_[f] = self._frequencies(gamma[ok, f], n)
+                self.m_[f] = self._frequencies(gamma[sure, f], n)
         self.m_fixed_ = fitted
         return fitted
 

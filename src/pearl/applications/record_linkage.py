@@ -90,26 +90,70 @@ def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
     return np.stack([np.repeat(np.arange(len(left)), ids.shape[1]), ids.ravel()], axis=1)
 
 
-def _candidates(text_fields: list, records: tuple, encoder, width: int) -> np.ndarray:
+def _row_keys(field) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each left and right row's value of a code, date or number field as a comparable
+    array, and which are missing."""
+    from pearl.applications.comparisons import _dates, _numbers
+
+    if isinstance(field, _CodeField):
+        (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
+    elif field.kind == "date":
+        lk, rk = (_dates(c).astype("datetime64[ns]") for c in (field.left, field.right))
+        ln, rn = np.isnat(lk), np.isnat(rk)
+        lk, rk = lk.view(np.int64), rk.view(np.int64)
+    else:
+        lk, rk = _numbers(field.left), _numbers(field.right)
+        ln, rn = np.isnan(lk), np.isnan(rk)
+    return lk, np.asarray(ln, bool), rk, np.asarray(rn, bool)
+
+
+def _equal_value_candidates(field, cap: int) -> np.ndarray | None:
+    """(left row, right row) pairs that hold the same value of a code, date or number
+    field (splink's blocking on equality: a date of birth, an id, a postcode); a value
+    held by more than ``cap`` right rows (a state, a placeholder such as 1900-01-01)
+    blocks nothing, so each left row gains at most ``cap`` pairs. None when no value
+    qualifies."""
+    lk, ln, rk, rn = _row_keys(field)
+    live_r = np.flatnonzero(~rn)
+    right = pd.DataFrame({"key": rk[live_r], "right": live_r})
+    right = right[right.groupby("key")["key"].transform("size").to_numpy() <= cap]
+    if not len(right):
+        return None
+    left = pd.DataFrame({"key": lk[~ln], "left": np.flatnonzero(~ln)})
+    return left.merge(right, on="key")[["left", "right"]].to_numpy(np.int64)
+
+
+def _candidates(fields: list, records: tuple, encoder, width: int) -> np.ndarray:
     """Unique (left row, right row) candidate pairs, shape (n, 2): the nearest right
     records of each left record by embedding of the joined text fields, and by n-grams on
-    each identifier-like field (at least half its right values distinct: names, numbers;
-    a field of few values would only block on ties), or on the joined text fields when no
-    field is identifier-like."""
+    each identifier-like text field (at least half its right values distinct: names,
+    numbers; a field of few values would only block on ties), or on the joined text
+    fields when no field is identifier-like; and the pairs that share a value of a code,
+    date or number field held by few right rows (a date of birth: names of few distinct
+    values leave the true record out of a record's nearest ones in a large table)."""
     from pearl.applications.candidates import match_strings
 
+    text_fields = [f for f in fields if isinstance(f, _TextField)]
     left_text, right_text = records
-    if not len(left_text) or not len(right_text):
-        return np.zeros((0, 2), dtype=np.int64)
-    found = [
-        p for p in _per_field(lambda tf: _field_candidates(tf, width), text_fields) if p is not None
+    found = []
+    if text_fields and len(left_text) and len(right_text):
+        found = [
+            p
+            for p in _per_field(lambda tf: _field_candidates(tf, width), text_fields)
+            if p is not None
+        ]
+        if not found:
+            found.append(_ngram_top_k(left_text, right_text, width))
+        if encoder is not None:
+            ids, _ = match_strings(left_text, [right_text], encoder, top_k=width)
+            rows = np.repeat(np.arange(len(left_text)), ids.shape[1])
+            found.append(np.stack([rows, ids.ravel()], axis=1))
+    others = [f for f in fields if not isinstance(f, _TextField)]
+    found += [
+        p for p in _per_field(lambda f: _equal_value_candidates(f, width), others) if p is not None
     ]
     if not found:
-        found.append(_ngram_top_k(left_text, right_text, width))
-    if encoder is not None:
-        ids, _ = match_strings(left_text, [right_text], encoder, top_k=width)
-        rows = np.repeat(np.arange(len(left_text)), ids.shape[1])
-        found.append(np.stack([rows, ids.ravel()], axis=1))
+        return np.zeros((0, 2), dtype=np.int64)
     pairs = np.concatenate(found)
     pairs = pairs[(pairs >= 0).all(1)]
     return np.unique(pairs, axis=0)
@@ -144,8 +188,8 @@ def link_tables(
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
-    kinds, fields, text, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
-    pairs = _candidates(text, records, encoder, candidates)
+    kinds, fields, _, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
+    pairs = _candidates(fields, records, encoder, candidates)
     rng = np.random.default_rng(seed)
     n_random = random_pairs if len(left) and len(right) else 0
     rand_l = rng.integers(0, max(len(left), 1), n_random)
@@ -229,7 +273,7 @@ def _probabilities(
     if known is not None:
         model.fit_m(_levels(fields, kinds, known[:, 0], known[:, 1]))
     else:
-        model.fit_m_from_agreement(gamma, n_right)
+        model.fit_m_from_agreement(gamma, n_right, n_left)
     if not len(pairs):
         return np.zeros(0), model
     # at most min(n_left, n_right) true pairs among the candidates
@@ -399,8 +443,8 @@ def cluster_records(
 
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
-    kinds, fields, text, records = _compared_fields(table, table, cols, cols, encoder, scorer)
-    pairs = _candidates(text, records, encoder, top_k + 1)
+    kinds, fields, _, records = _compared_fields(table, table, cols, cols, encoder, scorer)
+    pairs = _candidates(fields, records, encoder, top_k + 1)
     pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
