@@ -15,14 +15,15 @@ ROC AUC, Brier score, calibration by bins).
 ``benchmarks/quality/fuzzy_join_autofj.py --titles FILE`` writes) adds name-variant
 queries: one form of a name in the reference table, another as the query. ``--word-weight``
 sets the words' share of the n-gram encoding (0: skrub's character n-grams alone), to
-compare encodings on the held-out queries; only the package's own setting can ``--ship``.
+compare encodings on the held-out queries.
 
 The fitting is library code (``pearl.training.matcher_weights``); this script runs it and
-writes results/benchmarks/matcher_weights.{json,md}; ``--ship`` also stores the weights
-in the package (src/pearl/applications/matcher_weights.json), which is what
-``fuzzy_join(matcher="combined")`` reads.
+writes its diagnostics to results/benchmarks/matcher_weights.{json,md}. The shipped weights
+(src/pearl/applications/matcher_weights.json, what ``fuzzy_join(matcher="combined")``
+reads) are written by the same recipe through ``pearl matcher-weights ... --ship``.
 
-    python benchmarks/data/matcher_weights.py -m all-MiniLM-L6-v2 -m pearl-minilm --ship
+    python benchmarks/data/matcher_weights.py -m all-MiniLM-L6-v2 -m pearl-minilm \
+        -m pearl-static --negatives data_out/hard_negatives.tsv --aliases data_out/aliases.csv
 """
 
 from __future__ import annotations
@@ -31,10 +32,9 @@ import argparse
 import json
 from pathlib import Path
 
-from pearl.applications.matcher import WEIGHTS_FILE
 from pearl.applications.ngrams import NgramVectorizer
 from pearl.paths import data_root
-from pearl.training.matcher_weights import learn_matcher_weights, store_matcher_weights
+from pearl.training.matcher_weights import UNMATCHED_SHARE, learn_matcher_weights
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -63,7 +63,10 @@ def render(rows: list[dict], args) -> str:
         f"{args.word_weight}). Fitted (non-negative weights) on the "
         "candidates of 80% of the queries, checked on the other 20%: top-1 = share of "
         "held-out queries whose best-scored candidate is the match (views / aliases: "
-        "the augmented views and the alias queries apart).",
+        "the augmented views and the alias queries apart). The probability with the lead "
+        f"is calibrated with {args.unmatched_share:.0%} of the queries (seeded) left without "
+        "their match, as rows without a partner; the held-out checks below count those "
+        "queries too (their best candidate is then never right).",
         "",
         "| model | w_emb | w_ngram | w_both | bias | top-1 combined | views | aliases | "
         "top-1 embedding | top-1 n-gram | AUC combined | Brier, score alone | "
@@ -119,7 +122,8 @@ def render(rows: list[dict], args) -> str:
         f"--n {args.n} "
         + (f"--negatives {args.negatives} " if args.negatives else "")
         + (f"--aliases {args.aliases} " if args.aliases else "")
-        + f"--word-weight {args.word_weight} --name {args.name} "
+        + f"--word-weight {args.word_weight} --unmatched-share {args.unmatched_share} "
+        + f"--name {args.name} "
         + " ".join(f"-m {m}" for m in args.model)
         + "`",
     ]
@@ -158,16 +162,13 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--name", default="matcher_weights", help="basename of the results files")
     ap.add_argument(
-        "--ship",
-        action="store_true",
-        help="store the weights in the package (what matcher='combined' reads)",
+        "--unmatched-share",
+        type=float,
+        default=UNMATCHED_SHARE,
+        help=f"queries calibrated without their match (default {UNMATCHED_SHARE}, the "
+        "shipped weights')",
     )
     args = ap.parse_args()
-    if args.ship and args.word_weight != NgramVectorizer().word_weight:
-        ap.error(
-            "--ship needs the n-gram encoding the package uses (--word-weight "
-            f"{NgramVectorizer().word_weight})"
-        )
     rows, seen = learn_matcher_weights(
         args.model,
         args.corpus,
@@ -178,6 +179,7 @@ def main() -> None:
         aliases=args.aliases,
         n_aliases=args.n_aliases,
         word_weight=args.word_weight,
+        unmatched_share=args.unmatched_share,
     )
     args.n_extra, args.n_alias_queries = seen["n_extra"], seen["n_alias_queries"]
     OUT.mkdir(exist_ok=True)
@@ -186,9 +188,6 @@ def main() -> None:
     )
     (OUT / f"{args.name}.md").write_text(render(rows, args))
     print(render(rows, args))
-    if args.ship:
-        store_matcher_weights(rows, WEIGHTS_FILE)
-        print(f"stored in {WEIGHTS_FILE}")
 
 
 if __name__ == "__main__":
