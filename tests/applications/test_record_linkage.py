@@ -144,7 +144,7 @@ def test_codes_are_equal_after_normalisation_and_numbers_close_in_absolute_terms
     cols = ["name", "phone", "year"]
     kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
     assert kinds == ["text", "code", "numeric"]
-    levels = _levels(fields, kinds, np.array([0, 1]), np.array([0, 1]))
+    levels = _levels(fields, np.array([0, 1]), np.array([0, 1]))
     assert levels[:, 1].tolist() == [2, 0]  # the same phone written two ways; another
     assert levels[:, 2].tolist() == [2, 0]  # 1980 is not "within 1%" of 1936 any more
 
@@ -217,8 +217,8 @@ def test_the_prior_never_exceeds_what_the_tables_allow(hash_encoder):
     keys = ["first", "surname", "city", "dob"]
     from pearl.applications.record_linkage import _candidates, _compared_fields
 
-    *_, text, records = _compared_fields(left, right, keys, keys, hash_encoder, None)
-    n_pairs = len(_candidates(text, records, hash_encoder, 10))
+    _, fields, records = _compared_fields(left, right, keys, keys, hash_encoder, None)
+    n_pairs = len(_candidates(fields, records, hash_encoder, 10))
     _, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert model.prior_ <= min(len(left), len(right)) / n_pairs + 1e-12
 
@@ -422,7 +422,7 @@ def test_a_shared_rare_value_counts_for_more_than_a_shared_common_one(hash_encod
     cols = ["city", "phone"]
     kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
     pairs = np.array([[0, 0], [1, 8]])
-    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
+    gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     assert gamma.tolist() == [[4, 2], [4, 2]]  # both agree on both fields
     model = FellegiSunter([5, 3])
     model.u_ = [np.array([0.6, 0.05, 0.03, 0.02, 0.3]), np.array([0.6, 0.1, 0.3])]

@@ -129,11 +129,31 @@ def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
 
 @dataclass
 class _Field:
-    """One compared pair of columns: its kind and both sides' values."""
+    """A number or date field: its kind and both sides' values, parsed once (floats, or
+    datetimes) for the levels of any pairs of rows and for blocking on equal values, as
+    :class:`_CodeField` and :class:`_TextField` do for theirs."""
 
     kind: str
     left: pd.Series
     right: pd.Series
+
+    def __post_init__(self) -> None:
+        parse = _dates if self.kind == "date" else _numbers
+        self.lvals, self.rvals = parse(self.left), parse(self.right)
+        self.lnull, self.rnull = pd.isna(self.lvals), pd.isna(self.rvals)
+
+    def keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each left and right row's value as a comparable array (dates as whole seconds
+        since the epoch); missing rows are :attr:`lnull` and :attr:`rnull`."""
+        if self.kind == "date":
+            return tuple(pd.DatetimeIndex(v).as_unit("s").asi8 for v in (self.lvals, self.rvals))
+        return self.lvals, self.rvals
+
+    def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """The comparison levels of the pairs ``(li[e], ri[e])``."""
+        if self.kind == "date":
+            return _date_level_values(self.lvals[li], self.rvals[ri])
+        return _numeric_level_values(self.lvals, self.rvals, li, ri)
 
 
 def _numbers(column: pd.Series) -> np.ndarray:
@@ -144,7 +164,11 @@ def _numeric_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
     """2 equal, 1 close in absolute terms (within 1% of the column's spread, its 5th to
     95th percentile, and at least 1 for whole numbers: a year off by one), 0 otherwise,
     -1 missing. (Within 1% of the value made 1955 close to every year since 1936.)"""
-    xs, ys = _numbers(a), _numbers(b)
+    return _numeric_level_values(_numbers(a), _numbers(b), li, ri)
+
+
+def _numeric_level_values(xs: np.ndarray, ys: np.ndarray, li, ri) -> np.ndarray:
+    """:func:`_numeric_levels` of the columns' parsed values."""
     both = np.concatenate([xs, ys])
     both = both[np.isfinite(both)]
     spread = float(np.subtract(*np.percentile(both, [95, 5]))) if len(both) else 0.0
@@ -165,8 +189,12 @@ def _dates(column: pd.Series) -> np.ndarray:
 
 
 def _date_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
-    x = _dates(a)[li]
-    y = _dates(b)[ri]
+    """2 the same day, 1 within 31 days, 0 otherwise, -1 missing."""
+    return _date_level_values(_dates(a)[li], _dates(b)[ri])
+
+
+def _date_level_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`_date_levels` of the pairs' parsed dates."""
     missing = pd.isna(x) | pd.isna(y)
     days = np.abs((x - y).astype("timedelta64[s]").astype(np.float64)) / 86400.0
     levels = np.where(days == 0, 2, np.where(days <= 31, 1, 0))
@@ -239,16 +267,9 @@ class _TextField:
         return levels
 
 
-def _levels(fields: list, kinds: list[str], li: np.ndarray, ri: np.ndarray) -> np.ndarray:
-    def one(field_kind: tuple) -> np.ndarray:
-        field, kind = field_kind
-        if kind in ("text", "code"):
-            return field.levels(li, ri)
-        if kind == "numeric":
-            return _numeric_levels(field.left, field.right, li, ri)
-        return _date_levels(field.left, field.right, li, ri)
-
-    cols = _per_field(one, list(zip(fields, kinds, strict=True)))
+def _levels(fields: list, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
+    """The comparison levels of the pairs ``(li[e], ri[e])``, one column per field."""
+    cols = _per_field(lambda field: field.levels(li, ri), fields)
     return np.stack(cols, axis=1).astype(np.int64) if cols else np.zeros((len(li), 0), np.int64)
 
 

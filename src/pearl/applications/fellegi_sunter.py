@@ -89,26 +89,26 @@ class FellegiSunter:
         are chosen for agreeing, so the fields are not independent among them."""
         gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
         n_left = n_right if n_left is None else n_left
-        n_fields = len(self.n_levels)
         present = gamma >= 0
         strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
         strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
         per_row = np.log(0.01 / max(n_right, 1))
         chance = np.where(present, strong_chance, 0.0).sum(axis=1)
         strong = np.all((gamma >= strong_level) | ~present, axis=1) & (chance < per_row)
-        bound = per_row if strong.sum() < 20 else np.log(0.01 / max(n_left * n_right, 1))
+        enough_strong = int(strong.sum()) >= 20
+        bound = np.log(0.01 / max(n_left * n_right, 1)) if enough_strong else per_row
         agree = gamma == np.array([n - 1 for n in self.n_levels])
         top_chance = np.log([u[-1] for u in self.u_])
         self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
         fitted = []
         for f, n in enumerate(self.n_levels):
-            others = [o for o in range(n_fields) if o != f]
+            others = [o for o in range(len(self.n_levels)) if o != f]
             sure = np.zeros(len(gamma), dtype=bool)
             if others:
                 full = np.all(agree[:, others] | ~present[:, others], axis=1) & present[:, f]
                 log_chance = np.where(present[:, others], top_chance[others], 0.0).sum(axis=1)
                 sure = full & (log_chance < bound)
-            if strong.sum() >= 20:
+            if enough_strong:
                 sure |= strong & present[:, f]
             fitted.append(int(sure.sum()) >= 20)
             if fitted[-1]:

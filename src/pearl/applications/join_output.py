@@ -30,9 +30,8 @@ class JoinDetails:
     left_keys, right_keys : DataFrame
         The key columns of both tables, in the order ``ids`` index them.
     model : FellegiSunter or None
-        The record-linkage model of a join on several key columns.
-    kinds : list of str or None
-        How each pair of key columns was compared (``model``'s fields).
+        The record-linkage model of a join on several key columns (how each pair of key
+        columns was compared: ``model.kinds_``).
     """
 
     ids: np.ndarray
@@ -42,7 +41,6 @@ class JoinDetails:
     left_keys: pd.DataFrame
     right_keys: pd.DataFrame
     model: Any = None
-    kinds: list[str] | None = None
 
 
 def assemble_join(

@@ -90,30 +90,13 @@ def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
     return np.stack([np.repeat(np.arange(len(left)), ids.shape[1]), ids.ravel()], axis=1)
 
 
-def _row_keys(field) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each left and right row's value of a code, date or number field as a comparable
-    array, and which are missing."""
-    from pearl.applications.comparisons import _dates, _numbers
-
-    if isinstance(field, _CodeField):
-        (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
-    elif field.kind == "date":
-        lk, rk = (_dates(c).astype("datetime64[ns]") for c in (field.left, field.right))
-        ln, rn = np.isnat(lk), np.isnat(rk)
-        lk, rk = lk.view(np.int64), rk.view(np.int64)
-    else:
-        lk, rk = _numbers(field.left), _numbers(field.right)
-        ln, rn = np.isnan(lk), np.isnan(rk)
-    return lk, np.asarray(ln, bool), rk, np.asarray(rn, bool)
-
-
 def _equal_value_candidates(field, cap: int) -> np.ndarray | None:
     """(left row, right row) pairs that hold the same value of a code, date or number
     field (splink's blocking on equality: a date of birth, an id, a postcode); a value
     held by more than ``cap`` right rows (a state, a placeholder such as 1900-01-01)
     blocks nothing, so each left row gains at most ``cap`` pairs. None when no value
     qualifies."""
-    lk, ln, rk, rn = _row_keys(field)
+    (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
     live_r = np.flatnonzero(~rn)
     right = pd.DataFrame({"key": rk[live_r], "right": live_r})
     right = right[right.groupby("key")["key"].transform("size").to_numpy() <= cap]
@@ -188,7 +171,7 @@ def link_tables(
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
-    kinds, fields, _, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
+    kinds, fields, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
     pairs = _candidates(fields, records, encoder, candidates)
     rng = np.random.default_rng(seed)
     n_random = random_pairs if len(left) and len(right) else 0
@@ -236,8 +219,8 @@ def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
 
 
 def _compared_fields(left, right, left_on, right_on, encoder, scorer):
-    """Each pair of key columns' kind and comparison field, the text fields, and each side's
-    records (its text fields joined), for :func:`_candidates` and :func:`_levels`."""
+    """Each pair of key columns' kind and comparison field, and each side's records (its
+    text fields joined), for :func:`_candidates` and :func:`_levels`."""
     kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
     fields = [
         _TextField(left[a], right[b], encoder, scorer)
@@ -249,7 +232,7 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
     ]
     text = [f for f in fields if isinstance(f, _TextField)]
     records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
-    return kinds, fields, text, records
+    return kinds, fields, records
 
 
 def _probabilities(
@@ -268,10 +251,10 @@ def _probabilities(
     probability of each pair."""
     n_right = n_left if n_right is None else n_right  # one table: cluster_records
     model = FellegiSunter([LEVELS[k] for k in kinds])
-    model.fit_u(_levels(fields, kinds, *random_rows))
-    gamma = _levels(fields, kinds, pairs[:, 0], pairs[:, 1])
+    model.fit_u(_levels(fields, *random_rows))
+    gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     if known is not None:
-        model.fit_m(_levels(fields, kinds, known[:, 0], known[:, 1]))
+        model.fit_m(_levels(fields, known[:, 0], known[:, 1]))
     else:
         model.fit_m_from_agreement(gamma, n_right, n_left)
     if not len(pairs):
@@ -388,14 +371,7 @@ def multi_column_join(
         rank=top_k > 1,
     )
     details = JoinDetails(
-        ids,
-        scores,
-        float(threshold),
-        True,
-        left_df[left_on],
-        right_df[right_on],
-        model,
-        model.kinds_,
+        ids, scores, float(threshold), True, left_df[left_on], right_df[right_on], model
     )
     return out, details
 
@@ -443,7 +419,7 @@ def cluster_records(
 
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
-    kinds, fields, _, records = _compared_fields(table, table, cols, cols, encoder, scorer)
+    kinds, fields, records = _compared_fields(table, table, cols, cols, encoder, scorer)
     pairs = _candidates(fields, records, encoder, top_k + 1)
     pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
     rng = np.random.default_rng(seed)
@@ -461,6 +437,6 @@ def cluster_records(
         term_frequency=False,
     )
     labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
-    empty = np.all(_levels(fields, kinds, np.arange(n), np.arange(n)) < 0, axis=1)
+    empty = np.all(_levels(fields, np.arange(n), np.arange(n)) < 0, axis=1)
     labels[empty] = -1
     return labels

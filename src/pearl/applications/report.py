@@ -156,9 +156,10 @@ class JoinReport:
         from pearl.applications.comparisons import LEVEL_NAMES
 
         cols = ["column", "kind", "level", "m", "u", "match weight"]
-        model, kinds = self.details.model, self.details.kinds
-        if model is None or kinds is None:
+        model = self.details.model
+        if model is None:
             return pd.DataFrame(columns=cols)
+        kinds = model.kinds_
         rows = []
         for f, (name, kind) in enumerate(zip(_pair_names(self.details), kinds, strict=True)):
             m, u = np.asarray(model.m_[f]), np.asarray(model.u_[f])
