@@ -15,6 +15,11 @@ phrases) whose mean top-1 over the four tasks is at most 0.5 points below flat-5
 each of pearl-minilm and pearl-static. Writes experiments/results/index_candidates.{md,json}.
 
     python experiments/index_candidates.py
+
+Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
+``match_graph.sketch_index``), which later folded into
+``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+(``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ mix's on all four tasks (the tasks of ``index_matchers.py``, the alias groups re
 the fixed ``pearl aliases``). Writes experiments/results/index_gates.{md,json}.
 
     python experiments/index_gates.py
+
+Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
+``match_graph.sketch_index``), which later folded into
+``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+(``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
 from __future__ import annotations

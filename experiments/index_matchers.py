@@ -27,6 +27,11 @@ experiments/results/index_matchers{,_cN}.{md,json}.
 The first record (the choice of the matcher, ``index_matchers.{md,json}``) took 50
 candidates per signal, the default then; ``experiments/index_candidates.py`` later chose
 10, whose record is ``index_matchers_c10.{md,json}``.
+
+Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
+``match_graph.sketch_index``), which later folded into
+``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+(``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
 from __future__ import annotations

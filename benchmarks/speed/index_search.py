@@ -4,7 +4,10 @@ Index: ``--names`` training-corpus phrases (``pearl build-corpus``; no benchmark
 queries: ``--queries`` of them with one keyboard slip each (seeded). Each search is a
 user's call (encoding the queries included), best of ``--repeat`` runs of each,
 the two matchers alternated, after one warm-up search that
-loads the model and makes the index's n-gram rows. Run with nothing else on the machine.
+loads the model and makes the index's n-gram rows; and the first search of each matcher
+on a new index (made from the names' vectors, so that both pay the same build), which
+for the combined matcher includes the set-up of the n-gram rows and their sketch. Run with
+nothing else on the machine.
 Writes results/benchmarks/index_search.{md,json}.
 
     python benchmarks/speed/index_search.py [--model pearl-static] [--names 20000]
@@ -49,6 +52,16 @@ def main() -> None:
             t = time.perf_counter()
             got[matcher] = index.search(queries, top_k=1, matcher=matcher)
             best[matcher] = min(best[matcher], time.perf_counter() - t)
+    vectors = index.encoder.encode(names, normalize=True, show_progress_bar=False)
+    for matcher in ("cosine", "combined"):
+        best[f"{matcher}, first call on a new index"] = np.inf
+    for _ in range(args.repeat):
+        for matcher in ("cosine", "combined"):
+            key = f"{matcher}, first call on a new index"
+            fresh = pearl.EntityIndex(args.model).add_embeddings(names, vectors)
+            t = time.perf_counter()
+            got[key] = fresh.search(queries, top_k=1, matcher=matcher)
+            best[key] = min(best[key], time.perf_counter() - t)
     rows = [
         {
             "matcher": m,
@@ -59,13 +72,23 @@ def main() -> None:
     ]
     print(rows, flush=True)
     ratio = rows[1]["seconds"] / rows[0]["seconds"]
+    first_ratio = rows[3]["seconds"] / rows[2]["seconds"]
     command = (
         f"python benchmarks/speed/index_search.py --model {args.model} --names {args.names} "
         f"--queries {args.queries}"
     )
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "index_search.json").write_text(
-        json.dumps({"command": command, "rows": rows, "ratio": round(ratio, 2)}, indent=2) + "\n"
+        json.dumps(
+            {
+                "command": command,
+                "rows": rows,
+                "ratio": round(ratio, 2),
+                "first_call_ratio": round(first_ratio, 2),
+            },
+            indent=2,
+        )
+        + "\n"
     )
     lines = [
         "# EntityIndex.search: combined against cosine",
@@ -78,7 +101,8 @@ def main() -> None:
         "|---|---:|---:|",
         *[f"| {r['matcher']} | {r['seconds']:.2f} | {r['top1']:.1f} |" for r in rows],
         "",
-        f"The combined search takes {ratio:.2f}x the cosine search's time.",
+        f"The combined search takes {ratio:.2f}x the cosine search's time, and "
+        f"{first_ratio:.2f}x on the first call on a new index.",
     ]
     (OUT / "index_search.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

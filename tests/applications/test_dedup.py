@@ -76,13 +76,13 @@ def test_numbers_are_strings_and_limits(hash_encoder, monkeypatch):
 
 
 def test_the_approximate_graph_gives_the_exact_graphs_clusters(hash_encoder, monkeypatch):
-    from pearl.applications import match_graph
+    from pearl.applications import search
 
     rng = np.random.default_rng(0)
     names = ["".join(rng.choice(list("abcdefghij"), 8)) for _ in range(60)]
     values = names + [n[:-1] + "z" for n in names[:30]]  # a typo of half of them
     exact = cluster(values, model=hash_encoder)
-    monkeypatch.setattr(match_graph, "EXACT_MAX", 10)  # faiss IVF and n-gram sketches
+    monkeypatch.setattr(search, "EXACT_MAX", 10)  # faiss HNSW and n-gram sketches
     approx = cluster(values, model=hash_encoder, top_k=20)
     from sklearn.metrics import adjusted_rand_score
 

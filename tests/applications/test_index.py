@@ -134,20 +134,19 @@ class _ScrambledEncoder(HashEncoder):
 
 @pytest.mark.parametrize("exact_max", [None, 8])  # exact n-gram products, or sketches
 def test_combined_candidates_come_from_the_n_grams_too(monkeypatch, exact_max):
-    from pearl.applications import match_graph
+    from pearl.applications import search
 
     if exact_max:
-        monkeypatch.setattr(match_graph, "EXACT_MAX", exact_max)
+        monkeypatch.setattr(search, "EXACT_MAX", exact_max)
     idx = EntityIndex(_ScrambledEncoder()).build(NAMES)
-    # 3 per signal: a 128-d sketch is noisy at the margins of this list (acme north 0.62
-    # by exact n-gram cosine, acme south 0.54, acme west 0.52)
-    wide = idx.candidates(idx.encoder.encode(["acme nrth company"]), ["acme nrth company"], 3)
-    assert "acme north company" in wide.names[0]  # the n-gram candidate
-    assert np.isfinite(wide.scores[wide.ids >= 0]).all()
     from pearl.applications.matcher import MatchScorer
 
+    # 3 per signal: a 128-d sketch is noisy at the margins of this list (acme north 0.62
+    # by exact n-gram cosine, acme south 0.54, acme west 0.52)
     by_ngrams = MatchScorer((0.0, 5.0, 0.0), -2.0)
-    got = idx.search(["acme nrth company", "wonka centrl company"], top_k=1, matcher=by_ngrams)
+    got = idx.search(
+        ["acme nrth company", "wonka centrl company"], top_k=1, matcher=by_ngrams, candidates=3
+    )
     assert [n[0] for n in got.names] == ["acme north company", "wonka central company"]
     cosine = idx.search(["acme nrth company"], top_k=1)
     assert cosine.names[0][0] != "acme north company"  # the embedding alone is lost here
@@ -166,3 +165,15 @@ def test_combined_search_in_query_blocks_gives_the_same_result(hash_encoder, mon
     assert whole.names == blocks.names and blocks.queries == queries
     empty = idx.search([], top_k=2, matcher="combined")
     assert empty.ids.shape[0] == 0 and empty.names == []
+
+
+def test_search_embeddings_runs_the_combined_search_of_precomputed_vectors(hash_encoder):
+    idx = EntityIndex(hash_encoder).build(NAMES)
+    queries = ["acme nrth company", "wonka centrl company"]
+    vecs = hash_encoder.encode(queries)
+    direct = idx.search(queries, top_k=2)
+    given = idx.search_embeddings(vecs, 2, queries=queries, matcher="combined")
+    assert given.names == direct.names
+    np.testing.assert_allclose(given.scores, direct.scores, rtol=1e-6)
+    with pytest.raises(ValueError, match="query strings"):
+        idx.search_embeddings(vecs, 2, matcher="combined")

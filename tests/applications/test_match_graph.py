@@ -3,7 +3,6 @@ import numpy as np
 from pearl.applications.match_graph import (
     abbreviation_apart,
     match_graph,
-    nearest_neighbours,
     one_edit_apart,
 )
 
@@ -11,25 +10,6 @@ from pearl.applications.match_graph import (
 def _unit(rng, n, d=16):
     x = rng.normal(size=(n, d)).astype(np.float32)
     return x / np.linalg.norm(x, axis=1, keepdims=True)
-
-
-def test_exact_neighbours_exclude_self_and_rank_by_similarity():
-    x = _unit(np.random.default_rng(0), 30)
-    ids = nearest_neighbours(x, 5)
-    assert ids.shape == (30, 5) and not (ids == np.arange(30)[:, None]).any()
-    sims = x @ x.T
-    np.fill_diagonal(sims, -np.inf)
-    np.testing.assert_array_equal(ids[:, 0], sims.argmax(axis=1))
-    assert nearest_neighbours(x[:1], 5).shape == (1, 0)
-    assert nearest_neighbours(x[:3], 5).shape == (3, 2)
-
-
-def test_approximate_neighbours_find_most_exact_ones():
-    x = _unit(np.random.default_rng(1), 2000)
-    exact = nearest_neighbours(x, 5)
-    approx = nearest_neighbours(x, 5, exact_max=100)
-    hits = np.mean([len(set(a) & set(e)) / 5 for a, e in zip(approx, exact, strict=True)])
-    assert hits > 0.8 and not (approx == np.arange(2000)[:, None]).any()
 
 
 def test_graph_edges_are_unique_pairs_weighted_by_the_scorer(hash_encoder):
@@ -96,40 +76,3 @@ def test_abbreviation_apart():
     texts = [t for a, b, _ in pairs for t in (a, b)]
     rows = np.arange(0, len(texts), 2)
     assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]
-
-
-def test_ngram_candidates_are_the_exact_top_n_gram_cosines():
-    from pearl.applications.match_graph import ngram_candidates
-    from pearl.applications.ngrams import NgramVectorizer
-
-    refs = ["acme corp", "acme corporation", "globex", "initech", "wonka industries", ""]
-    queries = ["acme corp.", "globx", "zzz qqq", "", "industries wonka"]  # unseen n-grams too
-    v = NgramVectorizer().fit(refs)
-    q, r = v.transform(queries), v.transform(refs)
-    ids = ngram_candidates(q, r, 2)
-    sims = (q @ r.T).toarray()
-    for i, row in enumerate(ids):
-        # the two best cosines, whichever of tied names comes first
-        np.testing.assert_allclose(sims[i, row], np.sort(sims[i])[::-1][:2], atol=1e-6)
-    assert ids[0, 0] == 0 and ids[1, 0] == 2 and ids[4, 0] == 4
-
-
-def test_ngram_candidates_above_the_exact_size_come_from_the_sketch_index():
-    from pearl.applications.match_graph import ngram_candidates, sketch_index
-    from pearl.applications.ngrams import NgramVectorizer
-
-    rng = np.random.default_rng(0)
-    letters = list("abcdefghijklmnopqrstuvwxyz")
-    refs = [
-        "".join(rng.choice(letters, 12)) + " " + "".join(rng.choice(letters, 8)) for _ in range(300)
-    ]
-    queries = [r[:5] + r[6:] for r in refs[:50]]  # one letter dropped
-    v = NgramVectorizer().fit(refs)
-    q, r = v.transform(queries), v.transform(refs)
-    index = sketch_index(r)
-    assert index.ntotal == len(refs) and index.d == 128
-    ids = ngram_candidates(q, r, 5, exact_max=40, r_index=index)  # 300 > 40 // 4: approximate
-    assert ids.shape == (50, 5) and ids.dtype == np.int64
-    found = np.mean([i in row for i, row in enumerate(ids)])
-    assert found >= 0.9  # each typo finds its own name among its 5 candidates
-    np.testing.assert_array_equal(ngram_candidates(q, r, 5, exact_max=40), ids)  # same index made

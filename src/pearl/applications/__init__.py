@@ -24,7 +24,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "match_strings": "pearl.applications.candidates",
+        "match_strings": "pearl.applications.search",
         "cluster": "pearl.applications.dedup",
         "deduplicate": "pearl.applications.dedup",
         "PhraseEmbedder": "pearl.applications.embedder",

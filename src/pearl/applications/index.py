@@ -129,20 +129,11 @@ class EntityIndex:
         return normalize_rows(emb)
 
     def _new_faiss(self, dim: int, train: np.ndarray):
-        import faiss
+        from pearl.applications.search import new_faiss_index
 
-        if self.index == "flat":
-            return faiss.IndexFlatIP(dim)
-        if self.index == "hnsw":
-            idx = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            idx.hnsw.efSearch = self.ef_search
-            return idx
-        nlist = max(1, min(int(4 * np.sqrt(len(train))), len(train) // 39 or 1))
-        idx = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
-        idx.cp.seed = 0
-        idx.train(train)
-        idx.nprobe = self.nprobe
-        return idx
+        return new_faiss_index(
+            self.index, dim, train, hnsw_m=self.hnsw_m, ef_search=self.ef_search, nprobe=self.nprobe
+        )
 
     def _add_vectors(self, vecs: np.ndarray) -> None:
         import time
@@ -230,7 +221,7 @@ class EntityIndex:
             ``"combined"`` (chosen on three offline name sources,
             ``experiments/index_matchers.py``): take the ``candidates`` nearest names by
             embedding and the ``candidates`` nearest by character n-grams
-            (:meth:`candidates`, the rule of ``fuzzy_join`` and ``deduplicate``) and
+            (the rule of ``fuzzy_join`` and ``deduplicate``) and
             re-rank them by the match probability given their embedding cosine and their
             n-gram cosine (``scores`` are probabilities; see
             :class:`~pearl.applications.matcher.MatchScorer`). The n-gram weights (IDF)
@@ -240,7 +231,7 @@ class EntityIndex:
             ``fuzzy_join``: the mean top-1 of 50 within 0.1 point on three offline name
             sources, ``experiments/index_candidates.py``). Above 5,000 names the n-gram
             candidates come from a product-quantised sketch of the n-gram rows
-            (:func:`~pearl.applications.match_graph.sketch_index`); every candidate is then
+            (:class:`~pearl.applications.search.ReferenceIndex`); every candidate is then
             scored exactly.
 
         Returns
@@ -255,24 +246,8 @@ class EntityIndex:
             raise ValueError("the index is empty; build() or add() names first")
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
         q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
-        scorer = scorer_for(matcher, self.encoder)
-        if scorer is None or not items:  # no query: the empty result, of either matcher
-            return self.search_embeddings(q, top_k, queries=items)
-        width, keep = max(top_k, candidates), min(top_k, len(self))
-        parts = []  # blocks of queries: a block's candidate vectors and n-gram rows stay small
-        vectorizer = self._ngram_rows()[0]
-        for s in range(0, len(items), QUERY_BLOCK):
-            block = slice(s, s + QUERY_BLOCK)
-            q_ng = vectorizer.transform(items[block])
-            wide = self.candidates(
-                q[block], items[block], width, with_names=False, query_ngrams=q_ng
-            )
-            parts.append(self.rescore(wide, scorer, keep, query_ngrams=q_ng))
-        return SearchResult(
-            queries=items,
-            names=[row for p in parts for row in p.names],
-            ids=np.concatenate([p.ids for p in parts]),
-            scores=np.concatenate([p.scores for p in parts]),
+        return self.search_embeddings(
+            q, top_k, queries=items, matcher=matcher, candidates=candidates
         )
 
     @property
@@ -280,110 +255,66 @@ class EntityIndex:
         """The underlying faiss index (None until names are added)."""
         return self._faiss
 
-    def _ngram_rows(self):
-        """The n-gram vectorizer fitted on the names, the names' rows and, above
-        ``EXACT_MAX // 4`` names, their :func:`~pearl.applications.match_graph.sketch_index`
-        (made once per set of names: a search only gathers rows)."""
-        from pearl.applications.match_graph import EXACT_MAX, sketch_index
+    def _reference(self):
+        """The :class:`~pearl.applications.search.ReferenceIndex` over this faiss index
+        and the names' n-gram rows, with the n-gram vectorizer fitted on the names (made
+        once per set of names, on the first combined search)."""
         from pearl.applications.ngrams import NgramVectorizer
+        from pearl.applications.search import ReferenceIndex
 
         if self._ngrams is None or self._ngrams_size != len(self.names_):
             vectorizer = NgramVectorizer().fit(self.names_)
             rows = vectorizer.transform(self.names_)
-            big = len(self.names_) > EXACT_MAX // 4  # n-gram candidates from the sketch
-            self._ngrams = (vectorizer, rows, sketch_index(rows) if big else None)
+            self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
             self._ngrams_size = len(self.names_)
         return self._ngrams
 
-    def candidates(
+    def search_embeddings(
         self,
         embeddings: np.ndarray,
-        queries: list[str],
-        per_signal: int,
+        top_k: int = 5,
+        queries: list[str] | None = None,
         *,
-        with_names: bool = True,
-        query_ngrams=None,
-    ):
-        """Each query's ``per_signal`` nearest names by embedding and ``per_signal``
-        nearest by n-gram cosine, merged (each name once, -1 padding), with their
-        embedding cosines: the candidates :meth:`rescore` ranks. ``with_names=False``
-        leaves ``names`` empty (:meth:`rescore` reads ids only); ``query_ngrams``: the
-        queries' n-gram rows, when already made."""
-        from pearl.applications.match_graph import ngram_candidates
-
-        q = self._checked_queries(embeddings)
-        emb_s, emb_i = self._faiss.search(q, min(per_signal, len(self)))
-        vectorizer, names_ng, names_index = self._ngram_rows()
-        q_ng = vectorizer.transform(queries) if query_ngrams is None else query_ngrams
-        ng_ids = ngram_candidates(q_ng, names_ng, per_signal, r_index=names_index)
-        ids = np.concatenate([emb_i.astype(np.int64), ng_ids], axis=1)
-        scores = np.concatenate([emb_s, self._cosines(q, ng_ids)], axis=1)
-        order = np.argsort(ids, axis=1, kind="stable")
-        ids, scores = np.take_along_axis(ids, order, 1), np.take_along_axis(scores, order, 1)
-        ids[:, 1:][ids[:, 1:] == ids[:, :-1]] = -1  # each name once
-        scores[ids < 0] = -np.inf
-        names = (
-            [[self.names_[i] if i >= 0 else "" for i in row] for row in ids] if with_names else []
-        )
-        return SearchResult(queries=queries, names=names, ids=ids, scores=scores)
-
-    def _cosines(self, q: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """Cosines of unit query rows ``q`` with the indexed vectors ``ids`` (one row of
-        ids per query; -1 scores -inf), read in place where faiss stores them flat."""
-        import faiss
-
-        if isinstance(self._faiss, faiss.IndexIVF):
-            self._faiss.make_direct_map()  # lets the list-stored vectors be read back
-            vecs = self._faiss.reconstruct_batch(np.maximum(ids, 0).ravel())
-        else:
-            store = getattr(self._faiss, "storage", None)
-            flat = faiss.downcast_index(store) if store is not None else self._faiss
-            stored = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * flat.d)
-            vecs = stored.reshape(flat.ntotal, flat.d)[np.maximum(ids, 0).ravel()]
-        out = np.einsum("nd,ncd->nc", q, vecs.reshape(*ids.shape, -1)).astype(np.float32)
-        out[ids < 0] = -np.inf
-        return out
-
-    def rescore(self, wide: SearchResult, scorer, top_k: int, query_ngrams=None) -> SearchResult:
-        """Re-rank each query's embedding candidates (``wide``, e.g. from
-        :meth:`search_embeddings` with a larger ``top_k``) by the combined match probability of
-        ``scorer`` (a :class:`~pearl.applications.matcher.MatchScorer`); keep the best ``top_k``.
-        ``query_ngrams``: the queries' n-gram rows, when already made.
-        """
-        from pearl.applications.candidates import merge_top_k
-
-        vectorizer, names_ng, _ = self._ngram_rows()
-        ids, n, c = wide.ids, len(wide.queries), wide.ids.shape[1]
-        q_ng = vectorizer.transform(wide.queries) if query_ngrams is None else query_ngrams
-        ng = np.zeros((n, c))
-        at = np.nonzero(ids >= 0)  # the padding's n-gram cosines are never read
-        if len(at[0]):
-            ng[at] = np.asarray(names_ng[ids[at]].multiply(q_ng[at[0]]).sum(axis=1)).ravel()
-        # ranks without the calibration's flat steps; padding (-1) is scored as 0, then dropped
-        raw = scorer.score(np.where(ids >= 0, wide.scores, 0.0), ng)
-        raw[ids < 0] = -np.inf
-        top_i, top_s = merge_top_k(
-            np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, scorer.width(top_k)
-        )  # + a runner-up
-        top_i, top_s = scorer.keep_top(top_i, top_s, top_k)
-        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in top_i]
-        return SearchResult(
-            queries=wide.queries, names=names, ids=top_i, scores=top_s.astype(np.float32)
-        )
-
-    def search_embeddings(
-        self, embeddings: np.ndarray, top_k: int = 5, queries: list[str] | None = None
+        matcher: Any = "cosine",
+        candidates: int = 10,
     ) -> SearchResult:
-        """Like :meth:`search`, for query embeddings computed beforehand."""
+        """Like :meth:`search`, for query embeddings computed beforehand (by this index's
+        model). The combined matcher also reads the query strings: give ``queries``."""
+        from pearl.applications.search import ReferenceIndex
+
         top_k = check_int(top_k, "top_k", 1)
+        candidates = check_int(candidates, "candidates", 1)
         q = self._checked_queries(embeddings)
-        scores, ids = self._faiss.search(q, min(top_k, len(self)))
+        scorer = scorer_for(check_matcher(matcher), self.encoder)
+        if scorer is not None and len(q):
+            if queries is None or len(queries) != len(q):
+                raise ValueError("the combined matcher needs the query strings: pass queries=")
+            return self._combined(q, list(queries), top_k, scorer, max(top_k, candidates))
+        ids, scores = ReferenceIndex(faiss_index=self._faiss).embedding_top_k(q, top_k)
         names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
+        return SearchResult(queries=queries or [""] * len(q), names=names, ids=ids, scores=scores)
+
+    def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
+        """The combined search of unit query rows ``q`` (strings ``items``), a block of
+        queries at a time (a block's candidates stay small)."""
+        from pearl.applications.search import keep_top
+
+        index, vectorizer = self._reference()
+        keep = min(top_k, len(self))
+        ids, scores = [], []
+        for s in range(0, len(items), QUERY_BLOCK):
+            block = slice(s, s + QUERY_BLOCK)
+            q_ng = vectorizer.transform(items[block])
+            raw_i, raw_s = index.best(q[block], q_ng, scorer, scorer.width(keep), per_signal)
+            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep)
+            ids.append(top_i)
+            scores.append(top_s.astype(np.float32))
+        ids = np.concatenate(ids)
         return SearchResult(
-            queries=queries or [""] * len(q),
-            names=names,
-            ids=ids.astype(np.int64),
-            scores=scores.astype(np.float32),
+            queries=items,
+            names=[[self.names_[i] if i >= 0 else "" for i in row] for row in ids],
+            ids=ids,
+            scores=np.concatenate(scores),
         )
 
     def _checked_queries(self, embeddings: np.ndarray) -> np.ndarray:

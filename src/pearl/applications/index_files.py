@@ -44,21 +44,14 @@ def file_sha256(path: Path) -> str:
 def check_vectors(raw, folder: Path) -> None:
     """Stored vectors finite and IVF ids within the index (beyond the checksums: an index
     written by another tool, or damaged before it was saved)."""
-    import faiss
+    from pearl.applications.search import ivf_ids_out_of_range
 
-    ivf = faiss.try_extract_index_ivf(raw)
-    if ivf is not None:
-        lists = ivf.invlists
-        for i in range(lists.nlist):
-            n = lists.list_size(i)
-            if n:
-                ids = faiss.rev_swig_ptr(lists.get_ids(i), n)
-                if ids.min() < 0 or ids.max() >= raw.ntotal:
-                    raise OSError(
-                        f"corrupt index folder {folder}: inverted list {i} holds "
-                        f"ids outside 0..{raw.ntotal - 1}"
-                    )
-        ivf.make_direct_map()
+    bad = ivf_ids_out_of_range(raw)
+    if bad is not None:
+        raise OSError(
+            f"corrupt index folder {folder}: inverted list {bad} holds "
+            f"ids outside 0..{raw.ntotal - 1}"
+        )
     step = 65536
     for start in range(0, raw.ntotal, step):
         block = raw.reconstruct_n(start, min(step, raw.ntotal - start))
@@ -125,13 +118,12 @@ def model_mismatch(folder: Path, meta: dict, fingerprint: str) -> str:
 def write_index_files(folder: Path, faiss_index, names: list[str], meta: dict) -> None:
     """``index.faiss``, ``names.jsonl`` and ``meta.json`` (with their checksums) written
     beside ``folder`` and renamed into place when complete."""
-    import faiss
-
     from pearl._io import atomic_dir
+    from pearl.applications.search import write_faiss
 
     try:
         with atomic_dir(folder, replaceable="meta.json") as tmp:
-            faiss.write_index(faiss_index, str(tmp / "index.faiss"))
+            write_faiss(faiss_index, tmp / "index.faiss")
             with open(tmp / "names.jsonl", "w", encoding="utf-8") as f:
                 for n in names:
                     f.write(json.dumps(n, ensure_ascii=False) + "\n")
@@ -147,7 +139,7 @@ def read_index_files(folder: Path, meta: dict) -> tuple[list[str], object]:
     """The names and the faiss index of a folder whose ``meta.json`` was validated: each
     file checked against its recorded checksum before it is read, then the two checked
     against each other and ``meta`` (``OSError`` for anything corrupt or partial)."""
-    import faiss
+    from pearl.applications.search import read_faiss
 
     for name, digest in meta["sha256"].items():
         if not (folder / name).is_file() or file_sha256(folder / name) != digest:
@@ -160,7 +152,7 @@ def read_index_files(folder: Path, meta: dict) -> tuple[list[str], object]:
             json.loads(line)
             for line in (folder / "names.jsonl").read_text(encoding="utf-8").splitlines()
         ]
-        raw = faiss.read_index(str(folder / "index.faiss"))
+        raw = read_faiss(folder / "index.faiss")
     except (OSError, ValueError, RuntimeError) as exc:  # RecursionError is one too
         raise OSError(f"corrupt or partial index folder {folder}: {exc}") from exc
     if not all(isinstance(n, str) for n in names):

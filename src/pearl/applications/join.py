@@ -12,7 +12,6 @@ from pearl._validation import (
     MissingKeyError,
     check_int,
 )
-from pearl.applications.candidates import match_strings
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.join_options import (
     JOIN_THRESHOLD,
@@ -29,6 +28,7 @@ from pearl.applications.join_output import (
     output_columns,
 )
 from pearl.applications.matcher import scorer_for, threshold_for_precision
+from pearl.applications.search import match_strings
 from pearl.applications.tables import (
     from_pandas_table,
     is_table,

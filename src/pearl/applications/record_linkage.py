@@ -57,14 +57,15 @@ __all__ = [
 def _field_candidates(tf, width: int) -> np.ndarray | None:
     """(left row, right row) pairs: each left row's ``width`` nearest right rows by n-gram
     cosine on one text field, or None when the field is not identifier-like."""
-    from pearl.applications.match_graph import ngram_candidates
+    from pearl.applications.search import ReferenceIndex
 
     live_l, live_r = np.flatnonzero(~tf.lnull), np.flatnonzero(~tf.rnull)
     if not len(live_l) or len(np.unique(tf.rid[live_r])) < 0.5 * len(live_r):
         return None
     # left rows of one value have the same candidates: each value is searched once
     values, row_value = np.unique(tf.lid[live_l], return_inverse=True)
-    ids = ngram_candidates(tf.ngrams[values], tf.ngrams[tf.rid[live_r]], width)
+    index = ReferenceIndex(ngram_rows=tf.ngrams[tf.rid[live_r]])
+    ids = index.ngram_top_k(tf.ngrams[values], width)
     ids = ids[row_value.ravel()]
     return np.stack([np.repeat(live_l, ids.shape[1]), live_r[ids.ravel()]], axis=1)
 
@@ -82,11 +83,11 @@ def _records(text_fields: list, side: str) -> list[str]:
 def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
     """(left row, right row) pairs: each left string's ``width`` nearest right strings by
     n-gram cosine."""
-    from pearl.applications.match_graph import ngram_candidates
     from pearl.applications.ngrams import NgramVectorizer
+    from pearl.applications.search import ReferenceIndex
 
     vec = NgramVectorizer().fit(right)
-    ids = ngram_candidates(vec.transform(left), vec.transform(right), width)
+    ids = ReferenceIndex(ngram_rows=vec.transform(right)).ngram_top_k(vec.transform(left), width)
     return np.stack([np.repeat(np.arange(len(left)), ids.shape[1]), ids.ravel()], axis=1)
 
 
@@ -114,7 +115,7 @@ def _candidates(fields: list, records: tuple, encoder, width: int) -> np.ndarray
     fields when no field is identifier-like; and the pairs that share a value of a code,
     date or number field held by few right rows (a date of birth: names of few distinct
     values leave the true record out of a record's nearest ones in a large table)."""
-    from pearl.applications.candidates import match_strings
+    from pearl.applications.search import match_strings
 
     text_fields = [f for f in fields if isinstance(f, _TextField)]
     left_text, right_text = records

@@ -21,7 +21,7 @@ from pearl._extras import require
 from pearl._validation import check_bool, check_choice, check_int
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.index import EntityIndex
-from pearl.applications.matcher import check_matcher, scorer_for
+from pearl.applications.matcher import check_matcher
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
@@ -272,11 +272,9 @@ def _search_partition(
 ) -> pd.DataFrame:
     queries, _ = to_string_list(part[column], missing="error", non_string="str", name=column)
     emb = P.encode_texts(index.model, queries, batch_size, True)
-    scorer = scorer_for(matcher, index.encoder)
-    if scorer is None:
-        return index.search_embeddings(emb, top_k, queries=queries).to_frame()
-    wide = index.candidates(emb, queries, max(top_k, candidates))
-    return index.rescore(wide, scorer, min(top_k, len(index))).to_frame()
+    return index.search_embeddings(
+        emb, top_k, queries=queries, matcher=matcher, candidates=candidates
+    ).to_frame()
 
 
 def search(

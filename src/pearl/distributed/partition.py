@@ -14,6 +14,7 @@ The model is given by name or folder and loaded once per process (worker) throug
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,16 @@ import pandas as pd
 import scipy.sparse as sp
 
 from pearl._io import atomic_path, read_json_object
-from pearl.applications.candidates import combined_top_k, keep_top, merge_top_k, top_k_of
 from pearl.applications.encoding import get_encoder, to_string_list
 from pearl.applications.join_output import assemble_join
 from pearl.applications.ngrams import NgramVectorizer
+from pearl.applications.search import (
+    ReferenceIndex,
+    hnsw_bytes,
+    index_from_bytes,
+    keep_top,
+    merge_top_k,
+)
 from pearl.encoders.base import normalize_rows
 
 __all__ = [
@@ -186,12 +193,7 @@ def concat_shards(
     if len(dims) > 1:
         raise ValueError(f"reference shards of different widths {sorted(dims)}")
     if index == "hnsw" and len(out.emb):
-        import faiss
-
-        idx = faiss.IndexHNSWFlat(out.emb.shape[1], hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        idx.hnsw.efSearch = ef_search
-        idx.add(out.emb)
-        out.index = faiss.serialize_index(idx)
+        out.index = hnsw_bytes(out.emb, hnsw_m, ef_search)
     return out
 
 
@@ -212,31 +214,16 @@ def shard_top_k(
     reference side's n-gram weights; the scores are then the scorer's raw scores, which
     :func:`join_partition` turns into probabilities)."""
     q = query.emb
-    if scorer is not None:
-        ids, scores = combined_top_k(
-            q,
-            ngrams.transform(query.texts),
-            shard.emb,
-            ngrams.weigh(shard.counts),
-            shard.ids,
-            scorer,
-            top_k,
+    if scorer is not None:  # the shard's exact index, both signals
+        ref = ReferenceIndex(
+            shard.emb, ngram_rows=ngrams.weigh(shard.counts), ids=shard.ids, exact_max=math.inf
         )
-    elif shard.index is not None and len(q):
-        import faiss
-
-        idx = faiss.deserialize_index(shard.index)
-        scores, pos = idx.search(q, min(top_k, len(shard.emb)))
-        ids = np.where(pos >= 0, shard.ids[np.maximum(pos, 0)], -1)
-        ids, scores = merge_top_k(
-            np.zeros((len(q), 0), np.int64),
-            np.zeros((len(q), 0), np.float32),
-            ids,
-            scores.astype(np.float32),
-            top_k,
-        )
+        ids, scores = ref.best(q, ngrams.transform(query.texts), scorer, top_k)
     else:
-        ids, scores = top_k_of(q, shard.emb, shard.ids, top_k)
+        faiss_index = index_from_bytes(shard.index) if shard.index is not None else None
+        vectors = None if faiss_index is not None else shard.emb
+        ref = ReferenceIndex(vectors, ids=shard.ids, exact_max=math.inf, faiss_index=faiss_index)
+        ids, scores = ref.embedding_top_k(q, top_k)
     hit = np.unique(ids[ids >= 0])
     return Candidates(ids=ids, scores=scores, rows=shard.rows.loc[hit])
 
