@@ -36,12 +36,12 @@ from pathlib import Path
 
 import numpy as np
 
-from pearl.applications.matcher import MatchScorer
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
+from pearl.tables.matcher import MatchScorer
+from pearl.tables.ngrams import NgramVectorizer
 
 GRID = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
 CANDIDATES = 10

@@ -6,7 +6,7 @@ default), abbreviations are what ``cluster`` still misses ("Cam. Corp." / "Campe
 "Kidder Pea." / "Kidder Peabody": the matcher gives 0.55-0.70). Here a link between two
 values with as many words, each word equal or abbreviating the other's (2+ letters, same
 first letter, letters in order, a final dot aside:
-:func:`pearl.applications.match_graph.abbreviation_apart`), gets ``max(p, boost)``, on
+:func:`pearl.tables.match_graph.abbreviation_apart`), gets ``max(p, boost)``, on
 the same development families (typos of 40 seed-1 corpus names, dense lists of seeds
 1-3; never a benchmark file), rows weighing, cut 0.6, top_k 5, one-edit links at 0.95.
 
@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications.dedup import ONE_EDIT
-from pearl.applications.linkage import graph_average_linkage
-from pearl.applications.match_graph import abbreviation_apart
+from pearl.tables.dedup import ONE_EDIT
+from pearl.tables.linkage import graph_average_linkage
+from pearl.tables.match_graph import abbreviation_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))

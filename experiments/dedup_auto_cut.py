@@ -27,8 +27,8 @@ from scipy.spatial.distance import squareform
 from sklearn.metrics import silhouette_score
 
 import pearl
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.data.corpus import read_corpus
+from pearl.tables.ngrams import NgramVectorizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 from dedup_typos import GENERATORS, make_task

@@ -112,9 +112,9 @@ def family_scores(f1: dict[str, float], typos: dict, dense: dict) -> dict[str, f
 def unique_graph(values: list[str], encoder, top_k: int = 5, **rules):
     """The distinct values of a column, each row's position among them, their counts,
     and ``cluster``'s match graph over them (combined matcher; ``rules`` go to
-    :func:`pearl.applications.match_graph.match_graph`)."""
-    from pearl.applications.match_graph import match_graph
-    from pearl.applications.matcher import scorer_for
+    :func:`pearl.tables.match_graph.match_graph`)."""
+    from pearl.tables.match_graph import match_graph
+    from pearl.tables.matcher import scorer_for
 
     uniq, inverse, counts = np.unique(
         np.array(values, dtype=object), return_inverse=True, return_counts=True

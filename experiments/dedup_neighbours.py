@@ -1,11 +1,11 @@
 """Issue 33: the approximate neighbours of ``cluster`` above 20,000 values, IVF or HNSW.
 
 ``cluster``'s match graph links each value to its nearest values by embedding and by
-n-gram sketch. Above :data:`pearl.applications.search.EXACT_MAX` values the search is
+n-gram sketch. Above :data:`pearl.tables.search.EXACT_MAX` values the search is
 approximate. The former search, a faiss IVF index of 2 sqrt(n) lists with 16 probed per
 query, costs each query 16 lists of n / (2 sqrt(n)) rows: its total grows as n^1.5, and at
 1,000,000 values the embedding search alone ran past 6 minutes. Here it is measured beside
-the current one, a faiss HNSW graph (:meth:`pearl.applications.search.ReferenceIndex.neighbours`
+the current one, a faiss HNSW graph (:meth:`pearl.tables.search.ReferenceIndex.neighbours`
 with ``exact_max=0``), on the values of ``benchmarks/speed/dedup_scale.py`` (training-corpus
 phrases and their misspellings; no benchmark file), embedded by pearl-static: wall time
 (building and searching) and the share of 2,000 sampled values' exact 6 nearest (self
@@ -46,7 +46,7 @@ def ivf_neighbours(x: np.ndarray, k: int, nprobe: int = 16) -> np.ndarray:
 
 def hnsw_neighbours(x: np.ndarray, k: int) -> np.ndarray:
     """The current search, with each row itself put back in front (as IVF returns it)."""
-    from pearl.applications.search import ReferenceIndex
+    from pearl.tables.search import ReferenceIndex
 
     ids, _ = ReferenceIndex(x, exact_max=0).neighbours(k)
     return np.concatenate([np.arange(len(x))[:, None], ids], axis=1)

@@ -5,7 +5,7 @@ The combined matcher gives a pair one typo apart a match probability of only abo
 ``cluster``'s cut at 0.6 leaves many misspellings alone (precision 1.0, recall about 0.9
 on the typo tasks). Here a link of the match graph between two values one edit apart,
 case aside (a substitution, an insertion, a deletion, or two adjacent letters swapped:
-:func:`pearl.applications.match_graph.one_edit_apart`), with the shorter at least
+:func:`pearl.tables.match_graph.one_edit_apart`), with the shorter at least
 ``min_length`` characters long, gets the probability ``max(p, boost)``. Measured on the
 development families of ``dedup_silhouette.py`` (typos of 40 seed-1 corpus names, dense
 lists of seeds 1-3; never a benchmark file), rows weighing, cut 0.6, top_k 5.
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications.linkage import graph_average_linkage
-from pearl.applications.match_graph import one_edit_apart
+from pearl.tables.linkage import graph_average_linkage
+from pearl.tables.match_graph import one_edit_apart
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -11,7 +11,7 @@ neither well. Two changes are measured here, on the same development families (t
   frequent spelling pulls its rare variants toward it;
 - **auto cut**: the cut, among 0.05, 0.10, ..., 0.95, of the best silhouette of the
   clustering on the match graph (distance 1 - probability, an unlinked pair at distance
-  1; :func:`pearl.applications.linkage.graph_silhouette`), as skrub chooses its number
+  1; :func:`pearl.tables.linkage.graph_silhouette`), as skrub chooses its number
   of clusters, but on the sparse graph.
 
 The rule, fixed before the run: for the default model, the variant (fixed cut or auto,
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications.linkage import cut_tree, graph_silhouette, linkage_tree
+from pearl.tables.linkage import cut_tree, graph_silhouette, linkage_tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))

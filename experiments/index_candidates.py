@@ -6,7 +6,7 @@ Tasks: the three offline name sources of ``experiments/index_matchers.py`` (no b
 file). Options: ``flat-N``: the N nearest by embedding and the N nearest by the flat
 float sketch of the n-gram rows (the rule before this experiment, N = 50); ``pq-N``: the
 same with the sketch product-quantised and scanned with SIMD lookups
-(``pearl.applications.match_graph.sketch_index``). The seconds are the search's (queries
+(``pearl.tables.match_graph.sketch_index``). The seconds are the search's (queries
 encoded beforehand), taken beside other work: they rank options, they are not a timing.
 
 The rule, fixed before the run: the default becomes the first option in the order
@@ -18,7 +18,7 @@ each of pearl-minilm and pearl-static. Writes experiments/results/index_candidat
 
 Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
 ``match_graph.sketch_index``), which later folded into
-``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+``pearl.tables.search.ReferenceIndex``. Re-run it from a worktree of that commit
 (``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
@@ -34,8 +34,8 @@ from unittest import mock
 import numpy as np
 
 import pearl
-from pearl.applications import match_graph
-from pearl.applications.matcher import scorer_for
+from pearl.tables import match_graph
+from pearl.tables.matcher import scorer_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_matchers import make_tasks, mean_top1, top1_table

@@ -21,7 +21,7 @@ the fixed ``pearl aliases``). Writes experiments/results/index_gates.{md,json}.
 
 Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
 ``match_graph.sketch_index``), which later folded into
-``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+``pearl.tables.search.ReferenceIndex``. Re-run it from a worktree of that commit
 (``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications.matcher import scorer_for
-from pearl.applications.ngrams import NgramVectorizer
+from pearl.tables.matcher import scorer_for
+from pearl.tables.ngrams import NgramVectorizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from index_matchers import make_tasks

@@ -30,7 +30,7 @@ candidates per signal, the default then; ``experiments/index_candidates.py`` lat
 
 Recorded at commit 7720bfc: it calls ``EntityIndex.candidates`` and ``rescore`` (and
 ``match_graph.sketch_index``), which later folded into
-``pearl.applications.search.ReferenceIndex``. Re-run it from a worktree of that commit
+``pearl.tables.search.ReferenceIndex``. Re-run it from a worktree of that commit
 (``git worktree add data_out/at-7720bfc 7720bfc``).
 """
 
@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications.matcher import MatchScorer, scorer_for
 from pearl.paths import data_root
+from pearl.tables.matcher import MatchScorer, scorer_for
 from pearl.training.matcher_weights import alias_queries, matcher_training_views
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

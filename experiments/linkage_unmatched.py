@@ -186,7 +186,7 @@ def main() -> None:
     stem = args.name or ("linkage_unmatched_single_key" if args.single_key else "linkage_unmatched")
     matcher = None
     if args.weights is not None:
-        from pearl.applications.matcher import MatchScorer
+        from pearl.tables.matcher import MatchScorer
 
         matcher = MatchScorer.from_file(args.weights, args.model)
     results = []

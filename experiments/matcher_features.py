@@ -27,11 +27,11 @@ from matcher_weights import (
     top_candidates,
 )
 
-from pearl.applications.matcher import nonnegative_logistic
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.paths import data_root
+from pearl.tables.matcher import nonnegative_logistic
+from pearl.tables.ngrams import NgramVectorizer
 
 model = sys.argv[1]
 seed = 0

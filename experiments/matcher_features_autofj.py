@@ -10,12 +10,12 @@ import sys
 import numpy as np
 from autofj_ceilings import first_candidates
 
-from pearl.applications.matcher import nonnegative_logistic
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
+from pearl.tables.matcher import nonnegative_logistic
+from pearl.tables.ngrams import NgramVectorizer
 
 model = sys.argv[1]
 d = np.load(f"data_out/matcher_features_{model}.npz")

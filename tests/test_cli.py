@@ -495,7 +495,7 @@ def test_table_formats_follow_the_file_names(tmp_path, hash_encoder, monkeypatch
     right = pd.DataFrame({"title": ["NY Times", "The Boston Globe"], "m": [3, 4]})
     left.to_parquet(tmp_path / "l.parquet")
     right.to_csv(tmp_path / "r.tsv", sep="\t", index=False)
-    monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {("glove", None): hash_encoder})
+    monkeypatch.setattr("pearl.tables.encoding._ENCODERS", {("glove", None): hash_encoder})
     assert (
         main(
             [
@@ -557,7 +557,7 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
     )
     left.to_csv(tmp_path / "l.csv", index=False)
     right.to_csv(tmp_path / "r.csv", index=False)
-    monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {("glove", None): hash_encoder})
+    monkeypatch.setattr("pearl.tables.encoding._ENCODERS", {("glove", None): hash_encoder})
     args = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "-m", "glove"]
     args += ["--left-on", "first", "last", "city", "--right-on", "fn", "ln", "town"]
     assert main([*args, "--threshold", "0", "-o", str(tmp_path / "o.csv")]) == 0
@@ -597,7 +597,7 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
 def test_running_out_of_memory_says_what_was_needed(tmp_path, monkeypatch, capsys):
     import numpy as np
 
-    import pearl.applications
+    import pearl.tables
 
     table = tmp_path / "t.csv"
     table.write_text("name\nAcme\nACME\n")
@@ -605,7 +605,7 @@ def test_running_out_of_memory_says_what_was_needed(tmp_path, monkeypatch, capsy
     def huge(*args, **kwargs):
         return np.empty((10**8, 10**8), dtype=np.float32)  # NumPy's _ArrayMemoryError
 
-    monkeypatch.setattr(pearl.applications, "deduplicate", huge)
+    monkeypatch.setattr(pearl.tables, "deduplicate", huge)
     argv = ["dedup", str(table), "--column", "name", "-o", str(tmp_path / "o.csv")]
     assert main([*argv, "-m", "pearl-static"]) == 2
     err = capsys.readouterr().err

@@ -144,7 +144,7 @@ def test_cli_reports_a_missing_extra(monkeypatch, tmp_path, capsys):
 
 
 def test_cli_topics_asks_for_matplotlib_before_training(monkeypatch, tmp_path, capsys):
-    from pearl.applications.topics import PhraseTopicModel
+    from pearl.tables.topics import PhraseTopicModel
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained before the missing plot library was reported")

@@ -71,7 +71,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 def test_the_package_has_no_import_circle():
     # were: models.loading -> (registry) fusion -> raw_text -> loading (StrictTransformer),
-    # and applications.join -> record_linkage -> join (the join's output kit)
+    # and tables.join -> record_linkage -> join (the join's output kit)
     graph = _import_graph()
     seen: dict[str, int] = {}
 

@@ -49,8 +49,8 @@ def test_each_shipped_model_finds_its_matcher_weights_by_fingerprint(name):
     a copy of the folder is matched by fingerprint, never by name."""
     import json
 
-    from pearl.applications.matcher import WEIGHTS_FILE
     from pearl.encoders.fingerprint import folder_fingerprint
+    from pearl.tables.matcher import WEIGHTS_FILE
 
     table = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))["models"]
     assert table[name]["fingerprint"] == folder_fingerprint(resolve_model_path(name))

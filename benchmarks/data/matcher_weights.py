@@ -19,7 +19,7 @@ compare encodings on the held-out queries.
 
 The fitting is library code (``pearl.training.matcher_weights``); this script runs it and
 writes its diagnostics to results/benchmarks/matcher_weights.{json,md}. The shipped weights
-(src/pearl/applications/matcher_weights.json, what ``fuzzy_join(matcher="combined")``
+(src/pearl/tables/matcher_weights.json, what ``fuzzy_join(matcher="combined")``
 reads) are written by the same recipe through ``pearl matcher-weights ... --ship``.
 
     python benchmarks/data/matcher_weights.py -m all-MiniLM-L6-v2 -m pearl-minilm \
@@ -32,8 +32,8 @@ import argparse
 import json
 from pathlib import Path
 
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.paths import data_root
+from pearl.tables.ngrams import NgramVectorizer
 from pearl.training.matcher_weights import UNMATCHED_SHARE, learn_matcher_weights
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"

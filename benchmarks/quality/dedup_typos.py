@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 
 import pearl
-from pearl.applications import clear_caches
 from pearl.augment.char import drop_char, keyboard_typo, swap_chars
 from pearl.data.corpus import read_corpus
 from pearl.evaluation.pairs import pairwise_cluster_scores
+from pearl.tables import clear_caches
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 _ABBREV = {
@@ -91,7 +91,7 @@ def methods(skrub: bool = True) -> dict:
     """The methods compared, by label: skrub's ``deduplicate`` (when ``skrub``), pearl's
     defaults, pearl-static with the same matcher and cut, and pearl's former default."""
     import pearl
-    from pearl.applications.dedup import DEFAULT_THRESHOLD
+    from pearl.tables.dedup import DEFAULT_THRESHOLD
 
     def pearl_dedup(model, **options):
         def run(values):

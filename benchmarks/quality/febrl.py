@@ -305,8 +305,8 @@ def _warm_up(models: list[str]) -> None:
     import splink.comparison_library  # noqa: F401
 
     import pearl
-    from pearl.applications.encoding import get_encoder
-    from pearl.applications.matcher import scorer_for
+    from pearl.tables.encoding import get_encoder
+    from pearl.tables.matcher import scorer_for
 
     pearl.fuzzy_join  # noqa: B018 - the lazy attribute imports the table tools
     for m in models:
@@ -333,7 +333,7 @@ def main() -> None:
     models = args.model or ["pearl-static"]
     methods, true, about = _methods(args.task, models, args.removed)
     _warm_up(models)
-    from pearl.applications import clear_caches
+    from pearl.tables import clear_caches
 
     best: dict[str, dict] = {}
     for _ in range(args.repeat):  # rounds: a slow spell of the machine hits every method

@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from pearl import StringDistance, fuzzy_join
-from pearl.applications.matcher import MatchScorer, threshold_for_precision
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
 from pearl.paths import data_root
+from pearl.tables.matcher import MatchScorer, threshold_for_precision
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -47,7 +47,7 @@ def load(folder: Path):
 
 
 def _fresh_caches() -> None:
-    from pearl.applications import clear_caches
+    from pearl.tables import clear_caches
 
     clear_caches(models=False)  # each dataset encodes from scratch; the model stays loaded
 

@@ -27,8 +27,8 @@ import numpy as np
 from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 
-from pearl.applications.topics import PhraseTopicModel, document_vocabulary
 from pearl.paths import data_root
+from pearl.tables.topics import PhraseTopicModel, document_vocabulary
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 WORD = r"\w[\w'-]*"

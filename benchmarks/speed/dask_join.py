@@ -110,8 +110,8 @@ def run(mode: str, n_left: int, n_right: int, data: Path, partitions: int) -> di
 def unit_costs(n: int = 20_000, n_ref: int = 100_000, data: Path | None = None) -> dict:
     """Encoding phrases/s and exact-search pairs/s of one process (all cores)."""
     from pearl import PhraseEncoder
-    from pearl.applications.nearest import top_k_of
     from pearl.encoders.base import normalize_rows
+    from pearl.tables.nearest import top_k_of
 
     left, right = make_tables(n, n_ref, data)
     enc = PhraseEncoder(MODEL)

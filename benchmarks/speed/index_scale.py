@@ -214,7 +214,7 @@ def main() -> None:
         report[kind] = r
         print(kind, json.dumps(r), flush=True)
         if kind == "flat" and args.matcher == "combined":
-            from pearl.applications.matcher import MatchScorer
+            from pearl.tables.matcher import MatchScorer
 
             t0 = time.perf_counter()
             scorer = MatchScorer.for_encoder(enc)

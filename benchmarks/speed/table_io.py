@@ -2,7 +2,7 @@
 
 pearl's table tools compute on pandas frames: a polars or pyarrow table is converted once in
 (pyarrow-backed pandas columns, so types and nulls survive) and once out
-(``pearl.applications.tables``). narwhals, the dataframe-agnostic layer, was the
+(``pearl.tables.frames``). narwhals, the dataframe-agnostic layer, was the
 alternative the issue named. Here, on the 50 AutoFJ datasets as polars tables (the titles
 plus an ``Int64`` id with nulls and a ``Date`` column, as users' tables have), with
 pearl-static: the whole ``fuzzy_join`` (encoding, search, assembly, conversions), pearl's
@@ -59,7 +59,7 @@ def measure(name: str, left, right, enc) -> dict:
     import narwhals as nw
 
     import pearl
-    from pearl.applications.tables import from_pandas_table, to_pandas_table
+    from pearl.tables.frames import from_pandas_table, to_pandas_table
 
     joined = pearl.fuzzy_join(
         to_pandas_table(left)[0], to_pandas_table(right)[0], on="title", model=enc

@@ -40,12 +40,12 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "DEFAULT_MODEL": "pearl.encoders.resolve",
-        "EntityIndex": "pearl.applications.index",
-        "PhraseEmbedder": "pearl.applications.embedder",
-        "cluster": "pearl.applications.dedup",
-        "deduplicate": "pearl.applications.dedup",
-        "fuzzy_join": "pearl.applications.join",
-        "join_report": "pearl.applications.report",
+        "EntityIndex": "pearl.tables.index",
+        "PhraseEmbedder": "pearl.tables.embedder",
+        "cluster": "pearl.tables.dedup",
+        "deduplicate": "pearl.tables.dedup",
+        "fuzzy_join": "pearl.tables.join",
+        "join_report": "pearl.tables.report",
         "GloveEncoder": "pearl.encoders.glove",
         "PhraseEncoder": "pearl.encoders.phrase",
         "StringDistance": "pearl.evaluation.string_distance",
@@ -59,16 +59,16 @@ __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from pearl._version import __version__
-    from pearl.applications.dedup import cluster, deduplicate
-    from pearl.applications.embedder import PhraseEmbedder
-    from pearl.applications.index import EntityIndex
-    from pearl.applications.join import fuzzy_join
-    from pearl.applications.report import join_report
     from pearl.encoders import load_encoder
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder
     from pearl.encoders.resolve import DEFAULT_MODEL
     from pearl.evaluation.runner import evaluate
     from pearl.evaluation.string_distance import StringDistance
+    from pearl.tables.dedup import cluster, deduplicate
+    from pearl.tables.embedder import PhraseEmbedder
+    from pearl.tables.index import EntityIndex
+    from pearl.tables.join import fuzzy_join
+    from pearl.tables.report import join_report
     from pearl.training.config import TrainConfig
     from pearl.training.trainer import train

@@ -44,7 +44,7 @@ class KillOnce(TrigramEncoder):
 
 def count_loads() -> None:
     """Wrap the worker's model loader so that each load is recorded in LOADS."""
-    from pearl.applications import encoding as _common
+    from pearl.tables import encoding as _common
 
     original = _common.load_encoder
     if getattr(original, "_counted", False):

@@ -354,7 +354,7 @@ def test_combined_matcher_on_one_shard_equals_the_single_process_join(
 ):
     # with a margin model, the probability of a match reads its runner-up: the shards
     # must keep one candidate more than top_k
-    from pearl.applications.matcher import MatchScorer
+    from pearl.tables.matcher import MatchScorer
 
     scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=margin)
     left, right = tables()

@@ -120,7 +120,7 @@ def test_index_checks_the_fingerprint_before_loading_a_model(tiny_model_dir, tmp
         raise AssertionError("a model was loaded before the fingerprint check")
 
     monkeypatch.setattr("pearl.encoders.phrase._load_sentence_transformer", no_loading)
-    monkeypatch.setattr("pearl.applications.encoding._ENCODERS", {})
+    monkeypatch.setattr("pearl.tables.encoding._ENCODERS", {})
     with pytest.raises(ValueError, match="fingerprint"):
         EntityIndex.load(folder, model=str(tiny_model_dir))
 

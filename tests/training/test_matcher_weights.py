@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from pearl.applications.matcher import MatchScorer
 from pearl.augment.char import drop_char, swap_chars
+from pearl.tables.matcher import MatchScorer
 from pearl.training.matcher_weights import (
     SHIPPED_KEYS,
     alias_queries,
@@ -128,7 +128,7 @@ def test_cli_ship_adds_the_entry_to_the_package_weights_file(tmp_path, tiny_mode
 
     from conftest import SHARED_DATA
 
-    import pearl.applications.matcher as matcher
+    import pearl.tables.matcher as matcher
     from pearl.cli import main
 
     if not (SHARED_DATA / "lexicon" / "wordnet").is_dir():

@@ -1,38 +1,64 @@
-"""Phrase embeddings at work: scikit-learn embedding, entity retrieval, fuzzy join,
-deduplication and clustering."""
+"""``pearl.applications`` was renamed :mod:`pearl.tables` (and its ``tables`` module
+:mod:`pearl.tables.frames`). The old names still import, with a ``FutureWarning``, until
+the next release: ``pearl.applications`` and each ``pearl.applications.X`` forward every
+name to ``pearl.tables.X``."""
 
-# ``import pearl`` does not import this package: pearl's lazy names map straight to the
-# modules (join, dedup, index...). The names here are lazy too, so that importing one tool
-# (``pearl.applications.dedup``) does not import every other one's dependencies
-# (scikit-learn for ``PhraseEmbedder``: about 1 s).
+from __future__ import annotations
 
-from pearl._lazy import lazy_exports
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+import warnings
 
-__all__ = [
-    "EntityIndex",
-    "PhraseEmbedder",
-    "SearchResult",
-    "clear_caches",
-    "cluster",
-    "deduplicate",
-    "fuzzy_join",
-    "join_report",
-    "JoinReport",
-    "match_strings",
-]
+_OLD, _NEW = "pearl.applications", "pearl.tables"
+_RENAMED = {"tables": "frames"}
 
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "match_strings": "pearl.applications.search",
-        "cluster": "pearl.applications.dedup",
-        "deduplicate": "pearl.applications.dedup",
-        "PhraseEmbedder": "pearl.applications.embedder",
-        "clear_caches": "pearl.applications.encoding",
-        "EntityIndex": "pearl.applications.index",
-        "SearchResult": "pearl.applications.index",
-        "fuzzy_join": "pearl.applications.join",
-        "join_report": "pearl.applications.report",
-        "JoinReport": "pearl.applications.report",
-    },
+
+def _target(name: str) -> str:
+    """The new name of an old module name."""
+    rest = name[len(_OLD) :].lstrip(".")
+    if not rest:
+        return _NEW
+    head, _, tail = rest.partition(".")
+    return ".".join(p for p in (_NEW, _RENAMED.get(head, head), tail) if p)
+
+
+class _Forward(types.ModuleType):
+    """A module that answers every name it lacks from the module it was renamed to."""
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(_target(self.__name__)), attr)
+
+    def __dir__(self):
+        return dir(importlib.import_module(_target(self.__name__)))
+
+
+class _Renamed(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``pearl.applications.X`` as a forwarding module to ``pearl.tables.X``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(_OLD + "."):
+            return None
+        if importlib.util.find_spec(_target(fullname)) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec):
+        return _Forward(spec.name)
+
+    def exec_module(self, module) -> None:
+        importlib.import_module(_target(module.__name__))  # a missing module fails here
+
+
+if not any(isinstance(f, _Renamed) for f in sys.meta_path):
+    sys.meta_path.append(_Renamed())
+warnings.warn(
+    "pearl.applications was renamed pearl.tables (pearl.applications.tables is "
+    "pearl.tables.frames); the old names will be removed in the next release",
+    FutureWarning,
+    stacklevel=2,
 )
+sys.modules[__name__].__class__ = _Forward

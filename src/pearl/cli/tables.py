@@ -60,7 +60,7 @@ def _keys(columns: list[str]) -> str | list[str]:
 
 
 def cmd_join(args) -> int:
-    from pearl.applications import join_report
+    from pearl.tables import join_report
 
     check_output(args.output, [args.left, args.right], "--output")
     if args.report == "-":
@@ -105,7 +105,7 @@ def cmd_join(args) -> int:
 def _known_matches(path: str) -> list[tuple[int, int]]:
     """The pairs of a file of known matches: its first two columns, row numbers of LEFT
     and RIGHT (0 = the first data row); of a ``pearl review`` file, its pairs labelled 1."""
-    from pearl.applications.review import REVIEW_COLUMNS, check_review_table
+    from pearl.tables.review import REVIEW_COLUMNS, check_review_table
 
     table = read_table(path)
     if set(REVIEW_COLUMNS) <= set(table.columns):
@@ -122,8 +122,8 @@ def _known_matches(path: str) -> list[tuple[int, int]]:
 
 
 def cmd_review(args) -> int:
-    from pearl.applications import join_report
-    from pearl.applications.review import check_review_table, review_pairs
+    from pearl.tables import join_report
+    from pearl.tables.review import check_review_table, review_pairs
 
     labelled = None
     if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
@@ -186,7 +186,7 @@ def add_review(sub) -> None:
 def cmd_dedup(args) -> int:
     import pandas as pd
 
-    from pearl.applications import deduplicate
+    from pearl.tables import deduplicate
 
     check_output(args.output, [args.table], "--output")
     table = read_table(args.table)
@@ -217,7 +217,7 @@ def cmd_dedup(args) -> int:
 
 
 def cmd_topics(args) -> int:
-    from pearl.applications.topics import (
+    from pearl.tables.topics import (
         PhraseTopicModel,
         document_vocabulary,
         read_documents,

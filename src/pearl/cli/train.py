@@ -329,7 +329,7 @@ def cmd_matcher_weights(args) -> int:
         unmatched_share=(UNMATCHED_SHARE if args.unmatched_share is None else args.unmatched_share),
     )
     if args.ship:
-        from pearl.applications.matcher import WEIGHTS_FILE
+        from pearl.tables.matcher import WEIGHTS_FILE
 
         output = store_matcher_weights(rows, WEIGHTS_FILE)
     else:

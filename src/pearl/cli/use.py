@@ -106,7 +106,7 @@ def cmd_similarity(args) -> int:
 
 
 def cmd_index_build(args) -> int:
-    from pearl.applications import EntityIndex
+    from pearl.tables import EntityIndex
 
     check_output(args.output, [args.names], "--output")
     idx = EntityIndex.from_file(
@@ -122,7 +122,7 @@ def cmd_index_build(args) -> int:
 
 
 def cmd_index_search(args) -> int:
-    from pearl.applications import EntityIndex
+    from pearl.tables import EntityIndex
 
     queries = list(args.queries or [])
     if args.input:

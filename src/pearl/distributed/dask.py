@@ -19,13 +19,13 @@ import pandas as pd
 
 from pearl._extras import require
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.applications.encoding import get_encoder, to_string_list
-from pearl.applications.index import EntityIndex
-from pearl.applications.matcher import check_matcher
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
 from pearl.encoders import DEFAULT_MODEL
+from pearl.tables.encoding import get_encoder, to_string_list
+from pearl.tables.index import EntityIndex
+from pearl.tables.matcher import check_matcher
 
 # Dask is the `dask` extra: a clear error names the pip install when it is missing
 dask = require("dask", "pearl on Dask")
@@ -351,7 +351,7 @@ def deduplicate(
     seen"), so ties can differ from the single-machine function. Returns a Dask Series
     aligned with ``ddf`` (missing values stay missing).
     """
-    from pearl.applications.dedup import cluster
+    from pearl.tables.dedup import cluster
 
     check_frame(ddf, "ddf", column)
     parts = dask.compute(

@@ -10,13 +10,13 @@ import numpy as np
 
 from pearl._extras import require
 from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
-from pearl.applications.encoding import get_encoder
-from pearl.applications.join_options import JoinOptions
-from pearl.applications.join_output import match_names, output_columns
-from pearl.applications.matcher import scorer_for
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
+from pearl.tables.encoding import get_encoder
+from pearl.tables.join_options import JoinOptions
+from pearl.tables.join_output import match_names, output_columns
+from pearl.tables.matcher import scorer_for
 
 # Dask is the `dask` extra: a clear error names the pip install when it is missing
 dask = require("dask", "pearl on Dask")

@@ -13,10 +13,10 @@ from pearl import __version__
 from pearl._extras import require
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import MissingKeyError, check_int
-from pearl.applications.encoding import expected_fingerprint
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_parts, model_arg
 from pearl.encoders import DEFAULT_MODEL
+from pearl.tables.encoding import expected_fingerprint
 
 # Dask is the `dask` extra: a clear error names the pip install when it is missing
 dask = require("dask", "pearl on Dask")

@@ -9,7 +9,7 @@ broken exactly as the single-process :func:`pearl.fuzzy_join` breaks them (the e
 reference row wins) and the result is the same row for row.
 
 The model is given by name or folder and loaded once per process (worker) through
-:func:`pearl.applications.encoding.get_encoder`, not once per partition.
+:func:`pearl.tables.encoding.get_encoder`, not once per partition.
 """
 
 from __future__ import annotations
@@ -25,17 +25,17 @@ import pandas as pd
 import scipy.sparse as sp
 
 from pearl._io import atomic_path, read_json_object
-from pearl.applications.encoding import get_encoder, to_string_list
-from pearl.applications.join_output import assemble_join
-from pearl.applications.ngrams import NgramVectorizer
-from pearl.applications.search import (
+from pearl.encoders.base import normalize_rows
+from pearl.tables.encoding import get_encoder, to_string_list
+from pearl.tables.join_output import assemble_join
+from pearl.tables.ngrams import NgramVectorizer
+from pearl.tables.search import (
     ReferenceIndex,
     hnsw_bytes,
     index_from_bytes,
     keep_top,
     merge_top_k,
 )
-from pearl.encoders.base import normalize_rows
 
 __all__ = [
     "Shard",

@@ -1,6 +1,6 @@
 """Learn the combined matcher's weights for a model, on training-pipeline data only.
 
-This is the library code behind ``src/pearl/applications/matcher_weights.json`` (the
+This is the library code behind ``src/pearl/tables/matcher_weights.json`` (the
 weights ``matcher="combined"`` reads) and behind ``benchmarks/data/matcher_weights.py``,
 which runs it and writes the tables.
 
@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from pearl._io import write_text_atomic
-from pearl.applications.matcher import WEIGHTS_FILE, MatchScorer, threshold_for_precision
-from pearl.applications.ngrams import NgramVectorizer
 from pearl.augment.sampler import AugmentationSampler, default_augmenters
 from pearl.data.corpus import read_corpus
 from pearl.encoders.base import is_embedding_model, normalize_rows
 from pearl.mining.hard_negatives import read_hard_negatives
+from pearl.tables.matcher import WEIGHTS_FILE, MatchScorer, threshold_for_precision
+from pearl.tables.ngrams import NgramVectorizer
 
 __all__ = [
     "matcher_training_views",

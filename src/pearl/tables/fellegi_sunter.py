@@ -1,0 +1,237 @@
+"""The Fellegi-Sunter model of record linkage: match probabilities of comparison vectors
+(one level per compared field, -1 for missing evidence) under conditional independence,
+``u`` from random pairs, ``m`` and the prior by EM (or ``m`` from known matches)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+__all__ = ["FellegiSunter"]
+
+
+class FellegiSunter:
+    """Match probabilities of comparison vectors under conditional independence.
+
+    Parameters
+    ----------
+    n_levels : list of int
+        Levels of each field (a comparison ``-1`` is missing evidence).
+    max_iter : int, default=50
+    tol : float, default=1e-6
+
+    Attributes
+    ----------
+    m_, u_ : list of ndarray
+        Probability of each level of each field among matches and among non-matches.
+    prior_ : float
+        Share of matches among the pairs the model was fitted on.
+    """
+
+    def __init__(self, n_levels: list[int], max_iter: int = 50, tol: float = 1e-6):
+        self.n_levels = n_levels
+        self.max_iter = max_iter
+        self.tol = tol
+
+    @staticmethod
+    def _frequencies(gamma: np.ndarray, n: int, weight: np.ndarray | None = None) -> np.ndarray:
+        ok = gamma >= 0
+        w = np.ones(len(gamma)) if weight is None else weight
+        counts = np.bincount(gamma[ok], weights=w[ok], minlength=n) + 0.5  # smoothed
+        return counts / counts.sum()
+
+    def fit_u(self, gamma: np.ndarray) -> FellegiSunter:
+        """``u`` from comparisons of random pairs (nearly all non-matches)."""
+        self.u_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        return self
+
+    def fit_m(self, gamma: np.ndarray) -> FellegiSunter:
+        """``m`` from comparisons of pairs known to match (the user's labels); :meth:`fit`
+        then keeps it and fits only the prior."""
+        gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
+        if not len(gamma):
+            raise ValueError("no known matches to learn m from")
+        self.m_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        self.m_from_labels_ = True
+        return self
+
+    def fit_m_from_agreement(
+        self, gamma: np.ndarray, n_right: int, n_left: int | None = None
+    ) -> list[bool]:
+        """``m`` of each field counted on candidate pairs too alike to be anything but a
+        match (splink's way of training ``m`` on blocking rules, without labels). Call
+        :meth:`fit_u` first. Returns which fields were fitted so; :meth:`fit` keeps their
+        ``m`` and fits the others (and the prior) by EM.
+
+        Two kinds of sure pairs:
+
+        - **strong on every field**: each field with evidence at its strong levels (the
+          top two of a text field: equal or one typo apart; the top one of a code, date
+          or number), where the fields' chance of that together (``u`` of those levels,
+          multiplied) is below ``0.01 / n_right``: fewer than one left row in a hundred
+          finds such a pair by chance;
+        - for one field, **equal on every other field**, the others' chance below
+          ``0.01 / (n_left * n_right)``: fewer than 0.01 such pairs in the whole table by
+          chance. These show the field's weak levels among matches (a surname changed at
+          marriage); the bound is table-wide because such a level holds few sure pairs,
+          which chance pairs would swamp.
+
+        A field's ``m`` is counted on the union of the two when it holds at least 20 pairs.
+        Without 20 strong pairs, a field's ``m`` is counted on the pairs equal on every
+        other field at the per-row bound ``0.01 / n_right``, as long as 20 qualify, and
+        is otherwise left to EM.
+
+        Counted on the second kind alone, a field's ``m`` is biased where errors are not
+        independent (a record with a typo in one field seldom has one in another): the
+        field then looks mistyped in every sure pair. EM alone on candidate pairs finds a
+        looser class of "match" (pairs that share a surname and a city, say): candidates
+        are chosen for agreeing, so the fields are not independent among them."""
+        gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
+        n_left = n_right if n_left is None else n_left
+        present = gamma >= 0
+        strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
+        strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
+        per_row = np.log(0.01 / max(n_right, 1))
+        chance = np.where(present, strong_chance, 0.0).sum(axis=1)
+        strong = np.all((gamma >= strong_level) | ~present, axis=1) & (chance < per_row)
+        enough_strong = int(strong.sum()) >= 20
+        bound = np.log(0.01 / max(n_left * n_right, 1)) if enough_strong else per_row
+        agree = gamma == np.array([n - 1 for n in self.n_levels])
+        top_chance = np.log([u[-1] for u in self.u_])
+        self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
+        fitted = []
+        for f, n in enumerate(self.n_levels):
+            others = [o for o in range(len(self.n_levels)) if o != f]
+            sure = np.zeros(len(gamma), dtype=bool)
+            if others:
+                full = np.all(agree[:, others] | ~present[:, others], axis=1) & present[:, f]
+                log_chance = np.where(present[:, others], top_chance[others], 0.0).sum(axis=1)
+                sure = full & (log_chance < bound)
+            if enough_strong:
+                sure |= strong & present[:, f]
+            fitted.append(int(sure.sum()) >= 20)
+            if fitted[-1]:
+                self.m_[f] = self._frequencies(gamma[sure, f], n)
+        self.m_fixed_ = fitted
+        return fitted
+
+    def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
+        total = np.zeros(len(gamma))
+        for f in range(gamma.shape[1]):
+            g = gamma[:, f]
+            ratio = np.log(self.m_[f]) - np.log(self.u_[f])
+            total += np.where(g >= 0, ratio[np.maximum(g, 0)], 0.0)
+        return total
+
+    def fit(self, gamma: np.ndarray, prior: float = 0.1, max_prior: float = 1.0) -> FellegiSunter:
+        """EM for ``m`` and the prior on candidate comparisons, ``u`` kept (call
+        :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement; after
+        :meth:`fit_m` (known matches) it is kept and only the prior is fitted. The EM runs
+        on the distinct comparison vectors, each weighted by how often it occurs.
+
+        ``max_prior`` bounds the share of matches among the candidates by what the tables
+        allow (at most ``min(n_left, n_right)`` true pairs among them): without it the EM
+        can settle on a looser notion of a match ("the same city") that takes most
+        candidates, so that every row is linked."""
+        max_prior = float(np.clip(max_prior, 1e-6, 1 - 1e-6))
+        patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
+        if getattr(self, "m_from_labels_", False):
+            keep = [True] * len(self.n_levels)
+        else:
+            keep = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
+            start = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
+            # matches mostly agree: 0.9 on the top level, halving below it
+            self.m_ = [
+                m if k else _agreeing(n) for m, k, n in zip(start, keep, self.n_levels, strict=True)
+            ]
+        fixed = all(keep)
+        self.prior_ = float(min(prior, max_prior))
+        self.n_iter_ = 0
+        total = max(float(counts.sum()), 1.0)
+        for it in range(self.max_iter):
+            w = self._posterior(patterns) * counts  # expected matches per pattern
+            m = (
+                self.m_
+                if fixed
+                else [
+                    self.m_[f] if keep[f] else self._frequencies(patterns[:, f], n, w)
+                    for f, n in enumerate(self.n_levels)
+                ]
+            )
+            prior = float(np.clip(w.sum() / total, 1e-6, max_prior))
+            change = max(float(np.abs(a - b).max()) for a, b in zip(m, self.m_, strict=True))
+            change = max(change, abs(prior - self.prior_))
+            self.m_, self.prior_, self.n_iter_ = m, prior, it + 1
+            if change < self.tol:
+                break
+        return self
+
+    def check_sane(self, names: list[str] | None = None) -> list[int]:
+        """Fields whose fitted model contradicts itself: agreement of any degree (every
+        level above the lowest, a clear mismatch) no more likely among matches than among
+        non-matches (``m <= u``), so that agreeing would count *against* a match. Their
+        evidence is switched off (``m`` set to ``u``, a log ratio of 0 at every level)
+        with a warning naming them; returns their indices."""
+        bad = [
+            f
+            for f in range(len(self.n_levels))
+            if self.n_levels[f] > 1 and self.m_[f][1:].sum() <= self.u_[f][1:].sum()
+        ]
+        if bad:
+            shown = [names[f] if names else str(f) for f in bad]
+            warnings.warn(
+                "record linkage: agreement on "
+                + ", ".join(map(repr, shown))
+                + " came out no more likely among matches than among non-matches; these "
+                "fields are ignored (the fitted model is not sane for them). Give "
+                "known_matches=, or check that the columns hold the same kind of values.",
+                UserWarning,
+                stacklevel=3,
+            )
+            fixed = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
+            for f in bad:
+                self.m_[f] = self.u_[f].copy()
+                fixed[f] = True  # a refit keeps them switched off
+            self.m_fixed_ = fixed
+        return bad
+
+    def _posterior(self, gamma: np.ndarray) -> np.ndarray:
+        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(gamma)
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
+
+    def predict_proba(self, gamma: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
+        """Match probability of each comparison vector (rows of ``gamma``); ``offset``, one
+        log Bayes factor per row added to its pattern's (the term-frequency adjustment of
+        :func:`~pearl.tables.record_linkage.link_tables`)."""
+        patterns, inverse, _ = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
+        if offset is None:
+            return self._posterior(patterns)[inverse]
+        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(patterns)
+        logit = logit[inverse] + np.asarray(offset, dtype=np.float64)
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
+
+
+def _agreeing(n: int) -> np.ndarray:
+    """EM's starting ``m`` of a field of ``n`` levels: 0.9 on the highest (agreement), the
+    rest halving level by level below it."""
+    rest = 0.5 ** np.arange(n - 1, 0, -1)
+    return np.concatenate([0.1 * rest / rest.sum(), [0.9]]) if n > 1 else np.ones(1)
+
+
+def _patterns(gamma: np.ndarray, n_levels: list[int]):
+    """The distinct rows of ``gamma`` (comparison vectors), each row's pattern and each
+    pattern's count. Candidate pairs share few patterns (levels of a few fields), so the
+    EM's work no longer grows with the number of pairs."""
+    gamma = gamma.reshape(-1, len(n_levels))
+    sizes = np.asarray(n_levels, dtype=np.float64) + 1  # levels -1 .. n-1
+    if not len(gamma) or np.prod(sizes) >= 2.0**62:
+        patterns, inverse, counts = np.unique(
+            gamma, axis=0, return_inverse=True, return_counts=True
+        )
+        return patterns, inverse.ravel(), counts
+    radix = np.cumprod(np.concatenate([[1], sizes[:-1]])).astype(np.int64)
+    _, first, inverse, counts = np.unique(
+        (gamma + 1) @ radix, return_index=True, return_inverse=True, return_counts=True
+    )
+    return gamma[first], inverse.ravel(), counts

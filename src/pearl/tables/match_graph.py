@@ -1,0 +1,228 @@
+"""The sparse match graph of a column: each distinct value linked to its nearest
+neighbours by embedding and by character n-grams (the column's values searched in their
+own :class:`~pearl.tables.search.ReferenceIndex`), every link weighted by the
+matcher's probability (or the embedding cosine). What :func:`~pearl.cluster` cuts, at any
+size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pearl.tables.search import ReferenceIndex
+
+__all__ = [
+    "MatchGraph",
+    "abbreviation_apart",
+    "match_graph",
+    "one_edit_apart",
+    "pair_cosines",
+]
+
+
+@dataclass
+class MatchGraph:
+    """Undirected weighted edges between distinct values ``rows[e] < cols[e]``.
+
+    Attributes
+    ----------
+    n : int
+        Number of values (nodes).
+    rows, cols : ndarray of int64
+    weights : ndarray of float32
+        Match probability (or cosine) of each edge.
+    """
+
+    n: int
+    rows: np.ndarray
+    cols: np.ndarray
+    weights: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unique undirected pairs ``i < j`` of the neighbour lists."""
+    rows, cols = [], []
+    for ids in neighbour_lists:
+        i = np.repeat(np.arange(len(ids), dtype=np.int64), ids.shape[1])
+        j = ids.ravel()
+        ok = (j >= 0) & (j != i)
+        rows.append(np.minimum(i, j)[ok])
+        cols.append(np.maximum(i, j)[ok])
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    key = np.unique(np.concatenate(rows) * (1 << 32) + np.concatenate(cols))
+    return key >> 32, key & ((1 << 32) - 1)
+
+
+def pair_cosines(a, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Cosines of unit rows ``a[rows[e]]`` and ``a[cols[e]]`` (dense or sparse ``a``),
+    float32. Pairs are taken in chunks that keep the gathered rows in the CPU cache
+    (8,192 dense rows, 32,768 sparse ones): on 220,000 pairs, 2x faster for 256-d
+    embeddings and 1.6x for n-gram rows than one gather of every pair."""
+    dense = isinstance(a, np.ndarray)
+    chunk = 1 << 13 if dense else 1 << 15
+    out = np.empty(len(rows), dtype=np.float32)
+    for s in range(0, len(rows), chunk):
+        r, c = rows[s : s + chunk], cols[s : s + chunk]
+        if dense:
+            out[s : s + chunk] = np.einsum("ij,ij->i", a[r], a[c])
+        else:
+            out[s : s + chunk] = np.asarray(a[r].multiply(a[c]).sum(axis=1)).ravel()
+    return out
+
+
+def match_graph(
+    texts: list[str],
+    embeddings: np.ndarray,
+    scorer=None,
+    *,
+    top_k: int = 10,
+    exact_max: int | None = None,
+    one_edit: tuple[float, int] | None = None,
+    abbreviation: float | None = None,
+) -> MatchGraph:
+    """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
+    ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
+    pair's two cosines (without a scorer: the embedding cosine).
+
+    Parameters
+    ----------
+    texts : list of str
+        Distinct values.
+    embeddings : ndarray, shape (len(texts), dim)
+        Their unit embeddings.
+    scorer : MatchScorer, optional
+    top_k : int, default=10
+        Neighbours per value and per signal.
+    exact_max : int, optional
+        Up to this many values the neighbours are exact; above, approximate (default
+        :data:`~pearl.tables.search.EXACT_MAX`).
+    one_edit : (float, int), optional
+        ``(boost, min_length)``: with a ``scorer``, a link between two values one typo
+        apart (:func:`one_edit_apart`, the shorter at least ``min_length`` characters)
+        gets the probability ``max(p, boost)``.
+    abbreviation : float, optional
+        With a ``scorer``, a link between two values that abbreviate each other
+        (:func:`abbreviation_apart`) gets at least this probability.
+
+    Returns
+    -------
+    MatchGraph
+    """
+    n = len(texts)
+    if scorer is None:
+        emb_nn, _ = ReferenceIndex(embeddings, exact_max=exact_max).neighbours(top_k)
+        rows, cols = _pairs(emb_nn)
+        return MatchGraph(n, rows, cols, pair_cosines(embeddings, rows, cols))
+    from pearl.tables.ngrams import NgramVectorizer
+
+    ng = NgramVectorizer().fit_transform(texts)
+    index = ReferenceIndex(embeddings, ngram_rows=ng, exact_max=exact_max)
+    rows, cols = _pairs(*index.neighbours(top_k))
+    weights = np.asarray(
+        scorer.probability(pair_cosines(embeddings, rows, cols), pair_cosines(ng, rows, cols)),
+        dtype=np.float32,
+    )
+    if one_edit is not None:
+        boost, min_length = one_edit
+        near = one_edit_apart(texts, rows, cols, min_length)
+        weights = np.where(near, np.maximum(weights, boost), weights).astype(np.float32)
+    if abbreviation is not None:
+        near = abbreviation_apart(texts, rows, cols)
+        weights = np.where(near, np.maximum(weights, abbreviation), weights).astype(np.float32)
+    return MatchGraph(n, rows, cols, weights)
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with at most one edit: a substitution, an insertion, a
+    deletion or a swap of two adjacent characters (optimal string alignment)."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] or (
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+        )
+    return a[i:] == b[i + 1 :]
+
+
+def one_edit_apart(
+    texts: list[str], rows: np.ndarray, cols: np.ndarray, min_length: int = 1
+) -> np.ndarray:
+    """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two differ, case
+    aside, by exactly one edit (a substitution, an insertion, a deletion or a swap of two
+    adjacent characters) and the shorter has at least ``min_length`` characters. The
+    typos of a keyboard (a slip, a dropped or doubled letter, two letters swapped) are
+    one edit.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(rows),)
+    """
+    lower = [t.lower() for t in texts]
+    length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    out = np.zeros(len(rows), dtype=bool)
+    near = np.flatnonzero(
+        (np.abs(length[rows] - length[cols]) <= 1)
+        & (np.minimum(length[rows], length[cols]) >= min_length)
+    )
+    pairs = zip(rows[near].tolist(), cols[near].tolist(), strict=True)
+    out[near] = [lower[i] != lower[j] and _within_one_edit(lower[i], lower[j]) for i, j in pairs]
+    return out
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """Whether ``short`` (2+ characters) abbreviates ``long``: same first letter, shorter,
+    and its letters appear in order in ``long`` ("intl", "corp", "lit" of "little")."""
+    if len(short) < 2 or len(short) >= len(long) or short[0] != long[0]:
+        return False
+    rest = iter(long[1:])
+    return all(ch in rest for ch in short[1:])
+
+
+def _abbreviation_pair(wa: list[str], wb: list[str]) -> bool:
+    if wa == wb:
+        return False
+    return all(
+        x == y or _abbreviates(x, y) or _abbreviates(y, x) for x, y in zip(wa, wb, strict=True)
+    )
+
+
+def abbreviation_apart(texts: list[str], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two have as many
+    words and each word of one equals the other's or abbreviates it (case and a final dot
+    aside; an abbreviation has 2+ letters, the same first letter and its letters in order:
+    "Corp." of "Corporation", "Intl" of "International", "Lit." of "Little"), at least
+    one word being abbreviated.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(rows),)
+    """
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    words = [[w.rstrip(".") for w in t.lower().split()] for t in texts]
+    # word by word, an abbreviation keeps the first letter: pairs whose words' initials
+    # differ (most of them) are never compared letter by letter
+    initials: dict[str, int] = {}
+    key = np.fromiter(
+        (
+            initials.setdefault("".join(w[:1] for w in ws) + f"|{len(ws)}", len(initials))
+            for ws in words
+        ),
+        dtype=np.int64,
+        count=len(words),
+    )
+    out = np.zeros(len(rows), dtype=bool)
+    same = np.flatnonzero(key[rows] == key[cols])
+    pairs = zip(rows[same].tolist(), cols[same].tolist(), strict=True)
+    out[same] = [_abbreviation_pair(words[i], words[j]) for i, j in pairs]
+    return out

@@ -1,0 +1,443 @@
+"""Record linkage on several columns: each field compared with its own similarity, the
+evidence combined into one match probability by a Fellegi-Sunter model fitted without
+labels (EM), as splink and recordlinkage do.
+
+The steps, for a left and a right table and pairs of key columns:
+
+1. **Candidates** (blocking): each left row's nearest right rows by character n-grams on
+   every text field, and by embedding on the record's text fields joined into one string.
+2. **Comparison levels**: per field and candidate pair, a small integer, by the field's kind
+   (:func:`field_kind`, read from the values: a CSV's columns are all text). Text (names,
+   free text): 4 when equal (case and surrounding spaces aside), else the combined
+   matcher's probability (the fields' embedding and n-gram cosines,
+   :class:`~pearl.tables.matcher.MatchScorer`) binned at 0.9 / 0.7 / 0.4 into 3..0,
+   at least 3 one typo apart. Codes (phones, postcodes, ids): 2 equal after removing
+   spaces and punctuation, 1 one edit apart, 0 otherwise. Numbers: 2 equal, 1 within 1%
+   of the column's spread (at least 1 for whole numbers), 0 otherwise. Dates: 2 equal, 1
+   within 31 days, 0 otherwise. A null or empty value on either side is *missing
+   evidence* (level -1), never a mismatch. Only text fields are embedded.
+3. **Fellegi-Sunter**: the probability of each level among non-matches (``u``) is counted on
+   random pairs of rows (almost all non-matches). Its probability among matches (``m``) is
+   counted, field by field, on the candidate pairs that agree on every other field where
+   such agreement is too rare by chance to be anything but a match (splink trains ``m``
+   on blocking rules the same way); a field without enough such pairs gets ``m`` by EM.
+   The share of matches among the candidates is fitted by EM, bounded by what the tables
+   allow (at most ``min(n_left, n_right)`` true pairs). A pair's match probability is the
+   posterior under conditional independence of the fields.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pearl.tables.comparisons import (
+    LEVELS,
+    _CodeField,
+    _Field,
+    _levels,
+    _per_field,
+    _TextField,
+    field_kind,
+)
+from pearl.tables.fellegi_sunter import FellegiSunter
+from pearl.tables.join_options import JoinOptions
+
+__all__ = [
+    "FellegiSunter",
+    "field_kind",
+    "link_tables",
+    "multi_column_join",
+    "cluster_records",
+    "one_to_one_links",
+    "LEVELS",
+]
+
+
+def _field_candidates(tf, width: int) -> np.ndarray | None:
+    """(left row, right row) pairs: each left row's ``width`` nearest right rows by n-gram
+    cosine on one text field, or None when the field is not identifier-like."""
+    from pearl.tables.search import ReferenceIndex
+
+    live_l, live_r = np.flatnonzero(~tf.lnull), np.flatnonzero(~tf.rnull)
+    if not len(live_l) or len(np.unique(tf.rid[live_r])) < 0.5 * len(live_r):
+        return None
+    # left rows of one value have the same candidates: each value is searched once
+    values, row_value = np.unique(tf.lid[live_l], return_inverse=True)
+    index = ReferenceIndex(ngram_rows=tf.ngrams[tf.rid[live_r]])
+    ids = index.ngram_top_k(tf.ngrams[values], width)
+    ids = ids[row_value.ravel()]
+    return np.stack([np.repeat(live_l, ids.shape[1]), live_r[ids.ravel()]], axis=1)
+
+
+def _records(text_fields: list, side: str) -> list[str]:
+    """Each row's text fields joined by spaces (missing values left out)."""
+    cells = zip(*[getattr(t, side) for t in text_fields], strict=True)
+    nulls = zip(*[t.lnull if side == "left" else t.rnull for t in text_fields], strict=True)
+    return [
+        " ".join(c for c, n in zip(cs, ns, strict=True) if not n)
+        for cs, ns in zip(cells, nulls, strict=True)
+    ]
+
+
+def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
+    """(left row, right row) pairs: each left string's ``width`` nearest right strings by
+    n-gram cosine."""
+    from pearl.tables.ngrams import NgramVectorizer
+    from pearl.tables.search import ReferenceIndex
+
+    vec = NgramVectorizer().fit(right)
+    ids = ReferenceIndex(ngram_rows=vec.transform(right)).ngram_top_k(vec.transform(left), width)
+    return np.stack([np.repeat(np.arange(len(left)), ids.shape[1]), ids.ravel()], axis=1)
+
+
+def _equal_value_candidates(field, cap: int) -> np.ndarray | None:
+    """(left row, right row) pairs that hold the same value of a code, date or number
+    field (splink's blocking on equality: a date of birth, an id, a postcode); a value
+    held by more than ``cap`` right rows (a state, a placeholder such as 1900-01-01)
+    blocks nothing, so each left row gains at most ``cap`` pairs. None when no value
+    qualifies."""
+    (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
+    live_r = np.flatnonzero(~rn)
+    right = pd.DataFrame({"key": rk[live_r], "right": live_r})
+    right = right[right.groupby("key")["key"].transform("size").to_numpy() <= cap]
+    if not len(right):
+        return None
+    left = pd.DataFrame({"key": lk[~ln], "left": np.flatnonzero(~ln)})
+    return left.merge(right, on="key")[["left", "right"]].to_numpy(np.int64)
+
+
+def _candidates(fields: list, records: tuple, encoder, width: int) -> np.ndarray:
+    """Unique (left row, right row) candidate pairs, shape (n, 2): the nearest right
+    records of each left record by embedding of the joined text fields, and by n-grams on
+    each identifier-like text field (at least half its right values distinct: names,
+    numbers; a field of few values would only block on ties), or on the joined text
+    fields when no field is identifier-like; and the pairs that share a value of a code,
+    date or number field held by few right rows (a date of birth: names of few distinct
+    values leave the true record out of a record's nearest ones in a large table)."""
+    from pearl.tables.search import match_strings
+
+    text_fields = [f for f in fields if isinstance(f, _TextField)]
+    left_text, right_text = records
+    found = []
+    if text_fields and len(left_text) and len(right_text):
+        found = [
+            p
+            for p in _per_field(lambda tf: _field_candidates(tf, width), text_fields)
+            if p is not None
+        ]
+        if not found:
+            found.append(_ngram_top_k(left_text, right_text, width))
+        if encoder is not None:
+            ids, _ = match_strings(left_text, [right_text], encoder, top_k=width)
+            rows = np.repeat(np.arange(len(left_text)), ids.shape[1])
+            found.append(np.stack([rows, ids.ravel()], axis=1))
+    others = [f for f in fields if not isinstance(f, _TextField)]
+    found += [
+        p for p in _per_field(lambda f: _equal_value_candidates(f, width), others) if p is not None
+    ]
+    if not found:
+        return np.zeros((0, 2), dtype=np.int64)
+    pairs = np.concatenate(found)
+    pairs = pairs[(pairs >= 0).all(1)]
+    return np.unique(pairs, axis=0)
+
+
+def link_tables(
+    left: pd.DataFrame,
+    right: pd.DataFrame,
+    left_on: list[str],
+    right_on: list[str],
+    *,
+    encoder=None,
+    scorer=None,
+    top_k: int = 1,
+    candidates: int = 10,
+    random_pairs: int = 50_000,
+    seed: int = 0,
+    known_matches=None,
+    one_to_one: bool = False,
+) -> tuple[np.ndarray, np.ndarray, FellegiSunter]:
+    """Each left row's ``top_k`` right rows by Fellegi-Sunter match probability.
+
+    ``known_matches``, optional: ``(left position, right position)`` pairs known to match;
+    ``m`` is then learned from them instead of by EM (``u`` still comes from random
+    pairs, the prior by EM on the candidates). ``one_to_one=True`` (with ``top_k=1``):
+    each right row is given to at most one left row, see :func:`one_to_one_links`.
+
+    Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
+    and probability ``-inf`` where a row has fewer candidates) and the fitted model, with
+    each field's kind (``model.kinds_``) and name (``model.names_``).
+    """
+    if one_to_one and top_k != 1:  # before any work
+        raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
+    left, right = left.reset_index(drop=True), right.reset_index(drop=True)
+    kinds, fields, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
+    pairs = _candidates(fields, records, encoder, candidates)
+    rng = np.random.default_rng(seed)
+    n_random = random_pairs if len(left) and len(right) else 0
+    rand_l = rng.integers(0, max(len(left), 1), n_random)
+    rand_r = rng.integers(0, max(len(right), 1), n_random)
+    known = None if known_matches is None else _positions(known_matches, len(left), len(right))
+    names = [str(a) if a == b else f"{a}/{b}" for a, b in zip(left_on, right_on, strict=True)]
+    proba, model = _probabilities(
+        fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
+    )
+    model.kinds_, model.names_ = kinds, names
+    if one_to_one:
+        return (*one_to_one_links(pairs, proba, len(left)), model)
+    return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def one_to_one_links(pairs: np.ndarray, proba: np.ndarray, n_left: int):
+    """Each left row's match when no row of either table may be linked twice: candidate
+    pairs taken greedily by decreasing probability (ties to the lower left, then right
+    row), a pair kept when neither of its rows is taken yet (recordlinkage's one-to-one
+    linking). A left row whose best candidate went to a likelier pair gets its next free
+    candidate. Returns ``ids, scores`` of shape ``(n_left, 1)`` (-1 and ``-inf``: none)."""
+    ids = np.full((n_left, 1), -1, dtype=np.int64)
+    scores = np.full((n_left, 1), -np.inf, dtype=np.float32)
+    order = np.lexsort((pairs[:, 1], pairs[:, 0], -proba)) if len(pairs) else []
+    right_taken: set[int] = set()
+    for e in order:
+        i, j = int(pairs[e, 0]), int(pairs[e, 1])
+        if ids[i, 0] < 0 and j not in right_taken:
+            ids[i, 0], scores[i, 0] = j, proba[e]
+            right_taken.add(j)
+    return ids, scores
+
+
+def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
+    """Known matching pairs as an int array of shape (n, 2), checked against the tables."""
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError("known_matches must be pairs of row positions (left, right)")
+    if len(arr) == 0:
+        raise ValueError("known_matches is empty; leave it None to fit m without labels")
+    if arr.min() < 0 or arr[:, 0].max() >= n_left or arr[:, 1].max() >= n_right:
+        raise ValueError("known_matches names a row outside the tables")
+    return arr.astype(np.int64)
+
+
+def _compared_fields(left, right, left_on, right_on, encoder, scorer):
+    """Each pair of key columns' kind and comparison field, and each side's records (its
+    text fields joined), for :func:`_candidates` and :func:`_levels`."""
+    kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
+    fields = [
+        _TextField(left[a], right[b], encoder, scorer)
+        if k == "text"
+        else _CodeField(left[a], right[b])
+        if k == "code"
+        else _Field(k, left[a], right[b])
+        for a, b, k in zip(left_on, right_on, kinds, strict=True)
+    ]
+    text = [f for f in fields if isinstance(f, _TextField)]
+    records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
+    return kinds, fields, records
+
+
+def _probabilities(
+    fields,
+    kinds,
+    pairs: np.ndarray,
+    random_rows,
+    n_left: int,
+    known=None,
+    n_right=None,
+    names: list[str] | None = None,
+    term_frequency: bool = True,
+):
+    """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
+    EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
+    probability of each pair."""
+    n_right = n_left if n_right is None else n_right  # one table: cluster_records
+    model = FellegiSunter([LEVELS[k] for k in kinds])
+    model.fit_u(_levels(fields, *random_rows))
+    gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
+    if known is not None:
+        model.fit_m(_levels(fields, known[:, 0], known[:, 1]))
+    else:
+        model.fit_m_from_agreement(gamma, n_right, n_left)
+    if not len(pairs):
+        return np.zeros(0), model
+    # at most min(n_left, n_right) true pairs among the candidates
+    max_prior = min(n_left, n_right) / len(pairs)
+    model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior)
+    if model.check_sane(names):
+        model.fit(gamma, prior=model.prior_, max_prior=max_prior)  # the prior without them
+    offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
+    return model.predict_proba(gamma, offset), model
+
+
+def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np.ndarray):
+    """The term-frequency adjustment of each pair (splink's): where a text or code field
+    agrees exactly on a value ``v``, the evidence of *that* value replaces the average
+    evidence of agreement: ``log(u_agree / tf(v))``, ``tf(v)`` the share of the right
+    column's values that are ``v`` (the chance that a random right row agrees with a left
+    row of value ``v``). A shared rare name ("smith & wollensky") counts for more than a
+    shared "new york"."""
+    offset = np.zeros(len(pairs))
+    for f, (field, kind) in enumerate(zip(fields, kinds, strict=True)):
+        if kind not in ("text", "code"):
+            continue
+        _, rkey = field.keys()
+        values = rkey[~field.rnull]
+        if not len(values):
+            continue
+        # pairs agree only on present values, so their keys are all counted here
+        counts = np.bincount(values)
+        agree = np.flatnonzero(gamma[:, f] == model.n_levels[f] - 1)
+        tf = np.maximum(counts[rkey[pairs[agree, 1]]], 1) / len(values)
+        u_agree = model.u_[f][-1]
+        offset[agree] += np.log(u_agree) - np.log(tf)
+    return offset
+
+
+def _best(pairs: np.ndarray, proba: np.ndarray, n_left: int, top_k: int):
+    """Each left row's ``top_k`` candidates by probability (ties to the lower right id)."""
+    ids = np.full((n_left, top_k), -1, dtype=np.int64)
+    scores = np.full((n_left, top_k), -np.inf, dtype=np.float32)
+    order = np.lexsort((pairs[:, 1], -proba, pairs[:, 0])) if len(pairs) else np.zeros(0, int)
+    rows = pairs[order, 0]
+    starts = np.searchsorted(rows, np.arange(n_left))
+    rank = np.arange(len(rows)) - starts[rows] if len(rows) else np.zeros(0, int)
+    keep = rank < top_k
+    ids[rows[keep], rank[keep]] = pairs[order, 1][keep]
+    scores[rows[keep], rank[keep]] = proba[order][keep]
+    return ids, scores
+
+
+def multi_column_join(
+    left_df: pd.DataFrame,
+    right,
+    opts: JoinOptions,
+    *,
+    encoder,
+    scorer,
+    known_matches=None,
+):
+    """:func:`~pearl.tables.join.fuzzy_join` on several key columns (pandas in and
+    out), with its checked options (``opts.multi``): :func:`link_tables`, then the join's
+    usual assembly; ``match_score`` is the Fellegi-Sunter match probability. Returns the
+    joined table and its :class:`~pearl.tables.join_output.JoinDetails`."""
+    from pearl._validation import InputTypeError, MissingKeyError
+    from pearl.tables.frames import is_table, to_pandas_table
+    from pearl.tables.join_output import JoinDetails, finish_join, output_columns
+    from pearl.tables.matcher import threshold_for_precision
+
+    left_on, right_on, top_k = list(opts.left_on), list(opts.right_on), opts.top_k
+    if len(left_on) != len(right_on):
+        raise ValueError(
+            f"left_on and right_on must name as many columns, got {len(left_on)} and "
+            f"{len(right_on)}"
+        )
+    if not is_table(right):
+        raise InputTypeError(
+            "a join on several columns needs the right table whole (a DataFrame or "
+            "table), not a stream of chunks"
+        )
+    right_df, _ = to_pandas_table(right, "right")
+    for name, frame, cols in (("left", left_df, left_on), ("right", right_df, right_on)):
+        missing = [c for c in cols if c not in frame.columns]
+        if missing:
+            raise MissingKeyError(
+                f"{name} has no column(s) {missing}; columns: {list(frame.columns)}"
+            )
+    # the output names are checked before any work (a clash is a ValueError)
+    output_columns(left_df.columns, right_df.columns, opts.suffix, opts.return_score, top_k > 1)
+    ids, scores, model = link_tables(
+        left_df,
+        right_df,
+        list(left_on),
+        list(right_on),
+        encoder=encoder,
+        scorer=scorer,
+        top_k=top_k,
+        known_matches=_label_positions(known_matches, left_df.index, right_df.index),
+        one_to_one=opts.one_to_one,
+    )
+    threshold = opts.threshold
+    if opts.precision is not None:
+        threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], opts.precision)
+    left_df, right_df = left_df.reset_index(drop=True), right_df.reset_index(drop=True)
+    out = finish_join(
+        left_df,
+        right_df,
+        ids,
+        scores,
+        threshold=threshold,
+        how=opts.how,
+        return_score=opts.return_score,
+        suffix=opts.suffix,
+        rank=top_k > 1,
+    )
+    details = JoinDetails(
+        ids, scores, float(threshold), True, left_df[left_on], right_df[right_on], model
+    )
+    return out, details
+
+
+def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:
+    """``(left label, right label)`` pairs as row positions; a label not in its table (or
+    found twice) is a ``ValueError``."""
+    if pairs is None:
+        return None
+    pairs = list(pairs)
+    if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+        raise ValueError("known_matches must be (left label, right label) pairs")
+    out = []
+    for side, index in ((0, left_index), (1, right_index)):
+        labels = [p[side] for p in pairs]
+        if not index.is_unique:
+            raise ValueError(
+                f"known_matches needs a unique index on the {('left', 'right')[side]} table"
+            )
+        pos = index.get_indexer(labels)
+        if (pos < 0).any():
+            bad = labels[int(np.flatnonzero(pos < 0)[0])]
+            raise ValueError(
+                f"known_matches: {bad!r} is not a row of the {('left', 'right')[side]} table"
+            )
+        out.append(pos)
+    return np.stack(out, axis=1).astype(np.int64).reshape(-1, 2)
+
+
+def cluster_records(
+    table: pd.DataFrame,
+    *,
+    encoder,
+    scorer,
+    threshold: float,
+    top_k: int = 5,
+    random_pairs: int = 50_000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Cluster labels of the rows of ``table`` (all its columns compared, as in
+    :func:`link_tables`): each row is linked to its candidate rows, the links weighted by
+    the Fellegi-Sunter match probability, then average linkage over that graph at
+    ``threshold``. Rows whose every field is missing get -1."""
+    from pearl.tables.linkage import graph_average_linkage
+
+    table = table.reset_index(drop=True)
+    n, cols = len(table), list(table.columns)
+    kinds, fields, records = _compared_fields(table, table, cols, cols, encoder, scorer)
+    pairs = _candidates(fields, records, encoder, top_k + 1)
+    pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
+    rng = np.random.default_rng(seed)
+    rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
+    rand = rand[rand[:, 0] != rand[:, 1]]
+    # no term-frequency adjustment within one table yet: a value's share there counts the
+    # row itself, which makes every repeated value look common in a small table
+    proba, _ = _probabilities(
+        fields,
+        kinds,
+        pairs,
+        (rand[:, 0], rand[:, 1]),
+        n,
+        names=[str(c) for c in cols],
+        term_frequency=False,
+    )
+    labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
+    empty = np.all(_levels(fields, np.arange(n), np.arange(n)) < 0, axis=1)
+    labels[empty] = -1
+    return labels

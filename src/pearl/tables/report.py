@@ -1,0 +1,367 @@
+"""A page a person reads about a fuzzy join's decisions: each key column's match weights,
+the histogram of match scores, the expected precision and recall over the threshold, and
+the borderline pairs (:class:`JoinReport`, :func:`join_report`).
+
+The page is one self-contained HTML file (inline CSS and SVG, no script, nothing
+fetched), so it opens offline in any browser and in a notebook (``_repr_html_``).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pearl.encoders import DEFAULT_MODEL
+from pearl.tables.join_output import JoinDetails
+
+__all__ = ["JoinReport", "join_report"]
+
+#: thresholds of the expected precision and recall table
+CURVE_THRESHOLDS = tuple(np.round(np.arange(0.05, 1.0, 0.05), 2))
+
+
+def join_report(
+    left,
+    right,
+    left_on: str | list[str] | None = None,
+    right_on: str | list[str] | None = None,
+    *,
+    model: Any = DEFAULT_MODEL,
+    right_chunksize: int | None = None,
+    known_matches=None,
+    borderline: int = 20,
+    **options,
+) -> JoinReport:
+    """Run :func:`~pearl.tables.join.fuzzy_join` and keep what it decided on.
+
+    Parameters
+    ----------
+    left, right, left_on, right_on, model, right_chunksize, known_matches
+        As :func:`~pearl.tables.join.fuzzy_join`.
+    borderline : int, default=20
+        Pairs shown nearest the decision threshold.
+    **options
+        Any other :func:`~pearl.tables.join.fuzzy_join` option (``on``,
+        ``threshold``, ``precision``, ``how``, ``top_k``...).
+
+    Returns
+    -------
+    JoinReport
+        Its ``result`` is the joined table :func:`~pearl.tables.join.fuzzy_join`
+        returns; ``write_html(path)`` writes the page.
+
+    Examples
+    --------
+    >>> report = pearl.join_report(left, right, on=["name", "city"])  # doctest: +SKIP
+    >>> report.write_html("report.html")  # doctest: +SKIP
+    >>> joined = report.result  # doctest: +SKIP
+    """
+    from pearl._validation import check_int
+    from pearl.tables.join import joined
+    from pearl.tables.join_options import JoinOptions
+
+    borderline = check_int(borderline, "borderline", 0)
+    opts = JoinOptions.check(left_on=left_on, right_on=right_on, **options)
+    result, details = joined(left, right, opts, model, right_chunksize, known_matches)
+    return JoinReport(result, details, borderline=borderline)
+
+
+class JoinReport:
+    """A fuzzy join's result and the page that explains its decisions.
+
+    Parameters
+    ----------
+    result : table
+        The joined table.
+    details : JoinDetails
+        What the join decided on (:func:`join_report` makes both).
+    borderline : int, default=20
+        Pairs shown nearest the decision threshold.
+    title : str, default="pearl join report"
+
+    Attributes
+    ----------
+    best_scores : ndarray of shape (n_left,)
+        Each left row's best ``match_score`` (NaN: no candidate).
+    """
+
+    def __init__(
+        self,
+        result,
+        details: JoinDetails,
+        borderline: int = 20,
+        title: str = "pearl join report",
+    ):
+        self.result = result
+        self.details = details
+        self.borderline = borderline
+        self.title = title
+        first = details.scores[:, 0] if details.scores.shape[1] else np.zeros(len(details.ids))
+        has = details.ids[:, 0] >= 0 if details.ids.shape[1] else np.zeros(len(first), bool)
+        self.best_scores = np.where(has, first, np.nan).astype(np.float64)
+
+    def summary(self) -> dict[str, Any]:
+        """Rows, links made at the threshold, and (with probabilities) the expected
+        precision of the links and the expected number of true matches."""
+        s = self.best_scores
+        d = self.details
+        linked = s >= d.threshold
+        out: dict[str, Any] = {
+            "left rows": len(d.left_keys),
+            "right rows": len(d.right_keys),
+            "key columns": ", ".join(_pair_names(d)),
+            "score": "match probability" if d.probability else "cosine similarity",
+            "threshold": round(d.threshold, 4),
+            "links": int(linked.sum()),
+            "rows without a candidate": int(np.isnan(s).sum()),
+        }
+        if d.probability:
+            p = np.nan_to_num(s)
+            out["expected precision of the links"] = (
+                round(float(p[linked].mean()), 4) if linked.any() else None
+            )
+            out["expected true matches (sum of probabilities)"] = round(float(p.sum()), 1)
+        if d.model is not None:
+            out["prior (share of candidate pairs that match)"] = round(float(d.model.prior_), 6)
+        return out
+
+    def expected_curve(self, thresholds=CURVE_THRESHOLDS) -> pd.DataFrame:
+        """Expected precision and recall of the links over the threshold, read from the
+        probabilities themselves (no labels): at threshold ``t`` the links are the best
+        candidates with probability ``>= t``; their expected precision is the mean of
+        their probabilities, and the expected recall their sum over the sum of all best
+        candidates' probabilities. Empty with cosine scores (no probability to read)."""
+        cols = ["threshold", "links", "expected precision", "expected recall"]
+        if not self.details.probability:
+            return pd.DataFrame(columns=cols)
+        p = self.best_scores[~np.isnan(self.best_scores)]  # rows with a candidate
+        total = p.sum()
+        rows = []
+        for t in thresholds:
+            acc = p >= t
+            n = int(acc.sum())
+            prec = float(p[acc].mean()) if n else np.nan
+            rec = float(p[acc].sum() / total) if total > 0 else np.nan
+            rows.append((float(t), n, prec, rec))
+        return pd.DataFrame(rows, columns=cols)
+
+    def match_weights(self) -> pd.DataFrame:
+        """Each key column's comparison levels with ``m`` (their share among matches), ``u``
+        (among non-matches) and the match weight ``log2(m / u)``: the evidence a pair
+        gains at that level (a join on several key columns; empty with one)."""
+        from pearl.tables.comparisons import LEVEL_NAMES
+
+        cols = ["column", "kind", "level", "m", "u", "match weight"]
+        model = self.details.model
+        if model is None:
+            return pd.DataFrame(columns=cols)
+        kinds = model.kinds_
+        rows = []
+        for f, (name, kind) in enumerate(zip(_pair_names(self.details), kinds, strict=True)):
+            m, u = np.asarray(model.m_[f]), np.asarray(model.u_[f])
+            for level in range(len(m) - 1, -1, -1):  # strongest agreement first
+                label = LEVEL_NAMES[kind][level]
+                rows.append((name, kind, label, m[level], u[level], np.log2(m[level] / u[level])))
+        return pd.DataFrame(rows, columns=cols)
+
+    def borderline_pairs(self, n: int | None = None) -> pd.DataFrame:
+        """The ``n`` left rows whose best candidate's score is nearest the threshold, with
+        both rows' keys, the score and the decision (``linked`` or not)."""
+        n = self.borderline if n is None else n
+        d = self.details
+        rows = np.flatnonzero(~np.isnan(self.best_scores))
+        near = rows[np.argsort(np.abs(self.best_scores[rows] - d.threshold), kind="stable")[:n]]
+        near = near[np.argsort(-self.best_scores[near], kind="stable")]
+        left = d.left_keys.iloc[near].reset_index(drop=True).add_prefix("left: ")
+        right = d.right_keys.iloc[d.ids[near, 0]].reset_index(drop=True).add_prefix("right: ")
+        out = pd.concat([pd.Series(near, name="left row"), left, right], axis=1)
+        out["match_score"] = self.best_scores[near]
+        out["linked"] = self.best_scores[near] >= d.threshold
+        return out
+
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page."""
+        d = self.details
+        parts = [
+            f"<h1>{_esc(self.title)}</h1>",
+            _table(pd.DataFrame(list(self.summary().items()), columns=["", "value"])),
+        ]
+        weights = self.match_weights()
+        if len(weights):
+            parts += [
+                "<h2>Match weights of each key column</h2>",
+                "<p>log2(m / u): how much a pair's comparison at that level moves the odds "
+                "of a match (positive: evidence for; negative: against). A missing value "
+                "is no evidence. "
+                + (
+                    "m was learned from the known matches."
+                    if getattr(d.model, "m_from_labels_", False)
+                    else "m and the prior were fitted by EM without labels; u on random pairs."
+                )
+                + "</p>",
+                _weights_table(weights),
+            ]
+        score = "match probability" if d.probability else "cosine similarity"
+        parts += [
+            f"<h2>Each left row's best candidate: {score}</h2>",
+            _histogram_svg(self.best_scores, d.threshold, d.probability),
+        ]
+        curve = self.expected_curve()
+        if len(curve):
+            parts += [
+                "<h2>Expected precision and recall over the threshold</h2>",
+                "<p>Read from the probabilities, without labels: the precision of the links "
+                "is the mean of their probabilities, the recall their share of the sum of "
+                "all best candidates' probabilities. They hold as far as the probabilities "
+                "are calibrated; label a sample of borderline pairs to check.</p>",
+                _curve_svg(curve, d.threshold),
+                _table(curve, floats="{:.3f}"),
+            ]
+        if self.borderline:
+            parts += [
+                f"<h2>Borderline pairs (the {self.borderline} nearest the threshold)</h2>",
+                _table(self.borderline_pairs(), floats="{:.3f}"),
+            ]
+        return _PAGE.format(title=_esc(self.title), body="\n".join(parts))
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def write_html(self, path: str | Path) -> Path:
+        """Write the page (UTF-8, atomically: an interrupted write leaves any previous
+        file as it was) and return its path."""
+        from pearl._io import write_text_atomic
+
+        write_text_atomic(path, self.to_html())
+        return Path(path)
+
+
+def _pair_names(d: JoinDetails) -> list[str]:
+    return [
+        str(a) if str(a) == str(b) else f"{a} / {b}"
+        for a, b in zip(d.left_keys.columns, d.right_keys.columns, strict=True)
+    ]
+
+
+def _esc(x: Any) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _cell(x: Any, floats: str) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "no"
+    if isinstance(x, (float, np.floating)):
+        return "" if np.isnan(x) else floats.format(x)
+    if x is None or (not isinstance(x, str) and pd.isna(x)):
+        return ""
+    return _esc(x)
+
+
+def _table(df: pd.DataFrame, floats: str = "{:.4g}") -> str:
+    head = "".join(f"<th>{_esc(c)}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(x, floats)}</td>" for x in row) + "</tr>"
+        for row in df.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _weights_table(weights: pd.DataFrame) -> str:
+    """The match weights with a bar each (right and green: for; left and red: against)."""
+    top = max(float(np.abs(weights["match weight"]).max()), 1e-9)
+    rows = []
+    for r in weights.itertuples(index=False):
+        w = float(r[5])
+        width = 50 * abs(w) / top
+        side = f"left:{50 if w >= 0 else 50 - width:.1f}%;width:{width:.1f}%"
+        colour = "#2e7d32" if w >= 0 else "#c62828"
+        bar = f'<div class="bar"><div style="{side};background:{colour}"></div></div>'
+        rows.append(
+            f"<tr><td>{_esc(r[0])}</td><td>{_esc(r[1])}</td><td>{_esc(r[2])}</td>"
+            f"<td>{r[3]:.4f}</td><td>{r[4]:.4f}</td><td>{w:+.2f}</td><td>{bar}</td></tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>" for h in ("column", "kind", "level", "m", "u", "match weight", "")
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _histogram_svg(scores: np.ndarray, threshold: float, probability: bool) -> str:
+    """Counts of the best scores in 20 bins, with the threshold as a line."""
+    s = scores[~np.isnan(scores)]
+    lo, hi = (0.0, 1.0) if probability or not len(s) else (min(-1e-9, s.min()), 1.0)
+    counts, edges = np.histogram(s, bins=20, range=(lo, hi))
+    w, h, pad = 600, 220, 30
+    top = max(int(counts.max()) if len(counts) else 0, 1)
+    bars = []
+    for k, c in enumerate(counts):
+        x = pad + k * (w - 2 * pad) / 20
+        bh = (h - 2 * pad) * c / top
+        bars.append(
+            f'<rect x="{x:.1f}" y="{h - pad - bh:.1f}" width="{(w - 2 * pad) / 20 - 2:.1f}" '
+            f'height="{bh:.1f}" fill="#5c6bc0"><title>{edges[k]:.2f}-{edges[k + 1]:.2f}: '
+            f"{c} rows</title></rect>"
+        )
+    tx = pad + (threshold - lo) / (hi - lo) * (w - 2 * pad) if hi > lo else pad
+    tx = min(max(tx, pad), w - pad)
+    labels = (
+        f'<text x="{pad}" y="{h - 8}">{lo:.2f}</text>'
+        f'<text x="{w - pad}" y="{h - 8}" text-anchor="end">{hi:.2f}</text>'
+        f'<text x="{pad - 4}" y="{pad}" text-anchor="end">{top}</text>'
+        f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{pad - 10}" y2="{h - pad}" stroke="#c62828" '
+        f'stroke-dasharray="4"/><text x="{tx + 4:.1f}" y="{pad - 12}">threshold '
+        f"{threshold:.3g}</text>"
+    )
+    return (
+        f'<svg width="{w}" height="{h}" role="img" aria-label="histogram of scores">'
+        f"{''.join(bars)}{labels}</svg>"
+    )
+
+
+def _curve_svg(curve: pd.DataFrame, threshold: float) -> str:
+    """Expected precision (blue) and recall (orange) over the threshold."""
+    w, h, pad = 600, 220, 30
+
+    def xy(t, v):
+        return pad + t * (w - 2 * pad), h - pad - v * (h - 2 * pad)
+
+    lines = []
+    for col, colour in (("expected precision", "#1565c0"), ("expected recall", "#ef6c00")):
+        pts = [xy(t, v) for t, v in zip(curve["threshold"], curve[col], strict=True) if v == v]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        lines.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+    tx, _ = xy(min(max(threshold, 0.0), 1.0), 0)
+    labels = (
+        f'<text x="{pad}" y="{h - 8}">0</text><text x="{w - pad}" y="{h - 8}" '
+        f'text-anchor="end">threshold 1</text><text x="{pad - 4}" y="{pad}" '
+        f'text-anchor="end">1</text><line x1="{tx:.1f}" x2="{tx:.1f}" y1="{pad}" '
+        f'y2="{h - pad}" stroke="#c62828" stroke-dasharray="4"/>'
+        f'<text x="{w - pad}" y="{pad + 12}" text-anchor="end" fill="#1565c0">'
+        f'expected precision</text><text x="{w - pad}" y="{pad + 28}" text-anchor="end" '
+        f'fill="#ef6c00">expected recall</text>'
+    )
+    return (
+        f'<svg width="{w}" height="{h}" role="img" aria-label="expected precision and '
+        f'recall">{"".join(lines)}{labels}</svg>'
+    )
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; max-width: 60em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; }}
+th {{ background: #f5f5f5; }}
+.bar {{ position: relative; width: 12em; height: 0.9em; background: #fafafa; }}
+.bar div {{ position: absolute; top: 0; height: 100%; }}
+svg text {{ font-size: 11px; fill: #444; }}
+</style></head>
+<body>
+{body}
+</body></html>
+"""

@@ -1,0 +1,482 @@
+"""The reference index: where every table tool searches.
+
+A :class:`ReferenceIndex` holds reference rows (their unit embeddings and, for the
+combined matcher, their unit character n-gram rows) and searches each signal: exactly by
+blocked matrix products up to a size, approximately above it (a faiss HNSW graph or a
+user's faiss index for the embeddings, a product-quantised sketch for the n-grams).
+:meth:`ReferenceIndex.best` rescores the candidates of both signals with the one scorer
+(:class:`~pearl.tables.matcher.MatchScorer`).
+
+- ``fuzzy_join`` indexes each reference chunk and searches it with the left keys
+  (:func:`match_strings`);
+- ``deduplicate`` and ``cluster`` search the index of a column's values with the values
+  themselves (:meth:`ReferenceIndex.neighbours`), then cut the match graph;
+- :class:`~pearl.EntityIndex` is this index over a faiss index, saved and loaded;
+- record linkage searches one index per text field; the Dask join one index per shard.
+
+This is the one module of the table tools that imports faiss (a test checks it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from pearl.encoders.base import normalize_rows
+from pearl.tables.nearest import (
+    _block_rows,
+    _drop_own,
+    _exact_ngram_top_k,
+    merge_top_k,
+    sketch,
+    top_k_of,
+)
+
+__all__ = [
+    "EXACT_MAX",
+    "ReferenceIndex",
+    "keep_top",
+    "match_strings",
+    "merge_top_k",
+    "sketch",
+    "top_k_of",
+]
+
+#: Above this many rows, embeddings are searched approximately (a faiss HNSW graph), and
+#: above a quarter of it the n-grams (a sparse product costs about four dense ones: 7.6 s
+#: against 2.0 s at 20,000 corpus phrases).
+EXACT_MAX = 20_000
+#: HNSW links per node, and the candidate list widths when the graph is built and searched.
+#: Chosen on corpus phrases and their misspellings (``experiments/dedup_neighbours.py``, no
+#: benchmark file): at 300,000 values they find 86% of the exact 6 nearest in 45 s, where
+#: an IVF search (2 sqrt(n) lists, 16 probes) found 85% in 72 s; IVF's cost per query
+#: grows with sqrt(n), HNSW's with log(n).
+HNSW_LINKS, HNSW_BUILD_WIDTH, HNSW_SEARCH_WIDTH = 16, 32, 32
+
+
+# -- faiss ----------------------------------------------------------------------------------
+def _hnsw(x: np.ndarray, links: int, build_width: int, search_width: int):
+    import faiss
+
+    index = faiss.IndexHNSWFlat(x.shape[1], links, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = build_width
+    index.hnsw.efSearch = search_width
+    if len(x):
+        index.add(np.ascontiguousarray(x, dtype=np.float32))
+    return index
+
+
+def _sketch_index(r_ng):
+    """A faiss index of the :func:`sketch` of sparse n-gram rows: 4-bit product
+    quantisation of its dimensions in pairs, scanned with SIMD lookups
+    (``IndexPQFastScan``, 32 bytes a row). On 20,000 corpus phrases it searches 5,000
+    queries in 0.11 s where the flat float sketch takes 0.26 s, and the combined search's
+    top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``)."""
+    import faiss
+
+    x = sketch(r_ng)
+    index = faiss.IndexPQFastScan(x.shape[1], x.shape[1] // 2, 4, faiss.METRIC_INNER_PRODUCT)
+    index.train(x)
+    index.add(x)
+    return index
+
+
+def new_faiss_index(kind: str, dim: int, train: np.ndarray, *, hnsw_m=32, ef_search=128, nprobe=16):
+    """An empty faiss index of unit vectors by inner product: ``"flat"`` (exact),
+    ``"hnsw"`` (a graph) or ``"ivf"`` (inverted lists trained on ``train``,
+    ``nlist = 4 sqrt(n)``)."""
+    import faiss
+
+    if kind == "flat":
+        return faiss.IndexFlatIP(dim)
+    if kind == "hnsw":
+        index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efSearch = ef_search
+        return index
+    nlist = max(1, min(int(4 * np.sqrt(len(train))), len(train) // 39 or 1))
+    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
+    index.cp.seed = 0
+    index.train(train)
+    index.nprobe = nprobe
+    return index
+
+
+def hnsw_bytes(x: np.ndarray, links: int = 32, search_width: int = 128) -> np.ndarray:
+    """A faiss HNSW graph over unit rows ``x``, serialised (a Dask shard ships it)."""
+    import faiss
+
+    return faiss.serialize_index(_hnsw(x, links, 40, search_width))
+
+
+def index_from_bytes(data: np.ndarray):
+    import faiss
+
+    return faiss.deserialize_index(data)
+
+
+def write_faiss(index, path: Path) -> None:
+    import faiss
+
+    faiss.write_index(index, str(path))
+
+
+def read_faiss(path: Path):
+    import faiss
+
+    return faiss.read_index(str(path))
+
+
+def ivf_ids_out_of_range(index) -> int | None:
+    """The first inverted list of an IVF index holding an id outside ``0..ntotal-1``, or
+    None (also for any other kind of index); an IVF index whose ids are all valid gets its
+    direct map, so that its stored vectors can be read back."""
+    import faiss
+
+    ivf = faiss.try_extract_index_ivf(index)
+    if ivf is None:
+        return None
+    for i in range(ivf.invlists.nlist):
+        n = ivf.invlists.list_size(i)
+        if n:
+            ids = faiss.rev_swig_ptr(ivf.invlists.get_ids(i), n)
+            if ids.min() < 0 or ids.max() >= index.ntotal:
+                return i
+    ivf.make_direct_map()
+    return None
+
+
+def _stored_vectors(index, ids: np.ndarray) -> np.ndarray:
+    """Rows ``ids`` of the vectors a faiss index holds, read in place where stored flat."""
+    import faiss
+
+    if isinstance(index, faiss.IndexIVF):
+        index.make_direct_map()  # lets the list-stored vectors be read back
+        return index.reconstruct_batch(ids)
+    store = getattr(index, "storage", None)
+    flat = faiss.downcast_index(store) if store is not None else index
+    stored = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * flat.d)
+    return stored.reshape(flat.ntotal, flat.d)[ids]
+
+
+# -- the index ------------------------------------------------------------------------------
+class ReferenceIndex:
+    """Reference rows searched by embedding and by character n-grams.
+
+    Parameters
+    ----------
+    vectors : ndarray of float32, shape (n, dim), optional
+        The references' unit embeddings (held by ``faiss_index`` instead, when given).
+    ngram_rows : sparse matrix, shape (n, n_features), optional
+        The references' unit n-gram rows (:class:`~pearl.tables.ngrams.NgramVectorizer`):
+        the n-gram signal of the combined matcher.
+    ids : ndarray of int64, shape (n,), optional
+        The id reported for each row, increasing (default: the row positions): a chunk or
+        shard of a larger reference table reports its rows' places in the whole table.
+    exact_max : int or float, optional
+        Up to this many rows the embeddings are searched exactly, and up to a quarter of it
+        the n-grams; above, approximately (a faiss HNSW graph and a product-quantised
+        n-gram sketch, each made on its first search). Default :data:`EXACT_MAX`;
+        ``math.inf``: always exact.
+    faiss_index : faiss index, optional
+        A faiss index that holds the embeddings and answers their searches (flat, HNSW or
+        IVF: :class:`~pearl.EntityIndex`'s choice).
+    """
+
+    def __init__(
+        self,
+        vectors: np.ndarray | None = None,
+        *,
+        ngram_rows=None,
+        ids: np.ndarray | None = None,
+        exact_max: float | None = None,
+        faiss_index=None,
+    ) -> None:
+        self.vectors = vectors
+        self.ngram_rows = ngram_rows
+        self.faiss_index = faiss_index
+        self.exact_max = EXACT_MAX if exact_max is None else exact_max
+        self.ids = np.arange(len(self), dtype=np.int64) if ids is None else ids
+        self._hnsw = self._sketch = None  # approximate structures, made on first use
+
+    def __len__(self) -> int:
+        if self.faiss_index is not None:
+            return int(self.faiss_index.ntotal)
+        if self.vectors is not None:
+            return len(self.vectors)
+        return 0 if self.ngram_rows is None else self.ngram_rows.shape[0]
+
+    def _exact_embeddings(self) -> bool:
+        return len(self) <= self.exact_max
+
+    def _exact_ngrams(self) -> bool:
+        return len(self) <= self.exact_max / 4
+
+    def vectors_at(self, positions: np.ndarray) -> np.ndarray:
+        """The embeddings of rows ``positions`` (any shape of non-negative positions)."""
+        flat = np.asarray(positions).ravel()
+        if self.faiss_index is not None:
+            vecs = _stored_vectors(self.faiss_index, flat)
+        else:
+            vecs = self.vectors[flat]
+        return vecs.reshape(*np.shape(positions), -1)
+
+    # -- one signal -----------------------------------------------------------------------
+    def _embedding_search(self, q: np.ndarray, k: int, block=None):
+        """Positions and cosines of each query's ``k`` nearest rows by embedding."""
+        k = min(k, len(self))
+        if self.faiss_index is None and self._exact_embeddings():
+            return top_k_of(q, self.vectors, np.arange(len(self), dtype=np.int64), k, block)
+        index = self.faiss_index
+        if index is None:
+            if self._hnsw is None:
+                self._hnsw = _hnsw(self.vectors, HNSW_LINKS, HNSW_BUILD_WIDTH, HNSW_SEARCH_WIDTH)
+            index = self._hnsw
+            index.hnsw.efSearch = max(HNSW_SEARCH_WIDTH, k)
+        scores, pos = index.search(np.ascontiguousarray(q, dtype=np.float32), k)
+        return pos.astype(np.int64), scores.astype(np.float32)
+
+    def embedding_top_k(self, q: np.ndarray, k: int, *, block: int | None = None):
+        """Each unit query row's ``k`` nearest rows by embedding cosine.
+
+        Returns
+        -------
+        ids : ndarray of int64, shape (len(q), min(k, len(self))); -1 where an approximate
+            search finds fewer
+        scores : ndarray of float32, the same shape
+        """
+        pos, scores = self._embedding_search(q, k, block)
+        ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+        if self.faiss_index is None and self._hnsw is None:
+            return ids, scores
+        empty = (np.zeros((len(q), 0), np.int64), np.zeros((len(q), 0), np.float32))
+        return merge_top_k(*empty, ids, scores, ids.shape[1])  # the one tie rule
+
+    def _ngram_search(self, q_ng, k: int) -> np.ndarray:
+        """Positions of each query row's ``k`` nearest rows by n-gram cosine."""
+        nq, nr = q_ng.shape[0], len(self)
+        k = min(k, nr)
+        if k <= 0 or nq == 0:
+            return np.full((nq, max(k, 0)), -1, dtype=np.int64)
+        if self._exact_ngrams():
+            return _exact_ngram_top_k(q_ng, self.ngram_rows, k)
+        if self._sketch is None:
+            self._sketch = _sketch_index(self.ngram_rows)
+        return self._sketch.search(sketch(q_ng, self._sketch.d), k)[1].astype(np.int64)
+
+    def ngram_top_k(self, q_ng, k: int) -> np.ndarray:
+        """Each query's ``k`` nearest rows by n-gram cosine (unit sparse rows ``q_ng``):
+        ids, shape ``(n_queries, min(k, len(self)))``, -1 where none was found."""
+        pos = self._ngram_search(q_ng, k)
+        return np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+
+    # -- both signals, one scorer ---------------------------------------------------------
+    def candidates(self, q: np.ndarray, q_ng, per_signal: int):
+        """Each query's ``per_signal`` nearest rows by embedding and ``per_signal`` nearest
+        by n-gram cosine, merged (each row once, -1 padding, in increasing position).
+
+        Returns
+        -------
+        positions : ndarray of int64, shape (len(q), 2 * per_signal at most)
+        emb_cos, ngram_cos : ndarray, the same shape; the two cosines (-inf / 0 at padding)
+        """
+        emb_pos, emb_s = self._embedding_search(q, per_signal)
+        ng_pos = self._ngram_search(q_ng, per_signal)
+        safe = np.maximum(ng_pos, 0)
+        ng_emb = np.einsum("nd,ncd->nc", q, self.vectors_at(safe)).astype(np.float32)
+        ng_emb[ng_pos < 0] = -np.inf
+        pos = np.concatenate([emb_pos, ng_pos], axis=1)
+        emb = np.concatenate([emb_s, ng_emb], axis=1)
+        order = np.argsort(pos, axis=1, kind="stable")
+        pos, emb = np.take_along_axis(pos, order, 1), np.take_along_axis(emb, order, 1)
+        pos[:, 1:][pos[:, 1:] == pos[:, :-1]] = -1  # each row once
+        emb[pos < 0] = -np.inf
+        ng = np.zeros(pos.shape)
+        at = np.nonzero(pos >= 0)  # the padding's n-gram cosines are never read
+        if len(at[0]):
+            ng[at] = np.asarray(self.ngram_rows[pos[at]].multiply(q_ng[at[0]]).sum(axis=1)).ravel()
+        return pos, emb, ng
+
+    def best(self, q, q_ng, scorer, width: int, per_signal: int = 10, *, block=None):
+        """Each query's ``width`` best rows by the scorer's raw score (which ranks without
+        the calibration's flat steps; ``scorer.keep_top`` makes probabilities), among the
+        ``per_signal`` nearest by embedding and by n-grams.
+
+        An exact index scores the candidates from the blocked products that found them;
+        an approximate one (or one over a faiss index) gathers their cosines.
+
+        Returns
+        -------
+        ids : ndarray of int64, shape (len(q), min(width, len(self))), -1 padding
+        scores : ndarray, the same shape, -inf at padding
+        """
+        if self.faiss_index is None and self._exact_ngrams():
+            return self._exact_best(q, q_ng, scorer, width, per_signal, block)
+        pos, emb, ng = self.candidates(q, q_ng, per_signal)
+        raw = scorer.score(np.where(pos >= 0, emb, 0.0), ng)
+        raw[pos < 0] = -np.inf
+        ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+        n = len(q)
+        return merge_top_k(
+            np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, width
+        )
+
+    def _exact_best(self, q, q_ng, scorer, width, per_signal, block):
+        r, r_ng = self.vectors, self.ngram_rows
+        width = min(width, len(r))
+        best_s = np.full((len(q), width), -np.inf, dtype=np.float32)
+        best_i = np.full((len(q), width), -1, dtype=np.int64)
+        if not len(r):
+            return best_i, best_s
+        c = min(per_signal, len(r))
+        block = block or _block_rows(len(r), 1024, 1 << 23)
+        for s in range(0, len(q), block):
+            emb = q[s : s + block] @ r.T
+            ng = (q_ng[s : s + block] @ r_ng.T).toarray()
+            cand = np.concatenate(
+                [
+                    np.argpartition(-emb, c - 1, axis=1)[:, :c],
+                    np.argpartition(-ng, c - 1, axis=1)[:, :c],
+                ],
+                axis=1,
+            )
+            cand.sort(axis=1)
+            prob = scorer.score(np.take_along_axis(emb, cand, 1), np.take_along_axis(ng, cand, 1))
+            prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
+            best_i[s : s + block], best_s[s : s + block] = merge_top_k(
+                best_i[s : s + block], best_s[s : s + block], self.ids[cand], prob, width
+            )
+        return best_i, best_s
+
+    # -- the rows searched with themselves ------------------------------------------------
+    def neighbours(self, top_k: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each row's ``top_k`` nearest other rows (positions) by embedding and, when the
+        index holds n-gram rows, by n-gram cosine (else None); -1 where none."""
+        emb = None if self.vectors is None else _self_top_k(self.vectors, top_k, self.exact_max)
+        ng = None
+        if self.ngram_rows is not None:
+            n, k = self.ngram_rows.shape[0], min(top_k, self.ngram_rows.shape[0] - 1)
+            if k <= 0:
+                ng = np.full((n, 0), -1, dtype=np.int64)
+            elif not self._exact_ngrams():
+                ng = _self_top_k(sketch(self.ngram_rows), k, self.exact_max)
+            else:
+                ng = _exact_ngram_top_k(self.ngram_rows, self.ngram_rows, k, same_rows=True)
+        return emb, ng
+
+
+def _self_top_k(x: np.ndarray, top_k: int, exact_max: float) -> np.ndarray:
+    """The ``top_k`` nearest other rows of each unit row of ``x`` by inner product: exact
+    up to ``exact_max`` rows, else a faiss HNSW graph (built on all of
+    faiss's threads, so two runs can differ on a few neighbours;
+    ``faiss.omp_set_num_threads(1)`` makes it reproducible, and slower)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    n = len(x)
+    k = min(top_k, n - 1)
+    if k <= 0:
+        return np.full((n, 0), -1, dtype=np.int64)
+    if n <= exact_max:
+        ids, _ = top_k_of(x, x, np.arange(n, dtype=np.int64), k + 1)
+    else:
+        index = _hnsw(x, HNSW_LINKS, HNSW_BUILD_WIDTH, max(HNSW_SEARCH_WIDTH, k + 1))
+        ids = index.search(x, k + 1)[1].astype(np.int64)
+    return _drop_own(ids, k)
+
+
+def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
+    the scorer's width, because fewer references exist, is padded to the runner-up column
+    its probabilities read)."""
+    real = ids.shape[1]
+    pad = max(0, min(scorer.width(top_k), 2) - real)
+    ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
+    raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
+    ids, probs = scorer.keep_top(ids, raw, top_k)
+    width = min(top_k, real)
+    return ids[:, :width], probs[:, :width]
+
+
+def match_strings(
+    queries: list[str],
+    chunks: Iterable[list[str]],
+    encoder,
+    *,
+    top_k: int = 1,
+    batch_size: int = 64,
+    block: int | None = None,
+    scorer=None,
+    candidates: int = 10,
+    idf_texts: list[str] | None = None,
+):
+    """Running top-k of each query over a stream of reference chunks.
+
+    Each chunk is indexed (exactly: a :class:`ReferenceIndex` without a size limit) and
+    searched; only one chunk of reference embeddings is held at a time, so the reference
+    side can be larger than memory. With a ``scorer`` (a
+    :class:`~pearl.tables.matcher.MatchScorer`), each chunk's best rows are those of
+    :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are learned from ``idf_texts``
+    (the reference keys when known) or else from the queries.
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (n_queries, top_k); positions in the concatenated
+        reference stream, -1 where fewer than top_k references exist
+    scores : ndarray of float32, shape (n_queries, top_k); cosines, or match
+        probabilities with a scorer; -inf where no match
+    """
+    from pearl.tables.encoding import get_cache
+
+    cache = get_cache(encoder, batch_size)
+    n = len(queries)
+    q = (
+        normalize_rows(cache(queries, show_progress_bar=n > 8192))
+        if queries
+        else np.zeros((0, 1), np.float32)
+    )
+    ngrams = q_ng = None
+    if scorer is not None:
+        from pearl.tables.ngrams import NgramVectorizer
+
+        ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
+        q_ng = ngrams.transform(queries) if n else None
+    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
+    # the lists grow with the references seen, up to ``width``: a huge top_k costs no
+    # memory beyond the reference table's size
+    best_s = np.zeros((n, 0), dtype=np.float32)
+    best_i = np.zeros((n, 0), dtype=np.int64)
+    offset = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        index = ReferenceIndex(
+            _reference_vectors(chunk, encoder, batch_size),
+            ngram_rows=ngrams.transform(chunk) if ngrams is not None else None,
+            ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
+            exact_max=math.inf,
+        )
+        if n:
+            if scorer is None:
+                ci, cs = index.embedding_top_k(q, top_k, block=block)
+            else:
+                ci, cs = index.best(q, q_ng, scorer, width, candidates, block=block)
+            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
+        offset += len(chunk)
+    if scorer is not None:
+        best_i, best_s = keep_top(scorer, best_i, best_s, top_k)
+    return best_i, best_s
+
+
+def _reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray:
+    """Unit embeddings of a reference chunk, each distinct string encoded once (a right
+    table often repeats its keys). Not through the process cache: a streamed reference may
+    be larger than memory."""
+    position: dict[str, int] = {}
+    inverse = np.fromiter(
+        (position.setdefault(t, len(position)) for t in chunk), dtype=np.int64, count=len(chunk)
+    )
+    uniq = list(position)
+    vecs = encoder.encode(uniq, batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
+    vecs = normalize_rows(vecs)
+    return vecs if len(uniq) == len(chunk) else vecs[inverse]

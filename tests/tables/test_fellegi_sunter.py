@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from pearl.tables.fellegi_sunter import FellegiSunter, _patterns
+
+
+def _draw(rng, probs, n):
+    return np.stack([rng.choice(len(p), size=n, p=p) for p in probs], axis=1)
+
+
+def test_patterns_are_the_distinct_comparison_vectors_with_their_counts():
+    gamma = np.array([[2, 1], [-1, 0], [2, 1], [0, -1], [2, 1], [-1, 0]])
+    patterns, inverse, counts = _patterns(gamma, [3, 2])
+    np.testing.assert_array_equal(patterns[inverse], gamma)  # each row is its pattern
+    assert len(patterns) == 3 and sorted(counts.tolist()) == [1, 2, 3]
+    # too many levels for one integer key: the rows themselves are compared
+    wide = np.tile(gamma, (1, 40))
+    p, inv, c = _patterns(wide, [3, 2] * 40)
+    np.testing.assert_array_equal(p[inv], wide)
+    assert sorted(c.tolist()) == [1, 2, 3]
+    empty = _patterns(np.zeros((0, 2), dtype=np.int64), [3, 2])
+    assert empty[0].shape == (0, 2) and len(empty[1]) == 0
+
+
+def test_em_on_patterns_gives_each_row_the_probability_of_its_pattern():
+    rng = np.random.default_rng(0)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+    gamma = np.concatenate([_draw(rng, m, 500), _draw(rng, u, 2000)])
+    random_pairs = _draw(rng, u, 10_000)
+    model = FellegiSunter([3, 2]).fit_u(random_pairs).fit(gamma, prior=0.5)
+    # the EM of the rows themselves, one weight per row (the model before patterns)
+    # EM's start: 0.9 on the top level, the rest halving level by level below it
+    ref_m, ref_prior = [np.array([0.1 / 3, 0.2 / 3, 0.9]), np.array([0.1, 0.9])], 0.5
+    ratio = lambda: sum(  # noqa: E731
+        np.where(gamma[:, f] >= 0, (np.log(ref_m[f]) - np.log(model.u_[f]))[gamma[:, f]], 0)
+        for f in range(2)
+    )
+    for _ in range(model.n_iter_):
+        w = 1 / (1 + np.exp(-(np.log(ref_prior) - np.log1p(-ref_prior) + ratio())))
+        ref_m = [
+            (np.bincount(gamma[:, f], weights=w, minlength=n) + 0.5)
+            / (np.bincount(gamma[:, f], weights=w, minlength=n) + 0.5).sum()
+            for f, n in enumerate((3, 2))
+        ]
+        ref_prior = w.mean()
+    assert model.prior_ == pytest.approx(ref_prior, rel=1e-9)
+    for a, b in zip(model.m_, ref_m, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9)
+    once = model
+    p = once.predict_proba(gamma)
+    same = (gamma[:, None, :] == gamma[None, :50, :]).all(-1)  # rows equal to the first 50
+    for j in range(50):
+        assert np.all(p[same[:, j]] == p[j])
+
+
+def test_a_field_whose_agreement_counts_against_a_match_is_switched_off():
+    model = FellegiSunter([3, 2])
+    model.u_ = [np.array([0.7, 0.2, 0.1]), np.array([0.5, 0.5])]
+    model.m_ = [np.array([0.05, 0.15, 0.8]), np.array([0.6, 0.4])]  # the second: m < u
+    with pytest.warns(UserWarning, match="'phone'"):
+        assert model.check_sane(["name", "phone"]) == [1]
+    np.testing.assert_array_equal(model.m_[1], model.u_[1])  # no evidence either way
+    assert model.m_fixed_ == [False, True]
+    gamma = np.array([[2, 1], [2, 0]])
+    model.prior_ = 0.1
+    p = model.predict_proba(gamma)
+    assert p[0] == p[1]  # the phone no longer moves the probability

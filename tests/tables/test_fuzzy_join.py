@@ -1,0 +1,186 @@
+import pandas as pd
+import polars as pl
+import pytest
+
+from pearl import fuzzy_join
+
+LEFT = pd.DataFrame(
+    {"name": ["acme corp", "globex inc", None, "initech llc", 1984, "zzz"], "v": range(6)}
+)
+RIGHT = pd.DataFrame(
+    {
+        "title": [
+            "Acme Corporation",
+            "Globex Incorporated",
+            "Initech LLC",
+            None,
+            "1984",
+            "umbrella",
+        ],
+        "v": list("abcdef"),
+    }
+)
+
+
+def test_left_join_keeps_rows_and_scores(hash_encoder):
+    out = fuzzy_join(LEFT, RIGHT, "name", "title", model=hash_encoder)
+    assert len(out) == len(LEFT)
+    assert list(out.columns) == ["name", "v", "title", "v_right", "match_score"]
+    assert out.loc[0, "title"] == "Acme Corporation"
+    assert out.loc[3, "title"] == "Initech LLC"
+    assert out.loc[4, "title"] == "1984"  # number matched through str()
+    assert pd.isna(out.loc[2, "title"]) and pd.isna(out.loc[2, "match_score"])  # null key
+    assert (out["title"].dropna() != "").all()  # the null right key is never matched
+
+
+def test_threshold_left_vs_inner(hash_encoder):
+    left = fuzzy_join(LEFT, RIGHT, "name", "title", threshold=0.5, model=hash_encoder)
+    inner = fuzzy_join(LEFT, RIGHT, "name", "title", threshold=0.5, how="inner", model=hash_encoder)
+    assert len(left) == len(LEFT)
+    assert pd.isna(left.loc[5, "title"])  # "zzz" has no match above 0.5
+    assert len(inner) == left["match_score"].notna().sum()
+    assert (inner["match_score"] >= 0.5).all()
+
+
+def test_top_k_rows_and_ranks(hash_encoder):
+    out = fuzzy_join(
+        LEFT.iloc[:2], RIGHT, "name", "title", top_k=3, model=hash_encoder, threshold=0
+    )
+    assert list(out["match_rank"]) == [1, 2, 3, 1, 2, 3]
+    assert out.groupby("name")["match_score"].apply(lambda s: s.is_monotonic_decreasing).all()
+
+
+def test_streamed_right_equals_one_shot(hash_encoder):
+    one = fuzzy_join(LEFT, RIGHT, "name", "title", top_k=2, model=hash_encoder)
+    chunks = [RIGHT.iloc[i : i + 2] for i in range(0, len(RIGHT), 2)]
+    streamed = fuzzy_join(LEFT, iter(chunks), "name", "title", top_k=2, model=hash_encoder)
+    by_size = fuzzy_join(
+        LEFT, RIGHT, "name", "title", top_k=2, model=hash_encoder, right_chunksize=1
+    )
+    pd.testing.assert_frame_equal(one, streamed)
+    pd.testing.assert_frame_equal(one, by_size)
+
+
+def test_duplicate_keys(hash_encoder):
+    left = pd.DataFrame({"k": ["acme", "acme"]})
+    right = pd.DataFrame({"k": ["acme", "acme", "other"], "id": [1, 2, 3]})
+    out = fuzzy_join(left, right, "k", "k", model=hash_encoder, threshold=0)
+    assert list(out["id"]) == [1, 1]  # ties go to the first right row, deterministically
+    assert "k_right" in out.columns
+
+
+def test_empty_tables(hash_encoder):
+    out = fuzzy_join(LEFT.iloc[:0], RIGHT, "name", "title", model=hash_encoder)
+    assert len(out) == 0 and "match_score" in out.columns
+    out = fuzzy_join(LEFT, RIGHT.iloc[:0], "name", "title", model=hash_encoder)
+    assert len(out) == len(LEFT) and out["match_score"].isna().all()
+    allnull = pd.DataFrame({"title": [None, None]})
+    out = fuzzy_join(LEFT, allnull, "name", "title", model=hash_encoder)
+    assert out["match_score"].isna().all()
+
+
+def test_polars_in_polars_out(hash_encoder):
+    out = fuzzy_join(
+        pl.from_pandas(LEFT.astype({"name": str})),
+        pl.from_pandas(RIGHT),
+        "name",
+        "title",
+        model=hash_encoder,
+    )
+    assert isinstance(out, pl.DataFrame) and out.height == len(LEFT)
+
+
+def test_errors(hash_encoder):
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        fuzzy_join(LEFT, RIGHT, "nope", "title", model=hash_encoder)
+    with pytest.raises(KeyError, match="right has no column"):
+        fuzzy_join(LEFT, RIGHT, "name", "nope", model=hash_encoder)
+    with pytest.raises(ValueError, match="how"):
+        fuzzy_join(LEFT, RIGHT, "name", "title", how="outer", model=hash_encoder)
+    with pytest.raises(ValueError, match="threshold"):
+        fuzzy_join(LEFT, RIGHT, "name", "title", threshold=2, model=hash_encoder)
+    with pytest.raises(TypeError, match="pandas, polars"):
+        fuzzy_join([1, 2], RIGHT, "name", "title", model=hash_encoder)
+    with pytest.raises(ValueError, match=r"\[0\] is list"):
+        fuzzy_join(pd.DataFrame({"name": [["a"]]}), RIGHT, "name", "title", model=hash_encoder)
+
+
+def test_cli_join_with_mixed_encodings(tiny_model_dir, tmp_path):
+    from pearl.cli import main
+
+    # row 1 is UTF-8, row 2 a stray latin-1 byte
+    (tmp_path / "l.csv").write_bytes(b"name\nCaf\xc3\xa9 Central\nM\xfcnchen\n")
+    (tmp_path / "r.csv").write_text("title,id\nCafe Central,1\nMunich,2\n", encoding="utf-8")
+    rc = main(
+        [
+            "join",
+            str(tmp_path / "l.csv"),
+            str(tmp_path / "r.csv"),
+            "--left-on",
+            "name",
+            "--right-on",
+            "title",
+            "-o",
+            str(tmp_path / "j.csv"),
+            "-m",
+            str(tiny_model_dir),
+        ]
+    )
+    assert rc == 0
+    out = pd.read_csv(tmp_path / "j.csv")
+    assert len(out) == 2 and out["name"][0] == "Café Central"
+    assert "\ufffd" in out["name"][1]  # the latin-1 byte was replaced, not fatal
+    argv = ["join", str(tmp_path / "x.csv"), str(tmp_path / "r.csv"), "--left-on", "a"]
+    assert main([*argv, "--right-on", "b", "-o", str(tmp_path / "o.csv")]) == 2
+
+
+def test_all_null_left_column(hash_encoder):
+    left = pd.DataFrame({"name": [None, float("nan")], "v": [1, 2]})
+    out = fuzzy_join(left, RIGHT, "name", "title", model=hash_encoder)
+    assert len(out) == 2 and out["title"].isna().all()
+    assert len(fuzzy_join(left, RIGHT, "name", "title", how="inner", model=hash_encoder)) == 0
+
+
+@pytest.mark.integration
+def test_a_one_row_reference_does_not_match_everything():
+    # the probability of a best candidate read its lead over a runner-up; with one row
+    # there is none, and "no rival" gave every left row a probability near 1
+    left = pd.DataFrame({"name": ["The New York Times", "Boston Globe", "le monde"]})
+    out = fuzzy_join(
+        left,
+        pd.DataFrame({"title": ["Le Monde"]}),
+        on=None,
+        left_on="name",
+        right_on="title",
+        model="all-MiniLM-L6-v2",
+        threshold=0,
+    )
+    p = dict(zip(out["name"], out["match_score"], strict=True))
+    assert p["The New York Times"] < 0.5 and p["Boston Globe"] < 0.5
+    assert p["le monde"] > 0.9
+
+
+def test_key_names_may_come_as_an_array(hash_encoder):
+    import numpy as np
+
+    left = pd.DataFrame({"a": ["acme corp", "globex"], "b": ["x", "y"]})
+    right = pd.DataFrame({"c": ["Acme Corporation", "Globex"], "d": ["x", "y"]})
+    as_list = fuzzy_join(left, right, left_on=["a", "b"], right_on=["c", "d"], model=hash_encoder)
+    as_array = fuzzy_join(
+        left, right, left_on=np.array(["a", "b"]), right_on=pd.Index(["c", "d"]), model=hash_encoder
+    )
+    pd.testing.assert_frame_equal(as_array, as_list)
+    one = fuzzy_join(left, right, left_on=np.array(["a"]), right_on=["c"], model=hash_encoder)
+    assert list(one["c"]) == ["Acme Corporation", "Globex"]
+
+
+def test_a_repeated_right_key_is_encoded_once(hash_encoder):
+    from pearl.tables import clear_caches
+
+    clear_caches()  # the left keys may be in the process cache from another test
+    left = pd.DataFrame({"name": ["acme corp", "globex", "initech"]})
+    right = pd.DataFrame({"name": ["acme corporation", "globex inc"] * 50 + ["initech llc"]})
+    out = fuzzy_join(left, right, on="name", model=hash_encoder, matcher="cosine")
+    # 3 distinct left keys and 3 distinct right keys: 6 strings, not 3 + 101
+    assert hash_encoder.calls == 6
+    assert list(out["name_right"]) == ["acme corporation", "globex inc", "initech llc"]

@@ -1,0 +1,135 @@
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pearl
+from pearl.cli import main
+from pearl.tables.report import JoinReport, join_report
+
+
+def _people(n: int, seed: int = 0):
+    """The same people in two tables: names with a typo in every third right row, a
+    missing city in every fifth, shuffled."""
+    rng = np.random.default_rng(seed)
+    first = rng.choice(["anna", "john", "maria", "peter", "lucy", "omar", "chen", "sara"], n)
+    last = rng.choice(["smith", "garcia", "muller", "kowalski", "nguyen", "okafor"], n)
+    left = pd.DataFrame(
+        {
+            "first": first,
+            "last": last,
+            "city": rng.choice(["paris", "lyon", "berlin", "madrid", "oslo"], n),
+            "born": pd.Timestamp("1950-01-01") + pd.to_timedelta(rng.integers(0, 20000, n), "D"),
+            "zip": rng.integers(10000, 99999, n),
+        }
+    )
+    right = left.copy()
+    right.loc[::3, "last"] = right["last"][::3].str[1:]
+    right.loc[::5, "city"] = None
+    return left, right.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
+def _names():
+    left = pd.DataFrame({"name": ["Acme Corp", "Globex Inc", "Initech", "Umbrella", None]})
+    right = pd.DataFrame({"name": ["ACME Corporation", "Globex Incorporated", "Hooli"]})
+    return left, right
+
+
+def test_report_result_is_the_join_and_its_numbers_read_the_scores(hash_encoder):
+    left, right = _names()
+    report = join_report(left, right, on="name", model=hash_encoder, threshold=0.3)
+    expected = pearl.fuzzy_join(left, right, on="name", model=hash_encoder, threshold=0.3)
+    pd.testing.assert_frame_equal(report.result, expected)
+    s = report.best_scores
+    assert np.isnan(s[4])  # a null key has no candidate
+    live = s[~np.isnan(s)]
+    summary = report.summary()
+    assert (
+        summary["links"] == int((live >= 0.3).sum()) == int(expected["match_score"].notna().sum())
+    )
+    assert summary["rows without a candidate"] == 1
+    assert summary["expected precision of the links"] == pytest.approx(
+        live[live >= 0.3].mean(), abs=1e-4
+    )
+    curve = report.expected_curve([0.0, 0.3, 1.0])
+    assert curve["links"].tolist() == [len(live), int((live >= 0.3).sum()), int((live >= 1).sum())]
+    assert curve["expected recall"].iloc[0] == pytest.approx(1.0)
+    assert len(report.match_weights()) == 0  # one key column: no Fellegi-Sunter model
+
+
+def test_borderline_pairs_are_the_nearest_the_threshold(hash_encoder):
+    left, right = _names()
+    report = join_report(left, right, on="name", model=hash_encoder, threshold=0.3, borderline=2)
+    pairs = report.borderline_pairs()
+    assert len(pairs) == 2
+    gaps = np.abs(report.best_scores[~np.isnan(report.best_scores)] - 0.3)
+    assert sorted(np.abs(pairs["match_score"] - 0.3)) == pytest.approx(sorted(gaps)[:2])
+    assert (pairs["linked"] == (pairs["match_score"] >= 0.3)).all()
+    # the keys shown are the rows' own
+    for row in pairs.itertuples(index=False):
+        assert row[1] == left["name"][row[0]]
+
+
+def test_multi_column_report_shows_each_columns_match_weights(hash_encoder, tmp_path):
+    left, right = _people(60)
+    keys = ["first", "last", "city", "born", "zip"]
+    report = join_report(left, right, on=keys, model=hash_encoder)
+    weights = report.match_weights()
+    assert set(weights["column"]) == set(keys)
+    model = report.details.model
+    first = weights[weights["column"] == "first"]
+    # strongest agreement first, and weight = log2(m / u) of the fitted model
+    assert first["match weight"].iloc[0] == pytest.approx(
+        np.log2(model.m_[0][-1] / model.u_[0][-1])
+    )
+    assert first["level"].iloc[0].startswith("equal")
+    assert "prior (share of candidate pairs that match)" in report.summary()
+    page = report.write_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "Match weights of each key column" in page and "<svg" in page
+    assert "Borderline pairs" in page and "Expected precision and recall" in page
+    assert "<script" not in page and "http" not in page  # self-contained, nothing fetched
+
+
+def test_the_page_escapes_the_data(hash_encoder):
+    left = pd.DataFrame({"name": ["<script>alert(1)</script>", "a & b"]})
+    right = pd.DataFrame({"name": ["<script>alert(2)</script>", "a and b"]})
+    page = join_report(left, right, on="name", model=hash_encoder, threshold=0).to_html()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "a &amp; b" in page
+
+
+def test_cosine_scores_give_no_expected_precision(hash_encoder):
+    left, right = _names()
+    report = join_report(left, right, on="name", model=hash_encoder, matcher="cosine")
+    assert report.summary()["score"] == "cosine similarity"
+    assert "expected precision of the links" not in report.summary()
+    assert len(report.expected_curve()) == 0
+    assert "Expected precision" not in report.to_html()
+
+
+def test_report_options_are_checked_like_the_join(hash_encoder):
+    left, right = _names()
+    with pytest.raises(TypeError):
+        join_report(left, right, on="name", model=hash_encoder, no_such_option=1)
+    with pytest.raises(ValueError, match="borderline"):
+        join_report(left, right, on="name", model=hash_encoder, borderline=-1)
+    assert isinstance(join_report(left, right, on="name", model=hash_encoder), JoinReport)
+
+
+def test_cli_join_writes_the_report(tmp_path, tiny_model_dir, capsys):
+    left, right = _names()
+    left.to_csv(tmp_path / "l.csv", index=False)
+    right.to_csv(tmp_path / "r.csv", index=False)
+    base = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--left-on", "name"]
+    base += ["--right-on", "name", "-m", str(tiny_model_dir), "-o", str(tmp_path / "out.csv")]
+    assert main([*base, "--report", str(tmp_path / "report.html")]) == 0
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert re.search(r"<td>links</td><td>\d+</td>", page)
+    assert pd.read_csv(tmp_path / "out.csv").shape[0] == len(left)
+    # the report never replaces an input, nor the joined table
+    before = (tmp_path / "l.csv").read_bytes()
+    for bad in (str(tmp_path / "l.csv"), str(tmp_path / "out.csv"), "-"):
+        assert main([*base, "--report", bad]) == 2
+    assert (tmp_path / "l.csv").read_bytes() == before

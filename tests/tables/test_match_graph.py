@@ -1,0 +1,78 @@
+import numpy as np
+
+from pearl.tables.match_graph import (
+    abbreviation_apart,
+    match_graph,
+    one_edit_apart,
+)
+
+
+def _unit(rng, n, d=16):
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_graph_edges_are_unique_pairs_weighted_by_the_scorer(hash_encoder):
+    from pearl.tables.matcher import MatchScorer
+
+    texts = ["acme corp", "acme corpp", "globex", "globx", "initech", "initek"]
+    emb = hash_encoder.encode(texts)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    g = match_graph(texts, emb, top_k=2)
+    assert (g.rows < g.cols).all() and len(set(zip(g.rows, g.cols, strict=True))) == len(g)
+    np.testing.assert_allclose(g.weights, np.einsum("ij,ij->i", emb[g.rows], emb[g.cols]), 1e-5)
+    scorer = MatchScorer((1.0, 1.0, 0.0), -1.0)
+    gs = match_graph(texts, emb, scorer, top_k=2)
+    assert len(gs) >= len(g) and ((gs.weights > 0) & (gs.weights < 1)).all()
+
+
+def test_one_edit_apart():
+    pairs = [
+        ("The Army", "The Amry", True),  # two adjacent letters swapped
+        ("The Army", "the aRMY", False),  # case aside, the same: not a typo pair
+        ("The Army", "The Arm", True),  # a deletion
+        ("The Army", "The Srmy", True),  # a substitution
+        ("abc", "abxc", True),  # an insertion
+        ("abcd", "badc", False),  # two swaps
+        ("Kent", "Kern", False),  # two substitutions
+        ("The Court", "The Co.", False),
+        ("ab", "ba", True),
+    ]
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    rows = np.arange(0, len(texts), 2)
+    got = one_edit_apart(texts, rows, rows + 1)
+    assert got.tolist() == [want for *_, want in pairs]
+    assert one_edit_apart(texts, rows, rows + 1, min_length=3).tolist()[-1] is False
+
+
+def test_links_one_typo_apart_get_the_boost(hash_encoder):
+    from pearl.tables.matcher import MatchScorer
+
+    texts = ["washington", "washingtno", "wxshingtxn", "boston"]
+    emb = hash_encoder.encode(texts)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    scorer = MatchScorer.for_encoder(hash_encoder)
+    plain = match_graph(texts, emb, scorer, top_k=3)
+    boosted = match_graph(texts, emb, scorer, top_k=3, one_edit=(0.95, 4))
+    assert plain.rows.tolist() == boosted.rows.tolist()
+    for i, j, w0, w1 in zip(plain.rows, plain.cols, plain.weights, boosted.weights, strict=True):
+        if {texts[i], texts[j]} == {"washington", "washingtno"}:
+            assert w1 >= 0.95 > w0
+        else:
+            assert w1 == w0
+
+
+def test_abbreviation_apart():
+    pairs = [
+        ("Cam. Corp.", "Campeau Corp.", True),
+        ("Cam. Corp.", "Con. Corp.", False),  # neither abbreviates the other
+        ("Intl Paper", "International Paper", True),  # letters in order, not a prefix
+        ("Arthur D. Lit.", "arthur d. little", True),
+        ("Bank of Boston", "Bank of Austin", False),
+        ("Bank of A", "Bank of America", False),  # one letter is not an abbreviation
+        ("Scott Paper", "Scott Paper", False),  # nothing abbreviated
+        ("Union Pac.", "Union Pacific Railroad", False),  # not as many words
+    ]
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    rows = np.arange(0, len(texts), 2)
+    assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]

@@ -1,0 +1,468 @@
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pearl import fuzzy_join
+from pearl._validation import InputTypeError
+from pearl.tables.record_linkage import FellegiSunter, field_kind, link_tables
+
+FIRST = ["anna", "john", "maria", "peter", "lucy", "omar", "chen", "sara", "ivan", "nina"]
+LAST = ["smith", "garcia", "muller", "kowalski", "nguyen", "okafor", "rossi", "berg"]
+CITY = ["paris", "lyon", "berlin", "madrid", "oslo", "rome"]
+
+
+def _typo(s: str, rng: random.Random) -> str:
+    i = rng.randrange(len(s))
+    return s[:i] + s[i + 1 :] if len(s) > 3 else s + "e"
+
+
+def _people(n: int = 80, seed: int = 0):
+    """A left table and a right table of the same people (shuffled, with typos, nulls
+    and a few distractors); the true right id of each left row."""
+    rng = random.Random(seed)
+    rows = [
+        {
+            "first": rng.choice(FIRST),
+            "last": rng.choice(LAST),
+            "city": rng.choice(CITY),
+            "born": pd.Timestamp("1950-01-01") + pd.Timedelta(days=rng.randrange(20000)),
+            "zip": rng.randrange(10000, 99999),
+        }
+        for _ in range(n)
+    ]
+    left = pd.DataFrame(rows)
+    right = left.copy()
+    for i in range(n):
+        if i % 3 == 0:
+            right.loc[i, "last"] = _typo(right.loc[i, "last"], rng)
+        if i % 5 == 0:
+            right.loc[i, "city"] = None
+    order = list(range(n))
+    rng.shuffle(order)
+    right = right.iloc[order].reset_index(drop=True)
+    right["rid"] = [f"r{j}" for j in order]
+    truth = [f"r{i}" for i in range(n)]
+    return left, right, truth
+
+
+def test_multi_column_join_finds_people_despite_typos_and_nulls(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    out = fuzzy_join(left, right, left_on=keys, right_on=keys, model=hash_encoder)
+    assert len(out) == len(left)
+    assert (out["rid"] == truth).mean() == 1.0
+    assert out["match_score"].between(0, 1).all()
+    # a name alone is ambiguous here (10 first names x 8 last names for 80 people)
+    by_name = fuzzy_join(left, right, left_on="first", right_on="first", model=hash_encoder)
+    assert (by_name["rid"] == truth).mean() < 0.5
+
+
+def test_threshold_precision_and_inner(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    stranger = pd.DataFrame(
+        [
+            {
+                "first": "zed",
+                "last": "quux",
+                "city": "lima",
+                "born": pd.Timestamp("1900-01-01"),
+                "zip": 1,
+            }
+        ]
+    )
+    both = pd.concat([left, stranger], ignore_index=True)
+    out = fuzzy_join(both, right, on=keys, model=hash_encoder, threshold=0.5, how="inner")
+    assert len(out) == len(left) and "zed" not in set(out["first"])
+    # the stranger's best candidate would pull the expected precision under 80/81
+    precise = fuzzy_join(both, right, on=keys, model=hash_encoder, precision=0.995)
+    assert precise["rid"].isna().tolist() == [False] * len(left) + [True]
+
+
+def test_null_fields_are_missing_evidence_not_mismatches(hash_encoder):
+    left, right, truth = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    ids, proba, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    got = right["rid"].to_numpy()[ids[:, 0]]
+    rows_with_null_city = [i for i in range(len(left)) if i % 5 == 0]
+    assert all(got[i] == truth[i] for i in rows_with_null_city)
+    # the model's levels: text 5, dates 3, numbers 3
+    assert [len(m) for m in model.m_] == [5, 5, 5, 3, 3]
+    # agreement on the last name raises the odds of a match, disagreement lowers them
+    ratio = np.log(model.m_[1]) - np.log(model.u_[1])
+    assert ratio[4] > 0 > ratio[0]
+
+
+def test_fellegi_sunter_recovers_m_and_prior():
+    rng = np.random.default_rng(0)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+
+    def draw(probs, n):
+        return np.stack([rng.choice(len(p), size=n, p=p) for p in probs], axis=1)
+
+    matches, others = draw(m, 2000), draw(u, 8000)
+    gamma = np.concatenate([matches, others])
+    gamma[rng.random(gamma.shape) < 0.1] = -1  # missing evidence
+    model = FellegiSunter([3, 2]).fit_u(draw(u, 50_000)).fit(gamma, prior=0.5)
+    assert abs(model.prior_ - 0.2) < 0.03
+    assert np.allclose(model.m_[0], m[0], atol=0.05)
+    p = model.predict_proba(np.array([[2, 1], [0, 0], [-1, -1]]))
+    assert p[0] > 0.9 > 0.05 > p[1]
+    assert p[2] == pytest.approx(model.prior_)  # no evidence: the prior
+
+
+def test_field_kinds():
+    num, date = pd.Series([1, 2]), pd.Series(pd.to_datetime(["2020-01-01", "2021-01-01"]))
+    assert field_kind(num, num) == "numeric"
+    assert field_kind(date, date) == "date"
+    assert field_kind(pd.Series(["a", "b"]), num) == "text"
+    assert field_kind(pd.Series([True, False]), pd.Series([True, True])) == "text"
+    # text columns are read by their values (a CSV gives every column as text)
+    s = pd.Series
+    assert field_kind(s(["1975-03-12", "2001-11-30"]), s(["12/03/1975", None])) == "date"
+    assert field_kind(s(["310/246-1501", "(212) 555 0100"]), s(["310-246-1501"])) == "code"
+    assert field_kind(s(["02139", "10001"]), s(["94110"])) == "code"  # postcodes
+    assert field_kind(s(["1975", "2001"]), s(["1999"])) == "numeric"  # years
+    assert field_kind(s(["New York", "Paris"]), s(["1975"])) == "text"
+
+
+def test_codes_are_equal_after_normalisation_and_numbers_close_in_absolute_terms(
+    hash_encoder,
+):
+    left = pd.DataFrame({"name": ["Art's Deli", "Smith & Wollensky"]})
+    left["phone"] = ["818/762-1221", "212 753 1530"]
+    left["year"] = ["1955", "1980"]
+    right = pd.DataFrame({"name": ["Art's Delicatessen", "Wollensky's Grill"]})
+    right["phone"] = ["818-762-1221", "212-753-0444"]
+    right["year"] = ["1955", "1936"]
+    from pearl.tables.comparisons import _levels
+    from pearl.tables.record_linkage import _compared_fields
+
+    cols = ["name", "phone", "year"]
+    kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
+    assert kinds == ["text", "code", "numeric"]
+    levels = _levels(fields, np.array([0, 1]), np.array([0, 1]))
+    assert levels[:, 1].tolist() == [2, 0]  # the same phone written two ways; another
+    assert levels[:, 2].tolist() == [2, 0]  # 1980 is not "within 1%" of 1936 any more
+
+
+PEOPLE_FIRST = [
+    "james", "mary", "john", "patricia", "robert", "jennifer", "michael", "linda",
+    "william", "elizabeth", "david", "barbara", "richard", "susan", "joseph", "jessica",
+]  # fmt: skip
+PEOPLE_LAST = [
+    "smith", "johnson", "williams", "brown", "jones", "garcia", "miller", "davis",
+    "rodriguez", "martinez", "wilson", "anderson", "taylor", "thomas", "moore", "martin",
+    "jackson", "white", "harris", "clark", "lewis", "walker", "young", "allen", "king",
+]  # fmt: skip
+
+
+def _partnered_people(n: int, share: float = 0.7, seed: int = 0):
+    """The linkage issue's synthetic people: a right table of ``n`` people (first name,
+    surname, city, date of birth as text); a left table whose rows are, with probability
+    ``share``, a right row with one typo in a name or the city, else a new person; and
+    the true right row of each left row (-1: none)."""
+    rng = random.Random(seed)
+
+    def person():
+        born = f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        names = {"first": rng.choice(PEOPLE_FIRST), "surname": rng.choice(PEOPLE_LAST)}
+        return {**names, "city": rng.choice(CITY), "dob": born}
+
+    right = [person() for _ in range(n)]
+    left, truth = [], []
+    for i in range(n):
+        if rng.random() < share:
+            row = dict(right[i])
+            key = rng.choice(["first", "surname", "city"])
+            j = rng.randrange(len(row[key]))
+            row[key] = row[key][:j] + rng.choice("xqzkv") + row[key][j + 1 :]
+            left.append(row)
+            truth.append(i)
+        else:
+            left.append(person())
+            truth.append(-1)
+    return pd.DataFrame(left), pd.DataFrame(right), np.array(truth)
+
+
+def _link_scores(out, truth) -> tuple[float, float]:
+    pred = out["rid"].fillna(-1).astype(int).to_numpy()
+    linked = pred >= 0
+    tp = int(((pred == truth) & linked).sum())
+    precision = tp / max(int(linked.sum()), 1)
+    recall = tp / max(int((truth >= 0).sum()), 1)
+    return precision, 2 * precision * recall / max(precision + recall, 1e-9)
+
+
+@pytest.mark.integration
+def test_rows_without_a_partner_stay_unmatched():
+    # 30% of the left rows are new people: they used to be linked all the same (300 of
+    # 300 at threshold=0.5, EM prior 0.99, m saying matches disagree on the birth date)
+    left, right, truth = _partnered_people(1000)
+    right["rid"] = range(len(right))
+    keys = ["first", "surname", "city", "dob"]
+    out = fuzzy_join(left, right, on=keys, model="pearl-static")
+    precision, f1 = _link_scores(out, truth)
+    assert f1 >= 0.95 and precision >= 0.95
+    assert out["rid"][truth < 0].notna().mean() < 0.05
+    out = fuzzy_join(left, right, on=keys, model="pearl-static", precision=0.9)
+    assert _link_scores(out, truth)[0] >= 0.87
+
+
+def test_the_prior_never_exceeds_what_the_tables_allow(hash_encoder):
+    left, right, _ = _partnered_people(300, share=1.0, seed=1)
+    keys = ["first", "surname", "city", "dob"]
+    from pearl.tables.record_linkage import _candidates, _compared_fields
+
+    _, fields, records = _compared_fields(left, right, keys, keys, hash_encoder, None)
+    n_pairs = len(_candidates(fields, records, hash_encoder, 10))
+    _, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert model.prior_ <= min(len(left), len(right)) / n_pairs + 1e-12
+
+
+def test_key_lists_are_checked(hash_encoder):
+    left, right, _ = _people(10)
+    with pytest.raises(ValueError, match="as many columns"):
+        fuzzy_join(left, right, left_on=["first", "last"], right_on="first", model=hash_encoder)
+    with pytest.raises(ValueError, match="as many columns"):
+        fuzzy_join(
+            left, right, left_on=["first", "last"], right_on=["first"] * 3, model=hash_encoder
+        )
+    with pytest.raises(InputTypeError, match="non-empty list"):
+        fuzzy_join(left, right, left_on=[], right_on=[], model=hash_encoder)
+    with pytest.raises(KeyError, match="nope"):
+        fuzzy_join(left, right, on=["first", "nope"], model=hash_encoder)
+    with pytest.raises(InputTypeError, match="stream"):
+        fuzzy_join(left, iter([right]), on=["first", "last"], model=hash_encoder)
+    # a list of one column is that column
+    one = fuzzy_join(left, right, on=["first"], model=hash_encoder)
+    assert one.equals(fuzzy_join(left, right, on="first", model=hash_encoder))
+
+
+def test_multi_column_join_keeps_polars(hash_encoder):
+    pl = pytest.importorskip("polars")
+    left, right, truth = _people(30)
+    keys = ["first", "last", "zip"]
+    # threshold=0: every row's best candidate (the default leaves a row unmatched below
+    # 0.5, as "berg" -> "beg" with three fields and 30 rows: 0.40)
+    out = fuzzy_join(
+        pl.from_pandas(left), pl.from_pandas(right), on=keys, model=hash_encoder, threshold=0.0
+    )
+    assert isinstance(out, pl.DataFrame) and out["rid"].to_list() == truth
+
+
+def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
+    from pearl.tables.comparisons import _date_levels, _numeric_levels, _TextField
+
+    a = pd.Series(["Anna Smith", "anna smith ", None, "", "Bob"])
+    b = pd.Series(["anna smith", "Anna Smyth", "x", "x", "Zyx Qwv"])
+    field = _TextField(a, b, hash_encoder, None)
+    i = np.arange(5)
+    levels = field.levels(i, i)
+    assert levels[0] == 4  # equal but for case and spaces
+    assert 0 <= levels[1] < 4 and levels[4] < levels[1]  # a typo beats a different name
+    assert levels[2] == levels[3] == -1  # null and blank: missing evidence
+    x, y = pd.Series([10.0, 100.0, 5.0, None]), pd.Series([10.0, 100.5, 9.0, 1.0])
+    assert _numeric_levels(x, y, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
+    d = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-01", "2020-01-01", None]))
+    e = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-20", "2021-01-01", "2020-01-01"]))
+    assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
+
+
+def test_candidates_without_identifier_like_fields(hash_encoder):
+    from pearl.tables.record_linkage import _candidates, _records, _TextField
+
+    left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
+    right = left.iloc[::-1].reset_index(drop=True)
+    fields = [_TextField(left[c], right[c], None, None) for c in ("city", "kind")]
+    records = (_records(fields, "left"), _records(fields, "right"))
+    pairs = _candidates(fields, records, None, 3)
+    # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
+    assert len(pairs) == 3 * len(left)
+    equal = {i for i, j in pairs if records[0][i] == records[1][j]}
+    assert equal == set(range(len(left)))
+
+
+def test_cluster_and_deduplicate_rows_of_a_table(hash_encoder):
+    from pearl import cluster, deduplicate
+
+    left, right, _ = _people(40)
+    right = right.drop(columns="rid")
+    both = pd.concat([left, right], ignore_index=True)  # every person twice
+    labels = cluster(both, model=hash_encoder)
+    _, with_ids, _ = _people(40)
+    person = list(range(40)) + [int(r[1:]) for r in with_ids["rid"]]
+    from pearl.evaluation.pairs import pairwise_cluster_scores
+
+    scores = pairwise_cluster_scores(labels, person)
+    assert scores["f1"] >= 0.9
+    out = deduplicate(both, model=hash_encoder)
+    assert list(out.columns) == list(both.columns) and out.index.equals(both.index)
+    # each cluster's rows become one of its rows
+    for lab in set(labels):
+        rows = out[labels == lab].astype(str).drop_duplicates()
+        assert len(rows) == 1
+    with pytest.raises(ValueError, match="n_clusters"):
+        cluster(both, n_clusters=3, model=hash_encoder)
+
+
+def test_rows_with_every_field_missing_stay_alone(hash_encoder):
+    from pearl import cluster
+
+    others = [(f"{f} {ln}", c) for f, ln, c in zip(FIRST * 3, LAST * 4, CITY * 5, strict=False)][
+        :24
+    ]
+    rows = [("anna smith", "oslo"), ("anna smith", "oslo"), (None, None), (None, None), *others]
+    labels = cluster(pd.DataFrame(rows, columns=["name", "city"]), model=hash_encoder)
+    assert labels[0] == labels[1] and labels[2] == labels[3] == -1
+    assert (labels[4:] >= 0).all()
+
+
+def test_fellegi_sunter_learns_m_from_known_matches_and_fits_only_the_prior():
+    rng = np.random.default_rng(1)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+
+    def draw(probs, n):
+        return np.stack([rng.choice(len(p), size=n, p=p) for p in probs], axis=1)
+
+    gamma = np.concatenate([draw(m, 1000), draw(u, 9000)])
+    model = FellegiSunter([3, 2]).fit_u(draw(u, 50_000)).fit_m(draw(m, 300))
+    learned = [x.copy() for x in model.m_]
+    model.fit(gamma, prior=0.5)
+    assert all(np.array_equal(a, b) for a, b in zip(learned, model.m_, strict=True))
+    assert np.allclose(model.m_[0], m[0], atol=0.05)
+    assert abs(model.prior_ - 0.1) < 0.02
+    with pytest.raises(ValueError, match="no known matches"):
+        FellegiSunter([3, 2]).fit_m(np.zeros((0, 2), dtype=int))
+
+
+def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
+    left, right, truth = _people()
+    left.index = [f"L{i}" for i in range(len(left))]
+    right = right.set_index("rid", drop=False)
+    keys = ["first", "last", "city", "born", "zip"]
+    known = [(f"L{i}", truth[i]) for i in range(0, 40, 2)]
+    out = fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=known)
+    assert (out["rid"].to_numpy() == np.array(truth)).mean() == 1.0
+    # m is the known pairs' level frequencies, not EM's
+    pos = [(i, right.index.get_loc(truth[i])) for i in range(0, 40, 2)]
+    l2, r2 = left.reset_index(drop=True), right.reset_index(drop=True)
+    *_, model = link_tables(l2, r2, keys, keys, encoder=hash_encoder, known_matches=pos)
+    *_, unsupervised = link_tables(l2, r2, keys, keys, encoder=hash_encoder)
+    assert model.m_from_labels_ and not hasattr(unsupervised, "m_from_labels_")
+    assert not np.allclose(model.m_[1], unsupervised.m_[1])
+    with pytest.raises(ValueError, match="not a row of the right table"):
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=[("L0", "nope")])
+    with pytest.raises(ValueError, match="pairs"):
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=["L0"])
+    with pytest.raises(ValueError, match="several key columns"):
+        fuzzy_join(left, right, on="last", model=hash_encoder, known_matches=known)
+
+
+def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_encoder, monkeypatch):
+    from pearl.tables import comparisons, record_linkage
+
+    left, right, _ = _people()
+    keys = ["first", "last", "city", "born", "zip"]
+    seen = []
+    per_field = record_linkage._per_field
+    monkeypatch.setattr(
+        record_linkage, "_per_field", lambda fn, items: seen.append(1) or per_field(fn, items)
+    )
+    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    ids2, p2, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert seen  # candidates and levels went through the per-field map
+    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    ids1, p1, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    np.testing.assert_array_equal(ids1, ids2)
+    np.testing.assert_array_equal(p1, p2)
+
+
+def test_one_to_one_gives_each_right_row_to_one_left_row():
+    from pearl.tables.record_linkage import one_to_one_links
+
+    # left 0 and 1 both prefer right 0; left 0 is likelier, so left 1 gets right 1
+    pairs = np.array([[0, 0], [1, 0], [1, 1], [2, 1]])
+    proba = np.array([0.9, 0.8, 0.6, 0.5])
+    ids, scores = one_to_one_links(pairs, proba, 4)
+    assert ids[:, 0].tolist() == [0, 1, -1, -1]  # left 2's only candidate is taken
+    assert scores[:, 0].tolist()[:2] == pytest.approx([0.9, 0.6])
+    assert np.isneginf(scores[2:, 0]).all()
+
+
+def test_one_to_one_join_never_links_a_right_row_twice(hash_encoder):
+    left, right, _ = _partnered_people(200, seed=3)
+    left = pd.concat([left, left.iloc[:20]], ignore_index=True)  # 20 rows twice
+    right["rid"] = range(len(right))
+    keys = ["first", "surname", "city", "dob"]
+    out = fuzzy_join(left, right, on=keys, model=hash_encoder, one_to_one=True, threshold=0.0)
+    linked = out["rid"].dropna()
+    assert linked.is_unique and len(linked) > 100
+    plain = fuzzy_join(left, right, on=keys, model=hash_encoder, threshold=0.0)
+    assert not plain["rid"].dropna().is_unique  # the repeated rows share their partner
+    with pytest.raises(ValueError, match="several key columns"):
+        fuzzy_join(left, right, on="first", model=hash_encoder, one_to_one=True)
+
+
+def test_a_shared_rare_value_counts_for_more_than_a_shared_common_one(hash_encoder):
+    from pearl.tables.comparisons import _levels
+    from pearl.tables.record_linkage import _compared_fields, _tf_offset
+
+    left = pd.DataFrame({"city": ["New York", "Tromso"], "phone": ["212-555-0100", "77 64 12"]})
+    right = pd.DataFrame(
+        {
+            "city": ["new york"] * 8 + ["Tromso", "Oslo"],
+            "phone": ["(212) 555 0100"] * 8 + ["776412", "22 11 00 00"],
+        }
+    )
+    cols = ["city", "phone"]
+    kinds, fields, *_ = _compared_fields(left, right, cols, cols, hash_encoder, None)
+    pairs = np.array([[0, 0], [1, 8]])
+    gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
+    assert gamma.tolist() == [[4, 2], [4, 2]]  # both agree on both fields
+    model = FellegiSunter([5, 3])
+    model.u_ = [np.array([0.6, 0.05, 0.03, 0.02, 0.3]), np.array([0.6, 0.1, 0.3])]
+    offset = _tf_offset(fields, kinds, model, pairs, gamma)
+    # "new york" is 8 of 10 right values (log 0.3/0.8 + log 0.3/0.8); "tromso" 1 of 10
+    assert offset[0] == pytest.approx(2 * np.log(0.3 / 0.8))
+    assert offset[1] == pytest.approx(2 * np.log(0.3 / 0.1))
+
+
+def test_matches_agree_on_names_more_often_than_they_differ_by_a_typo(hash_encoder):
+    # one typo per partner, in one of three fields: m counted on pairs equal on every
+    # other field saw each field mistyped in every sure pair (m(equal) 0.09, m(one
+    # edit) 0.90), so an equal name counted for less than a mistyped one
+    left, right, truth = _partnered_people(1000)
+    keys = ["first", "surname", "city", "dob"]
+    ids, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    for f in range(3):  # the text fields: level 4 equal, 3 one edit apart
+        assert model.m_[f][4] > model.m_[f][3]
+        assert np.log2(model.m_[f][4] / model.u_[f][4]) > 2  # an equal name is evidence
+    assert model.m_[3][2] > 0.9  # the date of birth is the same in every partner
+    partnered = truth >= 0
+    assert (ids[partnered, 0] == truth[partnered]).mean() > 0.95
+
+
+def test_records_sharing_a_date_of_birth_are_candidates(hash_encoder):
+    # names of few distinct values: a record's nearest records by text are its many
+    # namesakes, which left its partner out; the partner shares its date of birth
+    rng = random.Random(0)
+    n = 3000
+    rows = [
+        {
+            "first": rng.choice(FIRST[:4]),
+            "surname": rng.choice(LAST[:4]),
+            "dob": f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        }
+        for _ in range(n)
+    ]
+    right = pd.DataFrame(rows)
+    left = right.copy()
+    left["surname"] = [s[:-1] + "x" for s in left["surname"]]
+    keys = ["first", "surname", "dob"]
+    ids, _, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert (ids[:, 0] == np.arange(n)).mean() > 0.95

@@ -1,0 +1,119 @@
+import math
+
+import numpy as np
+import pytest
+
+from pearl.tables.ngrams import NgramVectorizer
+from pearl.tables.search import ReferenceIndex, match_strings
+
+
+def _unit(rng, n, d=16):
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def nearest_neighbours(x, k, exact_max=None):
+    return ReferenceIndex(x, exact_max=exact_max).neighbours(k)[0]
+
+
+def test_exact_neighbours_exclude_self_and_rank_by_similarity():
+    x = _unit(np.random.default_rng(0), 30)
+    ids = nearest_neighbours(x, 5)
+    assert ids.shape == (30, 5) and not (ids == np.arange(30)[:, None]).any()
+    sims = x @ x.T
+    np.fill_diagonal(sims, -np.inf)
+    np.testing.assert_array_equal(ids[:, 0], sims.argmax(axis=1))
+    assert nearest_neighbours(x[:1], 5).shape == (1, 0)
+    assert nearest_neighbours(x[:3], 5).shape == (3, 2)
+
+
+def test_approximate_neighbours_find_most_exact_ones():
+    x = _unit(np.random.default_rng(1), 2000)
+    exact = nearest_neighbours(x, 5)
+    approx = nearest_neighbours(x, 5, exact_max=100)
+    hits = np.mean([len(set(a) & set(e)) / 5 for a, e in zip(approx, exact, strict=True)])
+    assert hits > 0.8 and not (approx == np.arange(2000)[:, None]).any()
+
+
+def test_ngram_candidates_are_the_exact_top_n_gram_cosines():
+    refs = ["acme corp", "acme corporation", "globex", "initech", "wonka industries", ""]
+    queries = ["acme corp.", "globx", "zzz qqq", "", "industries wonka"]  # unseen n-grams too
+    v = NgramVectorizer().fit(refs)
+    q, r = v.transform(queries), v.transform(refs)
+    ids = ReferenceIndex(ngram_rows=r).ngram_top_k(q, 2)
+    sims = (q @ r.T).toarray()
+    for i, row in enumerate(ids):
+        # the two best cosines, whichever of tied names comes first
+        np.testing.assert_allclose(sims[i, row], np.sort(sims[i])[::-1][:2], atol=1e-6)
+    assert ids[0, 0] == 0 and ids[1, 0] == 2 and ids[4, 0] == 4
+
+
+def test_ngram_candidates_above_the_exact_size_come_from_the_sketch_index():
+    rng = np.random.default_rng(0)
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    refs = [
+        "".join(rng.choice(letters, 12)) + " " + "".join(rng.choice(letters, 8)) for _ in range(300)
+    ]
+    queries = [r[:5] + r[6:] for r in refs[:50]]  # one letter dropped
+    v = NgramVectorizer().fit(refs)
+    q, r = v.transform(queries), v.transform(refs)
+    index = ReferenceIndex(ngram_rows=r, exact_max=40)  # 300 > 40 // 4: approximate
+    ids = index.ngram_top_k(q, 5)
+    assert ids.shape == (50, 5) and ids.dtype == np.int64
+    found = np.mean([i in row for i, row in enumerate(ids)])
+    assert found >= 0.9  # each typo finds its own name among its 5 candidates
+    sketch_index = index._sketch
+    assert sketch_index.ntotal == len(refs) and sketch_index.d == 128
+    np.testing.assert_array_equal(index.ngram_top_k(q, 5), ids)  # the same sketch, reused
+    assert index._sketch is sketch_index
+
+
+def test_ids_report_a_chunk_s_place_in_the_whole_table():
+    x = _unit(np.random.default_rng(2), 40)
+    whole = ReferenceIndex(x).embedding_top_k(x[:5], 3)
+    part = ReferenceIndex(x[20:], ids=np.arange(20, 40)).embedding_top_k(x[:5], 3)
+    assert (part[0] >= 20).all()
+    approx = ReferenceIndex(x, exact_max=10).embedding_top_k(x[:5], 3)  # HNSW above 10 rows
+    assert approx[0].shape == (5, 3) and (approx[0][:, 0] == np.arange(5)).all()
+    np.testing.assert_array_equal(whole[0][:, 0], np.arange(5))
+
+
+@pytest.mark.parametrize("exact_max", [math.inf, 4])
+def test_best_finds_a_typo_by_its_n_grams_exactly_or_through_the_sketch(exact_max):
+    from pearl.tables.matcher import MatchScorer
+
+    refs = ["acme north company", "acme south company", "globex corp", "initech", "wonka"]
+    refs += [f"filler name {i}" for i in range(40)]
+    rng = np.random.default_rng(3)
+    emb = _unit(rng, len(refs))  # embeddings that know nothing of the strings
+    v = NgramVectorizer().fit(refs)
+    index = ReferenceIndex(emb, ngram_rows=v.transform(refs), exact_max=exact_max)
+    by_ngrams = MatchScorer((0.0, 5.0, 0.0), -2.0)
+    q = _unit(rng, 2)
+    ids, raw = index.best(q, v.transform(["acme nrth company", "globx corp"]), by_ngrams, 2, 5)
+    assert ids[:, 0].tolist() == [0, 2]
+    assert ids.shape == (2, 2) and np.isfinite(raw).all()
+
+
+def test_match_strings_over_chunks_equals_one_chunk(hash_encoder):
+    refs = ["acme corp", "globex", "initech", "acme corp", "wonka", "globex inc"]
+    queries = ["acme", "globex", "nothing like it"]
+    one = match_strings(queries, [refs], hash_encoder, top_k=3)
+    chunked = match_strings(queries, [refs[:2], [], refs[2:5], refs[5:]], hash_encoder, top_k=3)
+    np.testing.assert_array_equal(one[0], chunked[0])
+    np.testing.assert_allclose(one[1], chunked[1], rtol=1e-6)
+
+
+def test_the_search_module_is_the_one_table_module_that_imports_faiss():
+    from pathlib import Path
+
+    import pearl
+
+    src = Path(pearl.__file__).parent
+    importing = sorted(
+        str(p.relative_to(src))
+        for folder in ("tables", "distributed")
+        for p in (src / folder).glob("*.py")
+        if "import faiss" in p.read_text(encoding="utf-8")
+    )
+    assert importing == ["tables/search.py"]
