@@ -66,3 +66,20 @@ def test_a_field_whose_agreement_counts_against_a_match_is_switched_off():
     model.prior_ = 0.1
     p = model.predict_proba(gamma)
     assert p[0] == p[1]  # the phone no longer moves the probability
+
+
+def test_a_level_seen_neither_by_chance_nor_among_matches_is_no_evidence():
+    # u from many random pairs, m from a few sure ones; level 1 of field 0 shows in neither
+    model = FellegiSunter([3, 2])
+    rng = np.random.default_rng(0)
+    field0 = rng.choice([0, 2], 50_000, p=[0.99, 0.01])
+    random_pairs = np.stack([field0, rng.integers(0, 2, 50_000)], 1)
+    model.fit_u(random_pairs)
+    model.fit_m(np.array([[2, 1]] * 300))
+    weights = model.log_ratios()
+    assert weights[0][1] == 0.0  # smoothing alone gave ln((0.5/301.5) / (0.5/50001.5)) = 5.1
+    assert weights[0][2] > 3 and weights[0][0] < -3  # the levels seen keep their evidence
+    model.fit(np.array([[2, 1]] * 10 + [[0, 0]] * 90))  # m kept, the prior fitted
+    assert model.log_ratios()[0][1] == 0.0
+    proba = model.predict_proba(np.array([[1, 1], [2, 1], [0, 1]]))
+    assert proba[2] < proba[0] < proba[1]

@@ -35,16 +35,38 @@ class FellegiSunter:
         self.tol = tol
 
     @staticmethod
-    def _frequencies(gamma: np.ndarray, n: int, weight: np.ndarray | None = None) -> np.ndarray:
+    def _counts(gamma: np.ndarray, n: int, weight: np.ndarray | None = None) -> np.ndarray:
         ok = gamma >= 0
         w = np.ones(len(gamma)) if weight is None else weight
-        counts = np.bincount(gamma[ok], weights=w[ok], minlength=n) + 0.5  # smoothed
-        return counts / counts.sum()
+        return np.bincount(gamma[ok], weights=w[ok], minlength=n)
+
+    def _set_m(self, f: int, gamma: np.ndarray, weight: np.ndarray | None = None) -> None:
+        """Field ``f``'s ``m`` from the levels ``gamma`` of pairs that match (each with a
+        ``weight``: EM's expected matches), and which levels they show at least once."""
+        counts = self._counts(gamma, self.n_levels[f], weight)
+        self.m_[f] = (counts + 0.5) / (counts + 0.5).sum()  # smoothed
+        self.m_seen_[f] = counts >= 1
 
     def fit_u(self, gamma: np.ndarray) -> FellegiSunter:
         """``u`` from comparisons of random pairs (nearly all non-matches)."""
-        self.u_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        counts = [self._counts(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        self.u_ = [(c + 0.5) / (c + 0.5).sum() for c in counts]  # smoothed
+        self.u_seen_ = [c >= 1 for c in counts]
         return self
+
+    def log_ratios(self) -> list[np.ndarray]:
+        """Each field's match weight per level, ``ln(m / u)``, and 0 for a level that
+        neither the random pairs (``u``) nor the matches that ``m`` was counted on show
+        even once: such a level is no evidence either way. (Smoothing alone would give it
+        a large weight, its ``m`` estimated from a few hundred pairs and its ``u`` from
+        tens of thousands.)"""
+        out = []
+        for f, n in enumerate(self.n_levels):
+            ratio = np.log(self.m_[f]) - np.log(self.u_[f])
+            u_seen = getattr(self, "u_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
+            m_seen = getattr(self, "m_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
+            out.append(np.where(u_seen | m_seen, ratio, 0.0))
+        return out
 
     def fit_m(self, gamma: np.ndarray) -> FellegiSunter:
         """``m`` from comparisons of pairs known to match (the user's labels); :meth:`fit`
@@ -52,7 +74,10 @@ class FellegiSunter:
         gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
         if not len(gamma):
             raise ValueError("no known matches to learn m from")
-        self.m_ = [self._frequencies(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
+        self.m_ = [_agreeing(n) for n in self.n_levels]
+        self.m_seen_ = [np.ones(n, dtype=bool) for n in self.n_levels]
+        for f in range(len(self.n_levels)):
+            self._set_m(f, gamma[:, f])
         self.m_from_labels_ = True
         return self
 
@@ -100,8 +125,9 @@ class FellegiSunter:
         agree = gamma == np.array([n - 1 for n in self.n_levels])
         top_chance = np.log([u[-1] for u in self.u_])
         self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
+        self.m_seen_ = [np.ones(n, dtype=bool) for n in self.n_levels]
         fitted = []
-        for f, n in enumerate(self.n_levels):
+        for f in range(len(self.n_levels)):
             others = [o for o in range(len(self.n_levels)) if o != f]
             sure = np.zeros(len(gamma), dtype=bool)
             if others:
@@ -112,15 +138,14 @@ class FellegiSunter:
                 sure |= strong & present[:, f]
             fitted.append(int(sure.sum()) >= 20)
             if fitted[-1]:
-                self.m_[f] = self._frequencies(gamma[sure, f], n)
+                self._set_m(f, gamma[sure, f])
         self.m_fixed_ = fitted
         return fitted
 
     def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
         total = np.zeros(len(gamma))
-        for f in range(gamma.shape[1]):
+        for f, ratio in enumerate(self.log_ratios()):
             g = gamma[:, f]
-            ratio = np.log(self.m_[f]) - np.log(self.u_[f])
             total += np.where(g >= 0, ratio[np.maximum(g, 0)], 0.0)
         return total
 
@@ -145,24 +170,21 @@ class FellegiSunter:
             self.m_ = [
                 m if k else _agreeing(n) for m, k, n in zip(start, keep, self.n_levels, strict=True)
             ]
-        fixed = all(keep)
         self.prior_ = float(min(prior, max_prior))
         self.n_iter_ = 0
+        seen = getattr(self, "m_seen_", None) or [np.ones(n, dtype=bool) for n in self.n_levels]
+        self.m_seen_ = [s if k else np.ones(len(s), bool) for s, k in zip(seen, keep, strict=True)]
         total = max(float(counts.sum()), 1.0)
         for it in range(self.max_iter):
             w = self._posterior(patterns) * counts  # expected matches per pattern
-            m = (
-                self.m_
-                if fixed
-                else [
-                    self.m_[f] if keep[f] else self._frequencies(patterns[:, f], n, w)
-                    for f, n in enumerate(self.n_levels)
-                ]
-            )
+            old = list(self.m_)
+            for f in range(len(self.n_levels)):
+                if not keep[f]:
+                    self._set_m(f, patterns[:, f], w)  # and which levels the matches show
             prior = float(np.clip(w.sum() / total, 1e-6, max_prior))
-            change = max(float(np.abs(a - b).max()) for a, b in zip(m, self.m_, strict=True))
+            change = max(float(np.abs(a - b).max()) for a, b in zip(old, self.m_, strict=True))
             change = max(change, abs(prior - self.prior_))
-            self.m_, self.prior_, self.n_iter_ = m, prior, it + 1
+            self.prior_, self.n_iter_ = prior, it + 1
             if change < self.tol:
                 break
         return self

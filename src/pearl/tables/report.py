@@ -152,7 +152,8 @@ class JoinReport:
     def match_weights(self) -> pd.DataFrame:
         """Each key column's comparison levels with ``m`` (their share among matches), ``u``
         (among non-matches) and the match weight ``log2(m / u)``: the evidence a pair
-        gains at that level (a join on several key columns; empty with one)."""
+        gains at that level (0 for a level seen neither among the random pairs nor among
+        the matches; a join on several key columns; empty with one)."""
         from pearl.tables.comparisons import LEVEL_NAMES
 
         cols = ["column", "kind", "level", "m", "u", "match weight"]
@@ -161,11 +162,12 @@ class JoinReport:
             return pd.DataFrame(columns=cols)
         kinds = model.kinds_
         rows = []
+        weights = [r / np.log(2) for r in model.log_ratios()]  # bits
         for f, (name, kind) in enumerate(zip(_pair_names(self.details), kinds, strict=True)):
             m, u = np.asarray(model.m_[f]), np.asarray(model.u_[f])
             for level in range(len(m) - 1, -1, -1):  # strongest agreement first
                 label = LEVEL_NAMES[kind][level]
-                rows.append((name, kind, label, m[level], u[level], np.log2(m[level] / u[level])))
+                rows.append((name, kind, label, m[level], u[level], weights[f][level]))
         return pd.DataFrame(rows, columns=cols)
 
     def borderline_pairs(self, n: int | None = None) -> pd.DataFrame:
