@@ -466,3 +466,18 @@ def test_records_sharing_a_date_of_birth_are_candidates(hash_encoder):
     keys = ["first", "surname", "dob"]
     ids, _, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert (ids[:, 0] == np.arange(n)).mean() > 0.95
+
+
+def test_large_tables_search_records_approximately_with_the_same_links(hash_encoder, monkeypatch):
+    from pearl.tables import search
+
+    left, right, truth = _people(200, seed=3)
+    keys = ["first", "last", "city", "born", "zip"]
+    exact = fuzzy_join(left, right, on=keys, model=hash_encoder)
+    graphs = []
+    make = search._hnsw
+    monkeypatch.setattr(search, "_hnsw", lambda *a, **k: graphs.append(1) or make(*a, **k))
+    monkeypatch.setattr(search, "EXACT_MAX", 50)  # 200 right records: approximate
+    approx = fuzzy_join(left, right, on=keys, model=hash_encoder)
+    assert graphs  # the records' embeddings went through an HNSW graph
+    assert (approx["rid"] == truth).mean() == (exact["rid"] == truth).mean() == 1.0

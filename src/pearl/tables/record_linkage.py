@@ -5,7 +5,9 @@ labels (EM), as splink and recordlinkage do.
 The steps, for a left and a right table and pairs of key columns:
 
 1. **Candidates** (blocking): each left row's nearest right rows by character n-grams on
-   every text field, and by embedding on the record's text fields joined into one string.
+   every text field, and by embedding on the record's text fields joined into one string
+   (each searched in a :class:`~pearl.tables.search.ReferenceIndex`: approximate above its
+   size limits), and the rows sharing a rare code, date or number value.
 2. **Comparison levels**: per field and candidate pair, a small integer, by the field's kind
    (:func:`field_kind`, read from the values: a CSV's columns are all text). Text (names,
    free text): 4 when equal (case and surrounding spaces aside), else the combined
@@ -115,7 +117,7 @@ def _candidates(fields: list, records: tuple, encoder, width: int) -> np.ndarray
     fields when no field is identifier-like; and the pairs that share a value of a code,
     date or number field held by few right rows (a date of birth: names of few distinct
     values leave the true record out of a record's nearest ones in a large table)."""
-    from pearl.tables.search import match_strings
+    from pearl.tables.search import EXACT_MAX, match_strings
 
     text_fields = [f for f in fields if isinstance(f, _TextField)]
     left_text, right_text = records
@@ -129,7 +131,11 @@ def _candidates(fields: list, records: tuple, encoder, width: int) -> np.ndarray
         if not found:
             found.append(_ngram_top_k(left_text, right_text, width))
         if encoder is not None:
-            ids, _ = match_strings(left_text, [right_text], encoder, top_k=width)
+            # approximate (HNSW) above EXACT_MAX records: exact products of 100,000 x
+            # 100,000 records took most of a large linkage's time
+            ids, _ = match_strings(
+                left_text, [right_text], encoder, top_k=width, exact_max=EXACT_MAX
+            )
             rows = np.repeat(np.arange(len(left_text)), ids.shape[1])
             found.append(np.stack([rows, ids.ravel()], axis=1))
     others = [f for f in fields if not isinstance(f, _TextField)]

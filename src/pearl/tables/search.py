@@ -409,12 +409,13 @@ def match_strings(
     scorer=None,
     candidates: int = 10,
     idf_texts: list[str] | None = None,
+    exact_max: float = math.inf,
 ):
     """Running top-k of each query over a stream of reference chunks.
 
-    Each chunk is indexed (exactly: a :class:`ReferenceIndex` without a size limit) and
-    searched; only one chunk of reference embeddings is held at a time, so the reference
-    side can be larger than memory. With a ``scorer`` (a
+    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows:
+    by default always) and searched; only one chunk of reference embeddings is held at a
+    time, so the reference side can be larger than memory. With a ``scorer`` (a
     :class:`~pearl.tables.matcher.MatchScorer`), each chunk's best rows are those of
     :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are learned from ``idf_texts``
     (the reference keys when known) or else from the queries.
@@ -454,7 +455,7 @@ def match_strings(
             _reference_vectors(chunk, encoder, batch_size),
             ngram_rows=ngrams.transform(chunk) if ngrams is not None else None,
             ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
-            exact_max=math.inf,
+            exact_max=exact_max,
         )
         if n:
             if scorer is None:
