@@ -254,6 +254,12 @@ def test_cli_encode_and_join_on_a_scheduler(client, tiny_model_dir, tmp_path):
     joined = pd.read_parquet(tmp_path / "joined")
     assert sorted(joined.lid.tolist()) == list(range(len(left)))
     json.loads((tmp_path / "joined" / "_pearl_job.json").read_text())
+    common = [str(lp), str(rp), "--left-on", "name", "--right-on", "title"]
+    common += ["-m", str(tiny_model_dir), "--scheduler", address]
+    out = tmp_path / "precise"
+    assert main(["join", *common, "-o", str(out), "--target-precision", "0.9"]) == 0
+    assert json.loads((out / "_pearl_job.json").read_text())["precision"] == 0.9
+    assert sorted(pd.read_parquet(out).lid.tolist()) == list(range(len(left)))
 
 
 def test_pearl_imports_and_works_without_dask():
@@ -427,3 +433,40 @@ def test_the_dask_join_takes_one_key_column_and_checks_options_first(tiny_model_
         pdk.fuzzy_join(ld, rd, ["name", "city"], ["title", "city"], model=str(tiny_model_dir))
     with pytest.raises(ValueError, match="how"):
         pdk.fuzzy_join(ld, rd, "name", "title", how="outer", model=str(tiny_model_dir))
+
+
+def test_precision_chooses_one_threshold_over_every_partition(client, tiny_model_dir, tmp_path):
+    from pearl.tables.matcher import MatchScorer
+
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test")
+    left, right = tables()
+    single = pearl.fuzzy_join(
+        left,
+        right,
+        left_on="name",
+        right_on="title",
+        model=str(tiny_model_dir),
+        matcher=scorer,
+        precision=0.9,
+    )
+    assert single["title"].isna().any() and single["title"].notna().any()  # a real cut
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=3),
+        dd.from_pandas(right, npartitions=2),
+        "name",
+        "title",
+        model=str(tiny_model_dir),
+        matcher=scorer,
+        precision=0.9,
+    ).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
+    with pytest.raises(ValueError, match="precision"):
+        pdk.fuzzy_join(
+            dd.from_pandas(left, npartitions=2),
+            dd.from_pandas(right, npartitions=2),
+            "name",
+            "title",
+            model=str(tiny_model_dir),
+            matcher="cosine",
+            precision=0.9,
+        )

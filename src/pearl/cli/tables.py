@@ -22,11 +22,6 @@ from pearl.cli._common import (
 
 
 def cmd_join_distributed(args) -> int:
-    if args.precision is not None:
-        raise ValueError(
-            "--precision is not offered on Dask (it needs every partition's "
-            "scores first): give --threshold"
-        )
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
@@ -47,6 +42,7 @@ def cmd_join_distributed(args) -> int:
             matcher=args.matcher,
             partitions=args.partitions,
             show_progress_bar=True,
+            precision=args.precision,
         )
     finally:
         close_client(client)

@@ -179,6 +179,7 @@ def fuzzy_join(
     right_shards: int = 1,
     index: str = "exact",
     matcher: Any = "combined",
+    precision: float | None = None,
 ):
     """:func:`pearl.fuzzy_join` over partitioned tables.
 
@@ -207,8 +208,10 @@ def fuzzy_join(
         reference side (document frequencies summed over its partitions), so with one
         shard the result is the single-process one; with several, each shard proposes
         its own candidates, which can only add candidates to the single-process set.
-        (``precision=`` needs every partition's probabilities first and is not offered
-        here: choose the threshold on a single-process sample.)
+    precision : float, optional
+        As in :func:`pearl.fuzzy_join`: the threshold whose accepted matches have this
+        expected precision, chosen from every left partition's best probabilities (the
+        candidates are computed once; the threshold waits for all partitions).
 
     Returns
     -------
@@ -230,6 +233,7 @@ def fuzzy_join(
         right_shards=right_shards,
         index=index,
         matcher=matcher,
+        precision=precision,
     )
     return dd.from_delayed(outs, meta=meta, verify_meta=False)
 

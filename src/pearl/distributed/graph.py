@@ -81,8 +81,11 @@ def join_parts(
     right_shards,
     index,
     matcher="combined",
+    precision=None,
 ):
-    """The joined partitions as delayed pandas frames, and the output's meta."""
+    """The joined partitions as delayed pandas frames, and the output's meta. With
+    ``precision``, the threshold is one delayed value computed from every partition's best
+    probabilities (as the single-process join computes it from every row's)."""
     opts = JoinOptions.check(
         left_on=left_on,
         right_on=right_on,
@@ -93,6 +96,7 @@ def join_parts(
         suffix=suffix,
         batch_size=batch_size,
         matcher=matcher,
+        precision=precision,
     )
     if opts.multi:
         raise ValueError("the Dask join matches one key column: give left_on and right_on as names")
@@ -122,25 +126,29 @@ def join_parts(
         else None
     )
     width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
-    outs = []
+    parts = []
     for p in left.to_delayed():
         query = dask.delayed(P.query_embeddings)(p, left_on, m, batch_size)
         cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
-        merged = dask.delayed(P.merge_candidates)(cands, width)
-        outs.append(
-            dask.delayed(P.join_partition)(
-                p,
-                query,
-                merged,
-                rename,
-                threshold=threshold,
-                how=how,
-                return_score=return_score,
-                top_k=top_k,
-                scorer=scorer,
-                names=names,
-            )
+        parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
+    if opts.precision is not None:  # every partition's best probabilities first
+        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k) for *_, c in parts]
+        threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
+    outs = [
+        dask.delayed(P.join_partition)(
+            p,
+            query,
+            merged,
+            rename,
+            threshold=threshold,
+            how=how,
+            return_score=return_score,
+            top_k=top_k,
+            scorer=scorer,
+            names=names,
         )
+        for p, query, merged in parts
+    ]
     empty = P.Candidates(
         np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32), right._meta
     )

@@ -171,12 +171,15 @@ def join_to_parquet(
     matcher: str = "combined",
     partitions: int | None = None,
     show_progress_bar: bool = True,
+    precision: float | None = None,
 ) -> Path:
     """Fuzzy-join two Parquet/CSV tables on the cluster into a Parquet folder.
 
     One output part per left partition, written atomically; a re-run of the same command
-    skips the finished parts. ``threshold`` and the other options mean what they mean in
-    :func:`pearl.fuzzy_join` (the same defaults).
+    skips the finished parts. ``threshold``, ``precision`` and the other options mean what
+    they mean in :func:`pearl.fuzzy_join` (the same defaults; with ``precision`` the
+    threshold is chosen from every left partition's best probabilities before any part is
+    written).
     """
     outs, _ = join_parts(
         read_table(left, partitions),
@@ -193,6 +196,7 @@ def join_to_parquet(
         right_shards=right_shards,
         index=index,
         matcher=matcher,
+        precision=precision,
     )
     job = {
         "job": "join",
@@ -203,6 +207,7 @@ def join_to_parquet(
         "right_on": right_on,
         **_model_identity(model),
         "threshold": threshold,
+        "precision": precision,
         "top_k": top_k,
         "how": how,
         "right_shards": right_shards,

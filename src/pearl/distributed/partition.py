@@ -51,6 +51,8 @@ __all__ = [
     "shard_top_k",
     "merge_candidates",
     "join_partition",
+    "best_probabilities",
+    "precision_threshold",
     "write_part",
     "row_ids",
     "set_torch_threads",
@@ -236,6 +238,21 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     rows = pd.concat([c.rows for c in cands])
     hit = np.unique(ids[ids >= 0])
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
+
+
+def best_probabilities(cands: Candidates, scorer, top_k: int) -> np.ndarray:
+    """Each live query's best match probability in one partition (what ``precision=``
+    chooses its threshold from, over every partition)."""
+    _, top_s = keep_top(scorer, cands.ids, cands.scores, top_k)
+    return top_s[:, 0] if top_s.shape[1] else np.zeros(0, np.float32)
+
+
+def precision_threshold(probabilities: list[np.ndarray], precision: float) -> float:
+    """The threshold of :func:`~pearl.tables.matcher.threshold_for_precision` over every
+    partition's best probabilities."""
+    from pearl.tables.matcher import threshold_for_precision
+
+    return threshold_for_precision(np.concatenate([np.zeros(0), *probabilities]), precision)
 
 
 def join_partition(
