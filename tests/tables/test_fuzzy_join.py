@@ -184,3 +184,26 @@ def test_a_repeated_right_key_is_encoded_once(hash_encoder):
     # 3 distinct left keys and 3 distinct right keys: 6 strings, not 3 + 101
     assert hash_encoder.calls == 6
     assert list(out["name_right"]) == ["acme corporation", "globex inc", "initech llc"]
+
+
+def test_a_large_reference_is_searched_approximately_with_the_same_matches(
+    hash_encoder, monkeypatch
+):
+    import random
+
+    from pearl.tables import join, search
+
+    rng = random.Random(0)
+    names = sorted({"".join(rng.choice("abcdefghij") for _ in range(9)) for _ in range(300)})
+    right = pd.DataFrame({"name": names})
+    left = pd.DataFrame({"q": [n[:4] + n[5:] for n in names[:60]]})  # one letter dropped
+    exact = fuzzy_join(left, right, left_on="q", right_on="name", model=hash_encoder)
+    made = []
+    for name in ("_hnsw", "_sketch_index"):
+        real = getattr(search, name)
+        monkeypatch.setattr(search, name, lambda *a, _r=real, _n=name: made.append(_n) or _r(*a))
+    monkeypatch.setattr(join, "REFERENCE_EXACT_MAX", 50)  # 300 references: approximate
+    approx = fuzzy_join(left, right, left_on="q", right_on="name", model=hash_encoder)
+    assert sorted(set(made)) == ["_hnsw", "_sketch_index"]
+    assert (exact["name"] == names[:60]).all()
+    assert (approx["name"] == exact["name"]).mean() >= 0.95

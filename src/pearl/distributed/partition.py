@@ -216,9 +216,15 @@ def shard_top_k(
     reference side's n-gram weights; the scores are then the scorer's raw scores, which
     :func:`join_partition` turns into probabilities)."""
     q = query.emb
-    if scorer is not None:  # the shard's exact index, both signals
+    if scorer is not None:  # the shard's index, both signals, by fuzzy_join's size rule
+        from pearl.tables.join import REFERENCE_EXACT_MAX
+
         ref = ReferenceIndex(
-            shard.emb, ngram_rows=ngrams.weigh(shard.counts), ids=shard.ids, exact_max=math.inf
+            shard.emb,
+            ngram_rows=ngrams.weigh(shard.counts),
+            ids=shard.ids,
+            exact_max=REFERENCE_EXACT_MAX,
+            ngram_exact_max=REFERENCE_EXACT_MAX,
         )
         ids, scores = ref.best(q, ngrams.transform(query.texts), scorer, top_k)
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,10 @@ from pearl.tables.join_output import (
 )
 from pearl.tables.matcher import scorer_for, threshold_for_precision
 from pearl.tables.search import match_strings
+
+#: Up to this many reference rows in a chunk, the join's search is exact (embeddings and
+#: n-grams); above, the reference index's approximate search (HNSW, n-gram sketch).
+REFERENCE_EXACT_MAX = 20_000
 
 __all__ = [
     "fuzzy_join",
@@ -246,6 +251,12 @@ def fuzzy_join(
 
     Notes
     -----
+    With the combined matcher the search is exact up to 20,000 reference rows (a chunk of
+    them when streamed; :data:`REFERENCE_EXACT_MAX`) and approximate above, in the
+    reference index's faiss HNSW graph and n-gram sketch, so that a large table is joined
+    in minutes, not hours (two runs can then differ on a few rows); the cosine search is
+    always exact.
+
     Null keys never match (their rows get nulls); non-string keys such as numbers
     are matched through ``str()``. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
@@ -319,6 +330,10 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
         batch_size=opts.batch_size,
         scorer=scorer,
         idf_texts=idf,
+        # the combined search: exact up to REFERENCE_EXACT_MAX keys a chunk, approximate
+        # above (exact n-gram products grow with the square of the table)
+        exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
+        ngram_exact_max=REFERENCE_EXACT_MAX,
     )
     if scorer is not None and precision is not None:
         threshold = threshold_for_precision(

@@ -183,6 +183,8 @@ class ReferenceIndex:
     faiss_index : faiss index, optional
         A faiss index that holds the embeddings and answers their searches (flat, HNSW or
         IVF: :class:`~pearl.EntityIndex`'s choice).
+    ngram_exact_max : int or float, optional
+        The n-grams' own size limit (default: a quarter of ``exact_max``).
     """
 
     def __init__(
@@ -193,11 +195,13 @@ class ReferenceIndex:
         ids: np.ndarray | None = None,
         exact_max: float | None = None,
         faiss_index=None,
+        ngram_exact_max: float | None = None,
     ) -> None:
         self.vectors = vectors
         self.ngram_rows = ngram_rows
         self.faiss_index = faiss_index
         self.exact_max = EXACT_MAX if exact_max is None else exact_max
+        self.ngram_exact_max = ngram_exact_max
         self.ids = np.arange(len(self), dtype=np.int64) if ids is None else ids
         self._hnsw = self._sketch = None  # approximate structures, made on first use
 
@@ -212,7 +216,8 @@ class ReferenceIndex:
         return len(self) <= self.exact_max
 
     def _exact_ngrams(self) -> bool:
-        return len(self) <= self.exact_max / 4
+        limit = self.exact_max / 4 if self.ngram_exact_max is None else self.ngram_exact_max
+        return len(self) <= limit
 
     def vectors_at(self, positions: np.ndarray) -> np.ndarray:
         """The embeddings of rows ``positions`` (any shape of non-negative positions)."""
@@ -314,14 +319,20 @@ class ReferenceIndex:
         """
         if self.faiss_index is None and self._exact_ngrams():
             return self._exact_best(q, q_ng, scorer, width, per_signal, block)
-        pos, emb, ng = self.candidates(q, q_ng, per_signal)
-        raw = scorer.score(np.where(pos >= 0, emb, 0.0), ng)
-        raw[pos < 0] = -np.inf
-        ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
-        n = len(q)
-        return merge_top_k(
-            np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, width
-        )
+        out_i, out_s = [], []
+        step = block or 1024  # queries at a time: their candidates' vectors stay small
+        for s in range(0, max(len(q), 1), step):
+            pos, emb, ng = self.candidates(q[s : s + step], q_ng[s : s + step], per_signal)
+            raw = scorer.score(np.where(pos >= 0, emb, 0.0), ng)
+            raw[pos < 0] = -np.inf
+            ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+            n = len(ids)
+            top_i, top_s = merge_top_k(
+                np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, width
+            )
+            out_i.append(top_i)
+            out_s.append(top_s)
+        return np.concatenate(out_i), np.concatenate(out_s)
 
     def _exact_best(self, q, q_ng, scorer, width, per_signal, block):
         r, r_ng = self.vectors, self.ngram_rows
@@ -410,12 +421,14 @@ def match_strings(
     candidates: int = 10,
     idf_texts: list[str] | None = None,
     exact_max: float = math.inf,
+    ngram_exact_max: float | None = None,
 ):
     """Running top-k of each query over a stream of reference chunks.
 
-    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows:
-    by default always) and searched; only one chunk of reference embeddings is held at a
-    time, so the reference side can be larger than memory. With a ``scorer`` (a
+    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows,
+    and ``ngram_exact_max`` for the n-grams: by default always) and searched; only one
+    chunk of reference embeddings is held at a time, so the reference side can be larger
+    than memory. With a ``scorer`` (a
     :class:`~pearl.tables.matcher.MatchScorer`), each chunk's best rows are those of
     :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are learned from ``idf_texts``
     (the reference keys when known) or else from the queries.
@@ -456,6 +469,7 @@ def match_strings(
             ngram_rows=ngrams.transform(chunk) if ngrams is not None else None,
             ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
             exact_max=exact_max,
+            ngram_exact_max=ngram_exact_max,
         )
         if n:
             if scorer is None:
