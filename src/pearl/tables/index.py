@@ -109,7 +109,6 @@ class EntityIndex:
         self.names_: list[str] = []
         self._faiss = None
         self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
-        self._ngrams_size = 0
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
 
@@ -262,12 +261,15 @@ class EntityIndex:
         from pearl.tables.ngrams import NgramVectorizer
         from pearl.tables.search import ReferenceIndex
 
-        if self._ngrams is None or self._ngrams_size != len(self.names_):
+        if self._ngrams is None or self._ngrams[0].ngram_rows.shape[0] != len(self.names_):
             vectorizer = NgramVectorizer().fit(self.names_)
             rows = vectorizer.transform(self.names_)
             self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
-            self._ngrams_size = len(self.names_)
         return self._ngrams
+
+    def _names_of(self, ids: np.ndarray) -> list[list[str]]:
+        """The names of result ids ("" where -1)."""
+        return [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
 
     def search_embeddings(
         self,
@@ -291,8 +293,9 @@ class EntityIndex:
                 raise ValueError("the combined matcher needs the query strings: pass queries=")
             return self._combined(q, list(queries), top_k, scorer, max(top_k, candidates))
         ids, scores = ReferenceIndex(faiss_index=self._faiss).embedding_top_k(q, top_k)
-        names = [[self.names_[i] if i >= 0 else "" for i in row] for row in ids]
-        return SearchResult(queries=queries or [""] * len(q), names=names, ids=ids, scores=scores)
+        return SearchResult(
+            queries=queries or [""] * len(q), names=self._names_of(ids), ids=ids, scores=scores
+        )
 
     def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
@@ -312,7 +315,7 @@ class EntityIndex:
         ids = np.concatenate(ids)
         return SearchResult(
             queries=items,
-            names=[[self.names_[i] if i >= 0 else "" for i in row] for row in ids],
+            names=self._names_of(ids),
             ids=ids,
             scores=np.concatenate(scores),
         )

@@ -92,10 +92,8 @@ def new_faiss_index(kind: str, dim: int, train: np.ndarray, *, hnsw_m=32, ef_sea
 
     if kind == "flat":
         return faiss.IndexFlatIP(dim)
-    if kind == "hnsw":
-        index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efSearch = ef_search
-        return index
+    if kind == "hnsw":  # faiss's default build width (40)
+        return _hnsw(np.zeros((0, dim), np.float32), hnsw_m, 40, ef_search)
     nlist = max(1, min(int(4 * np.sqrt(len(train))), len(train) // 39 or 1))
     index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, nlist, faiss.METRIC_INNER_PRODUCT)
     index.cp.seed = 0
@@ -219,6 +217,10 @@ class ReferenceIndex:
         limit = self.exact_max / 4 if self.ngram_exact_max is None else self.ngram_exact_max
         return len(self) <= limit
 
+    def _ids_at(self, positions: np.ndarray) -> np.ndarray:
+        """The reported ids of row positions (-1 stays -1)."""
+        return np.where(positions >= 0, self.ids[np.maximum(positions, 0)], -1)
+
     def vectors_at(self, positions: np.ndarray) -> np.ndarray:
         """The embeddings of rows ``positions`` (any shape of non-negative positions)."""
         flat = np.asarray(positions).ravel()
@@ -253,11 +255,10 @@ class ReferenceIndex:
         scores : ndarray of float32, the same shape
         """
         pos, scores = self._embedding_search(q, k, block)
-        ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+        ids = self._ids_at(pos)
         if self.faiss_index is None and self._hnsw is None:
             return ids, scores
-        empty = (np.zeros((len(q), 0), np.int64), np.zeros((len(q), 0), np.float32))
-        return merge_top_k(*empty, ids, scores, ids.shape[1])  # the one tie rule
+        return _ranked(ids, scores, ids.shape[1])  # the one tie rule
 
     def _ngram_search(self, q_ng, k: int) -> np.ndarray:
         """Positions of each query row's ``k`` nearest rows by n-gram cosine."""
@@ -274,8 +275,7 @@ class ReferenceIndex:
     def ngram_top_k(self, q_ng, k: int) -> np.ndarray:
         """Each query's ``k`` nearest rows by n-gram cosine (unit sparse rows ``q_ng``):
         ids, shape ``(n_queries, min(k, len(self)))``, -1 where none was found."""
-        pos = self._ngram_search(q_ng, k)
-        return np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
+        return self._ids_at(self._ngram_search(q_ng, k))
 
     # -- both signals, one scorer ---------------------------------------------------------
     def candidates(self, q: np.ndarray, q_ng, per_signal: int):
@@ -325,11 +325,7 @@ class ReferenceIndex:
             pos, emb, ng = self.candidates(q[s : s + step], q_ng[s : s + step], per_signal)
             raw = scorer.score(np.where(pos >= 0, emb, 0.0), ng)
             raw[pos < 0] = -np.inf
-            ids = np.where(pos >= 0, self.ids[np.maximum(pos, 0)], -1)
-            n = len(ids)
-            top_i, top_s = merge_top_k(
-                np.zeros((n, 0), np.int64), np.zeros((n, 0), np.float64), ids, raw, width
-            )
+            top_i, top_s = _ranked(self._ids_at(pos), raw, width)
             out_i.append(top_i)
             out_s.append(top_s)
         return np.concatenate(out_i), np.concatenate(out_s)
@@ -376,6 +372,13 @@ class ReferenceIndex:
             else:
                 ng = _exact_ngram_top_k(self.ngram_rows, self.ngram_rows, k, same_rows=True)
         return emb, ng
+
+
+def _ranked(ids: np.ndarray, scores: np.ndarray, width: int):
+    """Each row's ``width`` best candidates by score, ties to the lower id
+    (:func:`merge_top_k` with nothing to merge)."""
+    none = np.zeros((len(ids), 0), np.int64)
+    return merge_top_k(none, none.astype(scores.dtype), ids, scores, width)
 
 
 def _self_top_k(x: np.ndarray, top_k: int, exact_max: float) -> np.ndarray:
