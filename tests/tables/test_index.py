@@ -177,3 +177,11 @@ def test_search_embeddings_runs_the_combined_search_of_precomputed_vectors(hash_
     np.testing.assert_allclose(given.scores, direct.scores, rtol=1e-6)
     with pytest.raises(ValueError, match="query strings"):
         idx.search_embeddings(vecs, 2, matcher="combined")
+
+
+def test_a_rebuilt_index_searches_its_new_names_only(hash_encoder):
+    idx = EntityIndex(hash_encoder).build(["acme corp", "globex inc"])
+    assert idx.search(["acme corp"], top_k=1).names == [["acme corp"]]  # n-grams made
+    idx.build(["initech llc", "wonka ltd"])  # as many names: nothing of the first set stays
+    assert idx.search(["wonka ltd"], top_k=1).names == [["wonka ltd"]]
+    assert idx.search(["acme corp"], top_k=2).ids.max() < 2

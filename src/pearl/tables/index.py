@@ -149,7 +149,7 @@ class EntityIndex:
         Empty and duplicate names are kept (ids stay aligned with the input);
         None/NaN/non-strings raise ``ValueError`` naming the index.
         """
-        self.names_, self._faiss = [], None
+        self.names_, self._faiss, self._ngrams = [], None, None
         self.encode_seconds_ = self.index_seconds_ = 0.0
         return self.add(names, show_progress_bar=show_progress_bar)
 
