@@ -108,3 +108,26 @@ def test_unknown_objective_and_empty_objective_are_refused():
         ContrastiveLoss("cosine")
     with pytest.raises(ValueError, match="at least one"):
         Objective([])
+
+
+def test_group_objectives_are_the_fine_tuning_losses_by_name():
+    from pearl.losses import batch_hard_triplet_loss, info_nce, multi_similarity_loss
+    from pearl.training.objective import GROUP_LOSSES, StepEmbeddings, group_objective
+
+    torch.manual_seed(0)
+    emb = torch.nn.functional.normalize(torch.randn(8, 6), dim=1)
+    groups = torch.tensor([0, 0, 1, 1, 2, 2, 2, 3])
+    step = StepEmbeddings.of_groups(emb, groups)
+    options = dict(alpha=2.0, beta=40.0, base=0.4, epsilon=0.2, temperature=0.1, margin=0.5)
+    a, p = emb[[0, 2, 4]], emb[[1, 3, 5]]  # the first two members of each group of two+
+    expected = {
+        "ms": multi_similarity_loss(emb, groups, alpha=2.0, beta=40.0, base=0.4, epsilon=0.2),
+        "infonce": info_nce(a, p, temperature=0.1),
+        "triplet": batch_hard_triplet_loss(a, p, margin=0.5),
+    }
+    assert set(GROUP_LOSSES) == set(expected)
+    for name, value in expected.items():
+        loss, record = group_objective(name, **options)(step)
+        assert torch.equal(loss, value) and record == {name: value.item(), "loss": value.item()}
+    with pytest.raises(ValueError, match="unknown loss"):
+        group_objective("contrastive")

@@ -143,3 +143,33 @@ def test_static_config_is_checked():
         StaticConfig(distill_weight=-1.0)
     with pytest.raises(ValueError, match="distill_temperature"):
         StaticConfig(distill_temperature=0.0)
+
+
+def test_static_training_stops_on_sigint_with_a_checkpoint(
+    training_files, tiny_model_dir, tmp_path
+):
+    import os
+    import signal
+
+    def interrupt(trainer, step, record):
+        if step == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    cfg = _config(training_files, tmp_path / "b")
+    before = signal.getsignal(signal.SIGINT)
+    cut = StaticTrainer(
+        cfg, show_progress_bar=False, module=_module(tiny_model_dir), on_step=interrupt
+    ).train()
+    assert cut.interrupted and cut.steps == 3 and cut.output is None
+    assert (cfg.checkpoints / "state.safetensors").is_file()
+    assert not (tmp_path / "b").exists()
+    assert signal.getsignal(signal.SIGINT) is before
+    StaticTrainer(cfg, show_progress_bar=False, module=_module(tiny_model_dir)).train(resume=True)
+    StaticTrainer(
+        _config(training_files, tmp_path / "a"),
+        show_progress_bar=False,
+        module=_module(tiny_model_dir),
+    ).train()
+    a = PhraseEncoder(tmp_path / "a").encode(["Albert Einstein", "Paris"])
+    b = PhraseEncoder(tmp_path / "b").encode(["Albert Einstein", "Paris"])
+    np.testing.assert_array_equal(a, b)

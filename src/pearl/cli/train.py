@@ -30,10 +30,15 @@ def cmd_train(args) -> int:
         print(json.dumps(config.to_dict(), indent=2))
         return 0
     result = Trainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
+    return _report_run(result, config.checkpoints)
+
+
+def _report_run(result, checkpoints) -> int:
+    """What ``pearl train``/``train-static`` print at the end; 130 when interrupted."""
     if result.interrupted:
         print(
             f"interrupted at step {result.steps}/{result.total_steps}; the checkpoint is in "
-            f"{config.checkpoints}. Continue with the same command and --resume.",
+            f"{checkpoints}. Continue with the same command and --resume.",
             file=sys.stderr,
         )
         return 130
@@ -224,9 +229,8 @@ def cmd_train_static(args) -> int:
         overrides["output"] = args.output
     config = load_config(args.config, overrides, config_class=StaticConfig)
     check_io(config.outputs(), [*config.inputs(), args.config])
-    out = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume).output
-    print(f"saved pearl-static to {out}", file=sys.stderr)
-    return 0
+    result = StaticTrainer(config, show_progress_bar=not args.quiet).train(resume=args.resume)
+    return _report_run(result, config.checkpoints)
 
 
 def add_train(sub) -> None:

@@ -27,10 +27,10 @@ import torch
 from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice, check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
-from pearl.losses import batch_hard_triplet_loss, info_nce, multi_similarity_loss
 from pearl.training.checkpoint import STATE, check_fresh_run
 from pearl.training.finetune_loop import FinetuneLoop
 from pearl.training.labelled import LabelledGroups, read_labelled
+from pearl.training.objective import GROUP_LOSSES, group_objective
 
 __all__ = ["LabelledGroups", "read_labelled", "finetune", "FinetuneResult"]
 
@@ -147,7 +147,7 @@ def finetune(
     from pearl.encoders.resolve import model_folder
     from pearl.training.saving import average_weights, save_model
 
-    loss = check_choice(loss, "loss", ("ms", "infonce", "triplet"))
+    loss = check_choice(loss, "loss", tuple(GROUP_LOSSES))
     encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
     epochs, batch_size = check_int(epochs, "epochs", 1), check_int(batch_size, "batch_size", 2)
     per_group, patience = check_int(per_group, "per_group", 2), check_int(patience, "patience", 1)
@@ -191,13 +191,10 @@ def finetune(
         "groups": int(len(np.unique(data.groups))),
     }
 
-    def objective(emb, groups):
-        return _objective(loss, emb, groups, alpha, beta, base, epsilon, temperature, margin)
-
     loop = FinetuneLoop(
         st,
         torch.optim.AdamW(st.parameters(), lr=lr),
-        objective,
+        group_objective(loss, **{k: params[k] for k in _LOSS_OPTIONS}),
         (train_data, val_data),
         (epochs, batch_size, per_group, patience, max_steps),
         checkpoints,
@@ -290,30 +287,3 @@ def _write_record(output: Path, start: str | None, params: dict) -> None:
             if f.is_file() and not f.is_symlink() and f.name != "finetune.json":
                 shutil.copyfile(f, log / f.name)
     write_text_atomic(log / "finetune.json", json.dumps(params, indent=2) + "\n")
-
-
-def _objective(
-    loss: str,
-    emb: torch.Tensor,
-    groups: torch.Tensor,
-    alpha: float,
-    beta: float,
-    base: float,
-    epsilon: float,
-    temperature: float,
-    margin: float,
-) -> torch.Tensor:
-    if loss == "ms":
-        return multi_similarity_loss(
-            emb, groups, alpha=alpha, beta=beta, base=base, epsilon=epsilon
-        )
-    # one (anchor, positive) pair per group of the batch: its first two members
-    first: dict[int, list[int]] = {}
-    for i, g in enumerate(groups.tolist()):
-        first.setdefault(g, []).append(i)
-    pairs = [(m[0], m[1]) for m in first.values() if len(m) >= 2]
-    a = emb[[p[0] for p in pairs]]
-    p = emb[[p[1] for p in pairs]]
-    if loss == "infonce":
-        return info_nce(a, p, temperature=temperature)
-    return batch_hard_triplet_loss(a, p, margin=margin)

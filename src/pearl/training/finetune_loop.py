@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
-from tqdm.auto import tqdm
 
 from pearl._io import atomic_path
 from pearl.training.checkpoint import (
@@ -42,6 +41,8 @@ from pearl.training.checkpoint import (
     stop_on_signals,
 )
 from pearl.training.labelled import LabelledGroups, epoch_batches
+from pearl.training.loop import StepLoop
+from pearl.training.objective import StepEmbeddings
 
 __all__ = ["FinetuneLoop", "top1", "BEST"]
 
@@ -124,8 +125,10 @@ class _Progress:
 
 
 class FinetuneLoop:
-    """Train ``st`` with ``opt`` on ``train_data`` epoch by epoch (see the module
-    docstring); ``limits`` = (epochs, batch_size, per_group, patience, max_steps).
+    """Train ``st`` with ``opt`` and ``objective`` (an
+    :class:`~pearl.training.objective.Objective` of group losses) on ``train_data`` epoch by
+    epoch (see the module docstring); ``limits`` = (epochs, batch_size, per_group, patience,
+    max_steps).
 
     ``config`` identifies the run: a resume with another configuration is refused.
     """
@@ -230,36 +233,41 @@ class FinetuneLoop:
         if max_steps:
             batches = batches[: max_steps - (p.steps - p.position)]
         self.st.train()
-        bar = tqdm(
-            total=len(batches),
-            initial=p.position,
+
+        def one_step(i: int) -> dict:
+            record = self._step(batches[i])
+            p.position, p.steps = p.position + 1, p.steps + 1
+            return record
+
+        loop = StepLoop(
+            one_step,
+            lambda done: self._save(p),
+            checkpoint_every=self.checkpoint_every,
             desc=f"finetune epoch {p.epoch}",
             unit="batch",
-            disable=not self.show_progress_bar,
+            show_progress_bar=self.show_progress_bar,
         )
-        for idx in batches[p.position :]:
-            self._step(idx)
-            p.position, p.steps = p.position + 1, p.steps + 1
-            bar.update(1)
-            if p.position < len(batches) and (
-                p.steps % self.checkpoint_every == 0 or signalled.requested
-            ):
-                self._save(p)
-                if signalled.requested:
-                    bar.close()
-                    return False
-        bar.close()
-        return True
+        _, stopped = loop.run(
+            p.position,
+            len(batches),
+            lambda: signalled.requested,
+            offset=p.steps - p.position,
+            checkpoint_last=False,
+        )
+        return not stopped
 
-    def _step(self, idx: list[int]) -> None:
-        """One optimiser step on the rows ``idx`` of the training data."""
+    def _step(self, idx: list[int]) -> dict:
+        """One optimiser step on the rows ``idx`` of the training data; the objective's
+        record of it."""
         data = self.train_data
         texts = [data.texts[i] for i in idx]
         groups = torch.as_tensor(data.groups[idx])
-        value = self.objective(self.st(self.st.preprocess(texts))["sentence_embedding"], groups)
+        emb = self.st(self.st.preprocess(texts))["sentence_embedding"]
+        value, record = self.objective(StepEmbeddings.of_groups(emb, groups))
         self.opt.zero_grad(set_to_none=True)
         value.backward()
         self.opt.step()
+        return record
 
     def _validate(self) -> float:
         self.st.eval()

@@ -20,6 +20,7 @@ from torch import nn
 from pearl.losses import (
     batch_hard_triplet_loss,
     info_nce,
+    multi_similarity_loss,
     similarity_distillation,
     supervised_contrastive_loss,
     triplet_loss,
@@ -36,6 +37,12 @@ __all__ = [
     "TypeContrastiveLoss",
     "Objective",
     "build_objective",
+    "GroupLoss",
+    "MultiSimilarityLoss",
+    "GroupInfoNCELoss",
+    "GroupTripletLoss",
+    "GROUP_LOSSES",
+    "group_objective",
 ]
 
 
@@ -56,6 +63,8 @@ class StepEmbeddings:
         Texts -> embeddings with the model being trained (a forward pass of their own).
     fusion : CharFusion or None
         The fused module (its type head), when the model has one.
+    groups : Tensor of shape (batch,) or None
+        In fine-tuning, the group of equivalent strings of each row of ``anchors``.
     """
 
     batch: Any
@@ -65,6 +74,17 @@ class StepEmbeddings:
     own_negatives: torch.Tensor
     encode: Callable[[list[str]], torch.Tensor]
     fusion: Any = None
+    groups: torch.Tensor | None = None
+
+    @classmethod
+    def of_groups(cls, embeddings: torch.Tensor, groups: torch.Tensor) -> StepEmbeddings:
+        """A fine-tuning step: a batch of strings and the group of each (no pairs)."""
+        none = embeddings[:0]
+
+        def encode(texts: list[str]) -> torch.Tensor:  # pragma: no cover - no term asks
+            raise NotImplementedError("a fine-tuning step has no encoder")
+
+        return cls(None, embeddings, none, none, none, encode, groups=groups)
 
 
 class LossTerm(nn.Module):
@@ -244,3 +264,88 @@ def build_objective(
             TypeContrastiveLoss(cfg.type_contrastive_weight, cfg.type_contrastive_temperature)
         )
     return Objective(terms)
+
+
+class GroupLoss(LossTerm):
+    """A term over groups of equivalent strings (fine-tuning on labelled matches): reads
+    the batch's embeddings (``step.anchors``) and their groups (``step.groups``)."""
+
+    @staticmethod
+    def first_pairs(step: StepEmbeddings) -> tuple[torch.Tensor, torch.Tensor]:
+        """One (anchor, positive) pair per group of the batch: its first two members."""
+        first: dict[int, list[int]] = {}
+        for i, g in enumerate(step.groups.tolist()):
+            first.setdefault(g, []).append(i)
+        pairs = [(m[0], m[1]) for m in first.values() if len(m) >= 2]
+        emb = step.anchors
+        return emb[[p[0] for p in pairs]], emb[[p[1] for p in pairs]]
+
+
+class MultiSimilarityLoss(GroupLoss):
+    """SentPWNet's multi-similarity loss with locality weighting and epsilon mining."""
+
+    name = "ms"
+
+    def __init__(
+        self, alpha: float = 2.0, beta: float = 50.0, base: float = 0.5, epsilon: float = 0.1
+    ) -> None:
+        super().__init__(1.0)
+        self.alpha, self.beta, self.base, self.epsilon = alpha, beta, base, epsilon
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor:
+        return multi_similarity_loss(
+            step.anchors,
+            step.groups,
+            alpha=self.alpha,
+            beta=self.beta,
+            base=self.base,
+            epsilon=self.epsilon,
+        )
+
+
+class GroupInfoNCELoss(GroupLoss):
+    """InfoNCE over one in-group pair per group, the other groups' pairs as negatives."""
+
+    name = "infonce"
+
+    def __init__(self, temperature: float = 0.05) -> None:
+        super().__init__(1.0)
+        self.temperature = temperature
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor:
+        a, p = self.first_pairs(step)
+        return info_nce(a, p, temperature=self.temperature)
+
+
+class GroupTripletLoss(GroupLoss):
+    """A batch-hard triplet loss over one in-group pair per group."""
+
+    name = "triplet"
+
+    def __init__(self, margin: float = 1.0) -> None:
+        super().__init__(1.0)
+        self.margin = margin
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor:
+        a, p = self.first_pairs(step)
+        return batch_hard_triplet_loss(a, p, margin=self.margin)
+
+
+#: fine-tuning's objectives by name (``pearl finetune --loss``)
+GROUP_LOSSES: dict[str, type[GroupLoss]] = {
+    "ms": MultiSimilarityLoss,
+    "infonce": GroupInfoNCELoss,
+    "triplet": GroupTripletLoss,
+}
+
+
+def group_objective(loss: str, **options: float) -> Objective:
+    """The objective of :data:`GROUP_LOSSES` named ``loss``, given the options it takes
+    (others, meant for the other losses, are ignored)."""
+    import inspect
+
+    if loss not in GROUP_LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; choose one of {sorted(GROUP_LOSSES)}")
+    cls = GROUP_LOSSES[loss]
+    accepted = inspect.signature(cls).parameters
+    return Objective([cls(**{k: v for k, v in options.items() if k in accepted})])

@@ -29,13 +29,14 @@ import dataclasses
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from pearl._io import check_io, check_replaceable_dir
 from pearl._validation import check_choice
@@ -48,9 +49,11 @@ from pearl.training.checkpoint import (
     load_checkpoint,
     restore_optimizer,
     save_checkpoint,
+    stop_on_signals,
 )
 from pearl.training.config import ConfigPaths, check_fields
 from pearl.training.dataset import TrainingData
+from pearl.training.loop import StepLoop
 from pearl.training.objective import (
     ContrastiveLoss,
     DistillationLoss,
@@ -160,17 +163,32 @@ class _Run:
 
 
 class StaticTrainer:
-    """Train pearl-static from a :class:`StaticConfig` (see the module docstring)."""
+    """Train pearl-static from a :class:`StaticConfig` (see the module docstring).
+
+    Parameters
+    ----------
+    config : StaticConfig
+    show_progress_bar : bool, default=True
+    module : StaticPhraseEmbedding, optional
+        A distilled module to train (default: distilled from ``config.backbone``).
+    on_step : callable(trainer, step, record), optional
+        Called after every optimisation step, as :class:`~pearl.training.trainer.Trainer`'s.
+
+    SIGINT and SIGTERM stop the run after the current step with a checkpoint
+    (``interrupted`` in the result; ``train(resume=True)`` continues).
+    """
 
     def __init__(
         self,
         config: StaticConfig,
         show_progress_bar: bool = True,
         module: StaticPhraseEmbedding | None = None,
+        on_step: Callable | None = None,
     ) -> None:
         self.config = config
         self.show_progress_bar = show_progress_bar
         self._module = module  # a distilled module (tests pass a tiny one)
+        self.on_step = on_step
 
     def train(self, resume: bool = False) -> TrainResult:
         """Train (or, with ``resume=True``, continue from the last checkpoint) and save the
@@ -198,20 +216,13 @@ class StaticTrainer:
             self._restore(run)
         cfg.checkpoints.mkdir(parents=True, exist_ok=True)
         t_start = time.time()
-        bar = tqdm(
-            total=total,
-            initial=run.step,
-            desc="train pearl-static",
-            unit="step",
-            disable=not self.show_progress_bar,
-        )
-        while run.step < total:
+
+        def one_step(i: int) -> dict:
             t0 = time.time()
-            batch = data.batch(run.step, cfg.batch_size, cfg.hard_negatives)
+            batch = data.batch(i, cfg.batch_size, cfg.hard_negatives)
             b = len(batch.anchors)
-            emb = module(module.preprocess(batch.anchors + batch.positives + batch.negatives))[
-                "sentence_embedding"
-            ]
+            encode = self._encoder(module)
+            emb = encode(batch.anchors + batch.positives + batch.negatives)
             loss, record = objective(
                 StepEmbeddings(
                     batch,
@@ -219,25 +230,41 @@ class StaticTrainer:
                     positives=emb[b : 2 * b],
                     negatives=emb[2 * b :],
                     own_negatives=emb[:0],
-                    encode=self._encoder(module),
+                    encode=encode,
                 )
             )
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            run.step += 1
+            run.step = i + 1
             record.update(step=run.step, pairs_per_s=b / max(time.time() - t0, 1e-9))
             run.history.append(record)
-            bar.update(1)
-            bar.set_postfix(loss=f"{record['loss']:.3f}", pairs_s=f"{record['pairs_per_s']:.0f}")
-            if run.step % cfg.checkpoint_every == 0 or run.step == total:
-                self._checkpoint(run)
-        bar.close()
+            return record
+
+        loop = StepLoop(
+            one_step,
+            lambda done: self._checkpoint(run),
+            checkpoint_every=cfg.checkpoint_every,
+            desc="train pearl-static",
+            show_progress_bar=self.show_progress_bar,
+            speed="pairs_per_s",
+            on_step=None if self.on_step is None else partial(self.on_step, self),
+        )
+        with stop_on_signals() as signalled:
+            _, interrupted = loop.run(run.step, total, lambda: signalled.requested)
+        from pearl.training.trainer import TrainResult
+
+        if interrupted:
+            logger.warning(
+                "interrupted at step %d/%d; checkpoint in %s (resume=True continues)",
+                run.step,
+                total,
+                cfg.checkpoints,
+            )
+            return TrainResult(None, run.step, total, True, time.time() - t_start, run.history)
         with torch.no_grad():
             w = cfg.average_weight
             module.embedding.weight.copy_(w * run.initial + (1 - w) * module.embedding.weight)
-        from pearl.training.trainer import TrainResult
-
         out = self._save(module, run.history, len(data), total)
         return TrainResult(out, run.step, total, False, time.time() - t_start, run.history)
 

@@ -21,7 +21,6 @@ from typing import Any
 import torch
 from safetensors.torch import load_file, save_file
 from sentence_transformers.util import batch_to_device
-from tqdm.auto import tqdm
 
 from pearl._io import atomic_path, check_io, check_replaceable_dir
 from pearl.data.contexts import read_contexts
@@ -41,6 +40,7 @@ from pearl.training.checkpoint import (
 )
 from pearl.training.config import RETIRED, TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
+from pearl.training.loop import StepLoop
 from pearl.training.objective import Objective, StepEmbeddings, build_objective
 from pearl.training.saving import (
     average_weights,
@@ -368,41 +368,28 @@ class Trainer:
     ) -> tuple[int, bool]:
         """The optimisation loop, with checkpoints every ``checkpoint_every`` steps and on
         SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
-        cfg = self.config
         history = state.history
 
-        def save_state(step: int) -> None:
-            self._save_state(model, state, step, t_start)
+        def one_step(i: int) -> dict:
+            record = self._one_step(model, fusion, data, i, state)
+            history.append(record)
+            return record
 
-        step = state.step
-        interrupted = False
+        def on_step(done: int, record: dict) -> None:
+            if self.on_step is not None:
+                self.on_step(self, done, record)
+
+        loop = StepLoop(
+            one_step,
+            lambda done: self._save_state(model, state, done, t_start),
+            checkpoint_every=self.config.checkpoint_every,
+            desc="train",
+            show_progress_bar=self.show_progress_bar,
+            on_step=on_step,
+        )
         with stop_on_signals() as signalled:
             model.train()
-            bar = tqdm(
-                total=total,
-                initial=step,
-                desc="train",
-                unit="step",
-                disable=not self.show_progress_bar,
-            )
-            while step < total:
-                record = self._one_step(model, fusion, data, step, state)
-                step += 1
-                history.append(record)
-                bar.update(1)
-                bar.set_postfix(
-                    loss=f"{record['loss']:.3f}", phrases_s=f"{record['phrases_per_s']:.0f}"
-                )
-                if self.on_step is not None:
-                    self.on_step(self, step, record)
-                if step % cfg.checkpoint_every == 0 or step == total:
-                    save_state(step)
-                if (self._stop or signalled.requested) and step < total:
-                    save_state(step)
-                    interrupted = True
-                    break
-            bar.close()
-        return step, interrupted
+            return loop.run(state.step, total, lambda: self._stop or signalled.requested)
 
     def _one_step(self, model, fusion, data: TrainingData, step: int, state: _RunState) -> dict:
         """Step ``step`` (0-based): its batch, the loss, one optimiser and scheduler step;
