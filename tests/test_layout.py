@@ -1,5 +1,6 @@
 """The package stays readable: no module over 500 lines, no function over 80 lines of code
-(issue 34's layout rule; a newcomer reads one concept per module)."""
+counting its signature (issue 34's layout rule, issue 51's signature count: a newcomer
+reads one concept per module, and a long parameter list is no way around the rule)."""
 
 import ast
 from pathlib import Path
@@ -21,17 +22,25 @@ def test_no_module_is_over_500_lines():
 
 
 def _code_lines(node: ast.AST, lines: list[str]) -> int:
-    """Lines of a function that hold code: not blank, not a comment, not its docstring."""
+    """Lines of a function that hold code, its signature included: not blank, not a
+    comment, not its docstring."""
     body = node.body
-    start = (
-        body[0].end_lineno
-        if isinstance(body[0], ast.Expr)
+    docstring = (
+        isinstance(body[0], ast.Expr)
         and isinstance(getattr(body[0], "value", None), ast.Constant)
         and isinstance(body[0].value.value, str)
-        else body[0].lineno - 1
     )
-    span = lines[start : node.end_lineno]
+    signature = lines[node.lineno - 1 : body[0].lineno - 1]
+    start = body[0].end_lineno if docstring else body[0].lineno - 1
+    span = signature + lines[start : node.end_lineno]
     return sum(1 for line in span if line.strip() and not line.strip().startswith("#"))
+
+
+def test_the_size_rule_counts_a_signature():
+    source = "def f(\n" + "    a%d,\n" * 70 + "):\n" + '    """Doc."""\n' + "    x = 1\n" * 10
+    source = source % tuple(range(70))
+    tree = ast.parse(source)
+    assert _code_lines(tree.body[0], source.splitlines()) == 82
 
 
 def test_no_function_is_over_80_lines_of_code():

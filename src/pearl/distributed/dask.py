@@ -20,7 +20,7 @@ import pandas as pd
 from pearl._extras import require
 from pearl._validation import check_bool, check_choice, check_int
 from pearl.distributed import partition as P
-from pearl.distributed.graph import check_frame, join_parts, model_arg
+from pearl.distributed.graph import check_frame, join_options, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
 from pearl.encoders import DEFAULT_MODEL
 from pearl.tables.encoding import get_encoder, to_string_list
@@ -218,23 +218,21 @@ def fuzzy_join(
     dask.dataframe.DataFrame
         One output partition per left partition, in order.
     """
-    outs, meta = join_parts(
+    opts = join_options(
         left,
         right,
         left_on,
         right_on,
-        model,
         threshold=threshold,
         top_k=top_k,
         how=how,
         return_score=return_score,
         suffix=suffix,
         batch_size=batch_size,
-        right_shards=right_shards,
-        index=index,
         matcher=matcher,
         precision=precision,
     )
+    outs, meta = join_parts(left, right, model, opts, right_shards=right_shards, index=index)
     return dd.from_delayed(outs, meta=meta, verify_meta=False)
 
 

@@ -22,7 +22,7 @@ from pearl.tables.matcher import scorer_for
 dask = require("dask", "pearl on Dask")
 dd = require("dask.dataframe", "pearl on Dask")
 
-__all__ = ["model_arg", "check_frame", "reference_shards", "join_parts"]
+__all__ = ["model_arg", "check_frame", "reference_shards", "join_options", "join_parts"]
 
 
 def model_arg(model: Any):
@@ -65,103 +65,66 @@ def reference_shards(
     ]
 
 
-def join_parts(
-    left,
-    right,
-    left_on,
-    right_on,
-    model,
-    *,
-    threshold,
-    top_k,
-    how,
-    return_score,
-    suffix,
-    batch_size,
-    right_shards,
-    index,
-    matcher="combined",
-    precision=None,
-):
-    """The joined partitions as delayed pandas frames, and the output's meta. With
-    ``precision``, the threshold is one delayed value computed from every partition's best
-    probabilities (as the single-process join computes it from every row's)."""
-    opts = JoinOptions.check(
-        left_on=left_on,
-        right_on=right_on,
-        how=how,
-        top_k=top_k,
-        threshold=threshold,
-        return_score=return_score,
-        suffix=suffix,
-        batch_size=batch_size,
-        matcher=matcher,
-        precision=precision,
-    )
+def join_options(left, right, left_on, right_on, **options) -> JoinOptions:
+    """The Dask join's options, checked once (as the single-process join checks them), with
+    both frames checked to hold their key column."""
+    opts = JoinOptions.check(left_on=left_on, right_on=right_on, **options)
     if opts.multi:
         raise ValueError("the Dask join matches one key column: give left_on and right_on as names")
     check_frame(left, "left", left_on)
     check_frame(right, "right", right_on)
-    how, top_k, threshold, return_score = opts.how, opts.top_k, opts.threshold, opts.return_score
-    batch_size, matcher = opts.batch_size, opts.matcher
+    return opts
+
+
+def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
+    """The joined partitions as delayed pandas frames, and the output's meta. With
+    ``opts.precision``, the threshold is one delayed value computed from every partition's
+    best probabilities (as the single-process join computes it from every row's)."""
     right_shards = check_int(right_shards, "right_shards", 1)
     index = check_choice(index, "index", ("exact", "hnsw"))
-    rename = output_columns(left.columns, right.columns, suffix, return_score, top_k > 1)
+    top_k = opts.top_k
+    rename = output_columns(left.columns, right.columns, opts.suffix, opts.return_score, top_k > 1)
     names = match_names(
-        [*left.columns, *(rename.get(c, c) for c in right.columns)], return_score, top_k > 1
+        [*left.columns, *(rename.get(c, c) for c in right.columns)], opts.return_score, top_k > 1
     )
     # the learned weights depend on the model: loaded here only for the combined matcher
     scorer = (
         None
-        if matcher == "cosine"
-        else scorer_for(matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
+        if opts.matcher == "cosine"
+        else scorer_for(opts.matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
     )
-    m = model_arg(model)
-    shards = reference_shards(
-        right, right_on, m, batch_size, right_shards, index, ngrams=scorer is not None
-    )
-    ngrams = (
-        dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s) for s in shards])
-        if scorer is not None
-        else None
-    )
-    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
-    parts = []
-    for p in left.to_delayed():
-        query = dask.delayed(P.query_embeddings)(p, left_on, m, batch_size)
-        cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
-        parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
+    parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index)
+    threshold = opts.threshold
     if opts.precision is not None:  # every partition's best probabilities first
         best = [dask.delayed(P.best_probabilities)(c, scorer, top_k) for *_, c in parts]
         threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
+    kw = dict(threshold=threshold, how=opts.how, return_score=opts.return_score, top_k=top_k)
     outs = [
-        dask.delayed(P.join_partition)(
-            p,
-            query,
-            merged,
-            rename,
-            threshold=threshold,
-            how=how,
-            return_score=return_score,
-            top_k=top_k,
-            scorer=scorer,
-            names=names,
-        )
+        dask.delayed(P.join_partition)(p, query, merged, rename, scorer=scorer, names=names, **kw)
         for p, query, merged in parts
     ]
     empty = P.Candidates(
         np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32), right._meta
     )
     no_query = P.Query(np.zeros((0, 1), np.float32), np.zeros(0, int), [])
-    meta = P.join_partition(
-        left._meta,
-        no_query,
-        empty,
-        rename,
-        threshold=threshold,
-        how=how,
-        return_score=return_score,
-        top_k=top_k,
-        names=names,
-    )
+    meta = P.join_partition(left._meta, no_query, empty, rename, names=names, **kw)
     return outs, meta
+
+
+def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: int, index: str):
+    """(left partition, its query, its merged candidates over every right shard), delayed."""
+    shards = reference_shards(
+        right, opts.right_on, m, opts.batch_size, right_shards, index, ngrams=scorer is not None
+    )
+    ngrams = (
+        dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s) for s in shards])
+        if scorer is not None
+        else None
+    )
+    width = scorer.width(opts.top_k) if scorer is not None else opts.top_k  # + a runner-up
+    parts = []
+    for p in left.to_delayed():
+        query = dask.delayed(P.query_embeddings)(p, opts.left_on, m, opts.batch_size)
+        cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
+        parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
+    return parts

@@ -14,7 +14,7 @@ from pearl._extras import require
 from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import MissingKeyError, check_int
 from pearl.distributed import partition as P
-from pearl.distributed.graph import check_frame, join_parts, model_arg
+from pearl.distributed.graph import check_frame, join_options, join_parts, model_arg
 from pearl.encoders import DEFAULT_MODEL
 from pearl.tables.encoding import expected_fingerprint
 
@@ -181,22 +181,23 @@ def join_to_parquet(
     threshold is chosen from every left partition's best probabilities before any part is
     written).
     """
-    outs, _ = join_parts(
-        read_table(left, partitions),
-        read_table(right),
+    left_frame, right_frame = read_table(left, partitions), read_table(right)
+    opts = join_options(
+        left_frame,
+        right_frame,
         left_on,
         right_on,
-        model,
         threshold=threshold,
         top_k=top_k,
         how=how,
         return_score=True,
         suffix="_right",
         batch_size=batch_size,
-        right_shards=right_shards,
-        index=index,
         matcher=matcher,
         precision=precision,
+    )
+    outs, _ = join_parts(
+        left_frame, right_frame, model, opts, right_shards=right_shards, index=index
     )
     job = {
         "job": "join",

@@ -25,14 +25,20 @@ import numpy as np
 import torch
 
 from pearl._io import check_io, check_replaceable_dir
-from pearl._validation import check_choice, check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
 from pearl.training.checkpoint import STATE, check_fresh_run
-from pearl.training.finetune_loop import FinetuneLoop
+from pearl.training.finetune_loop import FinetuneLoop, FinetuneOptions
 from pearl.training.labelled import LabelledGroups, read_labelled
-from pearl.training.objective import GROUP_LOSSES, group_objective
+from pearl.training.objective import group_objective
 
-__all__ = ["LabelledGroups", "read_labelled", "finetune", "FinetuneResult"]
+__all__ = [
+    "LabelledGroups",
+    "read_labelled",
+    "finetune",
+    "run_finetune",
+    "FinetuneOptions",
+    "FinetuneResult",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -144,61 +150,90 @@ def finetune(
     copied beside it (its own ``finetune.json`` excepted), so the record of a model trained,
     then fine-tuned, tells both stages.
     """
+    options = FinetuneOptions(
+        loss=loss,
+        encoder=encoder,
+        epochs=epochs,
+        batch_size=batch_size,
+        per_group=per_group,
+        lr=lr,
+        validation=validation,
+        patience=patience,
+        max_steps=max_steps,
+        average_weight=average_weight,
+        save_dtype=save_dtype,
+        seed=seed,
+        alpha=alpha,
+        beta=beta,
+        base=base,
+        epsilon=epsilon,
+        temperature=temperature,
+        margin=margin,
+        checkpoint_every=checkpoint_every,
+    )
+    checkpoints = Path(checkpoint_dir) if checkpoint_dir else Path(f"{output}.checkpoints")
+    return run_finetune(
+        data,
+        Path(output),
+        options,
+        model=model,
+        checkpoints=checkpoints,
+        resume=resume,
+        record=record,
+        show_progress_bar=show_progress_bar,
+    )
+
+
+def run_finetune(
+    data: LabelledGroups,
+    output: Path,
+    options: FinetuneOptions,
+    *,
+    model: Any,
+    checkpoints: Path,
+    resume: bool = False,
+    record: dict | None = None,
+    show_progress_bar: bool = True,
+) -> FinetuneResult:
+    """:func:`finetune` with its options checked (a :class:`FinetuneOptions`) and its
+    checkpoint folder resolved."""
     from pearl.encoders.resolve import model_folder
     from pearl.training.saving import average_weights, save_model
 
-    loss = check_choice(loss, "loss", tuple(GROUP_LOSSES))
-    encoder = check_choice(encoder, "encoder", ("transformer", "bilstm", "cnn"))
-    epochs, batch_size = check_int(epochs, "epochs", 1), check_int(batch_size, "batch_size", 2)
-    per_group, patience = check_int(per_group, "per_group", 2), check_int(patience, "patience", 1)
-    validation = check_float(validation, "validation", 0.0, 0.9)
-    max_steps = check_int(max_steps, "max_steps", 0)
-    average_weight = check_float(average_weight, "average_weight", 0.0, 1.0)
-    if lr is not None:
-        check_float(lr, "lr", 0.0)
-    save_dtype = check_choice(save_dtype, "save_dtype", ("float32", "float16"))
-    checkpoint_every = check_int(checkpoint_every, "checkpoint_every", 1)
-    output = Path(output)
-    checkpoints = Path(checkpoint_dir) if checkpoint_dir else Path(f"{output}.checkpoints")
     check_io(
         {"output": output, "checkpoint_dir": checkpoints},
-        [model_folder(model) if encoder == "transformer" else None],
+        [model_folder(model) if options.encoder == "transformer" else None],
     )
     check_replaceable_dir(output, "modules.json")
     check_replaceable_dir(checkpoints, STATE)
     check_fresh_run(checkpoints, resume)
     _check_data(data)
-    train_data, val_data = data.split(validation, seed) if validation else (data, None)
+    seed = options.seed
+    train_data, val_data = (
+        data.split(options.validation, seed) if options.validation else (data, None)
+    )
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    start, st = _start_model(model, encoder, data)
-    if lr is None:  # a table of vectors learns at a GloVe encoder's rate, not a transformer's
-        lr = 1e-3 if encoder != "transformer" or _is_static(st) else 2e-5
-    initial = (
-        {k: v.detach().clone() for k, v in st.state_dict().items()} if average_weight else None
-    )
-    options = (
-        *(epochs, batch_size, per_group, lr, validation, patience, max_steps),
-        *(average_weight, save_dtype, seed),
-    )
+    start, st = _start_model(model, options.encoder, data)
+    if options.lr is None:  # a table of vectors learns at a GloVe encoder's rate
+        options = options.with_lr(
+            1e-3 if options.encoder != "transformer" or _is_static(st) else 2e-5
+        )
+    w = options.average_weight
+    initial = {k: v.detach().clone() for k, v in st.state_dict().items()} if w else None
     params = {
         "start": str(model) if start is not None else None,
-        "encoder": encoder,
-        "loss": loss,
-        **dict(zip(_OPTIONS, options, strict=True)),
-        **dict(zip(_LOSS_OPTIONS, (alpha, beta, base, epsilon, temperature, margin), strict=True)),
+        **options.record(),
         "strings": len(data),
         "groups": int(len(np.unique(data.groups))),
     }
-
     loop = FinetuneLoop(
         st,
-        torch.optim.AdamW(st.parameters(), lr=lr),
-        group_objective(loss, **{k: params[k] for k in _LOSS_OPTIONS}),
+        torch.optim.AdamW(st.parameters(), lr=options.lr),
+        group_objective(options.loss, **options.losses()),
         (train_data, val_data),
-        (epochs, batch_size, per_group, patience, max_steps),
+        options,
         checkpoints,
-        checkpoint_every,
         {**params, "data": data.fingerprint()},
         show_progress_bar,
     )
@@ -210,8 +245,8 @@ def finetune(
             None, len(history), progress.best_epoch, history, loop.seconds(), True, checkpoints
         )
     if initial is not None:
-        average_weights(st, initial, average_weight)
-    save_model(st, output, save_dtype, normalize=True)
+        average_weights(st, initial, w)
+    save_model(st, output, options.save_dtype, normalize=True)
     seconds = loop.seconds()
     params.update(
         epochs_run=len(history),
@@ -223,21 +258,6 @@ def finetune(
     _write_record(output, start, params)
     loop.remove_checkpoints()
     return FinetuneResult(output, len(history), progress.best_epoch, history, seconds)
-
-
-_OPTIONS = (
-    "epochs",
-    "batch_size",
-    "per_group",
-    "lr",
-    "validation",
-    "patience",
-    "max_steps",
-    "average_weight",
-    "save_dtype",
-    "seed",
-)
-_LOSS_OPTIONS = ("alpha", "beta", "base", "epsilon", "temperature", "margin")
 
 
 def _start_model(model: Any, encoder: str, data: LabelledGroups):

@@ -23,7 +23,7 @@ import logging
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from pearl._io import atomic_path
+from pearl._validation import check_choice, check_float, check_int
 from pearl.training.checkpoint import (
     STATE,
     Checkpoint,
@@ -44,12 +45,93 @@ from pearl.training.labelled import LabelledGroups, epoch_batches
 from pearl.training.loop import StepLoop
 from pearl.training.objective import StepEmbeddings
 
-__all__ = ["FinetuneLoop", "top1", "BEST"]
+__all__ = ["FinetuneLoop", "FinetuneOptions", "top1", "BEST"]
 
 logger = logging.getLogger(__name__)
 
 #: the best epoch's weights so far, beside ``state.safetensors``
 BEST = "best.safetensors"
+
+
+@dataclass(frozen=True)
+class FinetuneOptions:
+    """The options of a fine-tuning run, checked once (see
+    :func:`pearl.training.finetune.finetune` for each one). ``lr=None`` is resolved by the
+    run from the model (:meth:`with_lr`)."""
+
+    loss: str = "ms"
+    encoder: str = "transformer"
+    epochs: int = 10
+    batch_size: int = 64
+    per_group: int = 4
+    lr: float | None = None
+    validation: float = 0.1
+    patience: int = 2
+    max_steps: int = 0
+    average_weight: float = 0.0
+    save_dtype: str = "float32"
+    seed: int = 0
+    alpha: float = 2.0
+    beta: float = 50.0
+    base: float = 0.5
+    epsilon: float = 0.1
+    temperature: float = 0.05
+    margin: float = 1.0
+    checkpoint_every: int = 200
+
+    def __post_init__(self) -> None:
+        from pearl.training.objective import GROUP_LOSSES
+
+        checked = {
+            "loss": check_choice(self.loss, "loss", tuple(GROUP_LOSSES)),
+            "encoder": check_choice(self.encoder, "encoder", ("transformer", "bilstm", "cnn")),
+            "epochs": check_int(self.epochs, "epochs", 1),
+            "batch_size": check_int(self.batch_size, "batch_size", 2),
+            "per_group": check_int(self.per_group, "per_group", 2),
+            "patience": check_int(self.patience, "patience", 1),
+            "validation": check_float(self.validation, "validation", 0.0, 0.9),
+            "max_steps": check_int(self.max_steps, "max_steps", 0),
+            "average_weight": check_float(self.average_weight, "average_weight", 0.0, 1.0),
+        }
+        if self.lr is not None:
+            check_float(self.lr, "lr", 0.0)
+        checked["save_dtype"] = check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
+        checked["checkpoint_every"] = check_int(self.checkpoint_every, "checkpoint_every", 1)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    def with_lr(self, lr: float) -> FinetuneOptions:
+        """These options with the learning rate set."""
+        return replace(self, lr=lr)
+
+    def losses(self) -> dict[str, float]:
+        """The loss parameters (each loss takes those it uses)."""
+        return {k: getattr(self, k) for k in _LOSS_OPTIONS}
+
+    def record(self) -> dict[str, Any]:
+        """The options as the run's record and checkpoint identity name them (all but
+        ``checkpoint_every``, which may change between an interruption and its resume)."""
+        return {
+            "encoder": self.encoder,
+            "loss": self.loss,
+            **{k: getattr(self, k) for k in _RUN_OPTIONS},
+            **self.losses(),
+        }
+
+
+_RUN_OPTIONS = (
+    "epochs",
+    "batch_size",
+    "per_group",
+    "lr",
+    "validation",
+    "patience",
+    "max_steps",
+    "average_weight",
+    "save_dtype",
+    "seed",
+)
+_LOSS_OPTIONS = ("alpha", "beta", "base", "epsilon", "temperature", "margin")
 
 
 def top1(model, data: LabelledGroups, batch_size: int = 256) -> float:
@@ -127,8 +209,7 @@ class _Progress:
 class FinetuneLoop:
     """Train ``st`` with ``opt`` and ``objective`` (an
     :class:`~pearl.training.objective.Objective` of group losses) on ``train_data`` epoch by
-    epoch (see the module docstring); ``limits`` = (epochs, batch_size, per_group, patience,
-    max_steps).
+    epoch (see the module docstring), as ``options`` say.
 
     ``config`` identifies the run: a resume with another configuration is refused.
     """
@@ -139,17 +220,15 @@ class FinetuneLoop:
         opt,
         objective,
         data: tuple[LabelledGroups, LabelledGroups | None],
-        limits: tuple[int, int, int, int, int],
+        options: FinetuneOptions,
         checkpoints: Path,
-        checkpoint_every: int,
         config: dict[str, Any],
         show_progress_bar: bool = True,
     ) -> None:
         self.st, self.opt, self.objective = st, opt, objective
         self.train_data, self.val_data = data
-        self.limits = limits
+        self.options = options
         self.checkpoints = Path(checkpoints)
-        self.checkpoint_every = checkpoint_every
         self.config = config
         self.show_progress_bar = show_progress_bar
         self.best_state: dict[str, torch.Tensor] | None = None
@@ -191,7 +270,11 @@ class FinetuneLoop:
     def run(self, rng: random.Random, progress: _Progress | None = None) -> tuple[_Progress, bool]:
         """Train to the end (or to a signal); returns the progress and whether the run was
         interrupted (its checkpoint written). At the end, the best weights are in ``st``."""
-        epochs, _, _, patience, max_steps = self.limits
+        epochs, patience, max_steps = (
+            self.options.epochs,
+            self.options.patience,
+            self.options.max_steps,
+        )
         p = progress or _Progress(epoch_rng=_rng_state(rng))
         with stop_on_signals() as signalled:
             while not p.finished:
@@ -226,7 +309,8 @@ class FinetuneLoop:
     def _epoch(self, p: _Progress, rng: random.Random, signalled) -> bool:
         """The batches of epoch ``p.epoch`` from ``p.position`` on; False when stopped by
         a signal (after a checkpoint)."""
-        _, batch_size, per_group, _, max_steps = self.limits
+        batch_size, per_group = self.options.batch_size, self.options.per_group
+        max_steps = self.options.max_steps
         # ``rng`` stands at ``p.epoch_rng`` here: saved after the last epoch's draw, or
         # restored by :meth:`resume`
         batches = list(epoch_batches(self.train_data, batch_size, per_group, rng))
@@ -242,7 +326,7 @@ class FinetuneLoop:
         loop = StepLoop(
             one_step,
             lambda done: self._save(p),
-            checkpoint_every=self.checkpoint_every,
+            checkpoint_every=self.options.checkpoint_every,
             desc=f"finetune epoch {p.epoch}",
             unit="batch",
             show_progress_bar=self.show_progress_bar,

@@ -270,39 +270,42 @@ def fit_matcher_weights(
     best_tr = _best_candidates(rows, raw, tr)
     second_tr = _best_candidates(rows, raw, tr, rank=1)
     scorer = scorer.calibrate_margin(raw[best_tr], _raw_or_none(raw, second_tr), y[best_tr])
-    from sklearn.metrics import brier_score_loss, roc_auc_score
-
-    prob = scorer.probability(emb[te_all], ng[te_all])
-    best_te = _best_candidates(rows, raw, te)
-    second_te = _best_candidates(rows, raw, te, rank=1)
-    top_y = y[best_te]
-    top_prob = scorer.ranked(np.stack([raw[best_te], _raw_or_none(raw, second_te)], 1))[:, 0]
-    alone_prob = scorer.calibrated(raw[best_te])
-    precision_09 = {
-        "alone": _at_precision(alone_prob, top_y),
-        "ranked": _at_precision(top_prob, top_y),
-    }
-    calib = _calibration_bins(top_prob, top_y)
-    auc = {
-        name: float(roc_auc_score(y[te_all], x))
-        for name, x in (("combined", prob), ("embedding", emb[te_all]), ("ngram", ng[te_all]))
-    }
-    scores = {"combined": prob, "embedding": emb[te_all], "ngram": ng[te_all]}
-    top1 = _top1(rows[te_all], y[te_all], kind, scores)
     return {
         "model": model,
         "fingerprint": enc.fingerprint,
         **scorer.to_dict(),
         "unmatched_share": unmatched_share,
         "pairs": int(len(y)),
+        **_diagnostics(scorer, (emb, ng, raw), y, rows, kind, te, te_all),
+        "encode_seconds": round(encode_s, 1),
+    }
+
+
+def _diagnostics(scorer, scores, y, rows, kind, te, te_all) -> dict:
+    """The held-out diagnostics of a fitted scorer: AUC and top-1 of each signal over every
+    held-out query (``te_all``), Brier scores, precision at 0.9 and calibration bins of the
+    best candidates of the held-out queries that keep their match (``te``)."""
+    from sklearn.metrics import brier_score_loss, roc_auc_score
+
+    emb, ng, raw = scores
+    prob = scorer.probability(emb[te_all], ng[te_all])
+    best_te = _best_candidates(rows, raw, te)
+    second_te = _best_candidates(rows, raw, te, rank=1)
+    top_y = y[best_te]
+    top_prob = scorer.ranked(np.stack([raw[best_te], _raw_or_none(raw, second_te)], 1))[:, 0]
+    alone_prob = scorer.calibrated(raw[best_te])
+    signals = {"combined": prob, "embedding": emb[te_all], "ngram": ng[te_all]}
+    return {
         "test_pairs": int(te_all.sum()),
-        "auc": auc,
-        "top1": top1,
+        "auc": {name: float(roc_auc_score(y[te_all], x)) for name, x in signals.items()},
+        "top1": _top1(rows[te_all], y[te_all], kind, signals),
         "brier": float(brier_score_loss(top_y, top_prob)),
         "brier_alone": float(brier_score_loss(top_y, alone_prob)),
-        "precision_0.9": precision_09,
-        "calibration_bins": calib,
-        "encode_seconds": round(encode_s, 1),
+        "precision_0.9": {
+            "alone": _at_precision(alone_prob, top_y),
+            "ranked": _at_precision(top_prob, top_y),
+        },
+        "calibration_bins": _calibration_bins(top_prob, top_y),
     }
 
 
