@@ -35,11 +35,13 @@ records: install
 		--data $(DATA)/benchmark --short-text $(DATA)/short_text
 
 test: install
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q tests
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks examples experiments
 	$(BIN)/ruff format --check src tests benchmarks examples experiments
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache

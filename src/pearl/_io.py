@@ -18,8 +18,9 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "atomic_path",
@@ -186,7 +187,7 @@ def read_zip_member(archive, name: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
 
 def read_tsv(
     path: str | os.PathLike, fields: list[str], what: str, check_header: bool = True
-) -> list[tuple[str, ...]]:
+) -> list[tuple[Any, ...]]:
     """The rows of one of pearl's TSV files (a header, then ``len(fields)`` tab-separated
     fields per row), each checked.
 
@@ -219,7 +220,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 
 @contextlib.contextmanager
-def atomic_tsv(path: str | os.PathLike, header: list[str]) -> Iterator[csv.writer]:
+def atomic_tsv(path: str | os.PathLike, header: list[str]) -> Iterator[Any]:
     """A TSV writer (UTF-8, ``\\n`` line ends, header written) whose file appears at
     ``path`` only when the block ends without error (see :func:`atomic_path`)."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
@@ -300,7 +301,7 @@ def _real(path: str | os.PathLike) -> Path:
 
 
 def check_io(
-    outputs: dict[str, str | os.PathLike | None], inputs: Iterable[str | os.PathLike | None]
+    outputs: Mapping[str, str | os.PathLike | None], inputs: Iterable[str | os.PathLike | None]
 ) -> None:
     """The one output guard: refuse any overlap between what a command writes and what it
     reads, before any work.

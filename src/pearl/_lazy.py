@@ -10,17 +10,18 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
     package: str, names: dict[str, str]
-) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for a package whose public ``names`` (name ->
     module) are imported on first access and then kept in the package's namespace."""
 
-    def __getattr__(name: str) -> object:
+    def __getattr__(name: str) -> Any:
         if name not in names:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(names[name]), name)

@@ -190,7 +190,8 @@ def alias_groups(
         for source, members in candidates
     ]
     ambiguous = _ambiguous_forms(candidates)
-    rows, group_of, seen, n_groups = [], {}, set(), 0  # group_of: casefolded -> group
+    group_of: dict[str, int] = {}  # casefolded -> group
+    rows, seen, n_groups = [], set(), 0
     for source, members in candidates:
         if any(m.lower() in banned for m in members):
             continue

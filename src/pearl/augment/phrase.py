@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -216,7 +216,8 @@ class Seq2SeqParaphraser:
     ) -> None:
         self.model_name, self.prefix = model, prefix
         self.num_beams, self.max_new_tokens, self.device = num_beams, max_new_tokens, device
-        self._model = self._tok = None
+        self._model: Any = None
+        self._tok: Any = None
 
     def _load(self) -> None:
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer

@@ -134,7 +134,7 @@ class GloveSynonyms:
         self.threshold, self.top_k = threshold, top_k
         self.keep_names = keep_names
         g = glove or GloveEncoder()
-        words = sorted(g.index, key=g.index.get)[:vocab_size]
+        words = sorted(g.index, key=g.index.__getitem__)[:vocab_size]
         self.words = [w for w in words if w.isalpha()]
         self.lookup = {w: i for i, w in enumerate(self.words)}
         self.vectors = normalize_rows(np.asarray(g.vectors[[g.index[w] for w in self.words]]))

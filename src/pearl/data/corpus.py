@@ -338,7 +338,9 @@ def _statistics(
         input={"files_read": report.files, "text_units": report.units},
         seconds=round(seconds, 1),
     )
-    lex_c, ent_c, src_c = Counter(), Counter(), Counter()
+    lex_c: Counter[str] = Counter()
+    ent_c: Counter[str] = Counter()
+    src_c: Counter[str] = Counter()
     for r in records.values():
         lex, ent = split_label(r.label)
         lex_c[lex] += 1

@@ -98,7 +98,9 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     if opts.precision is not None:  # every partition's best probabilities first
         best = [dask.delayed(P.best_probabilities)(c, scorer, top_k) for *_, c in parts]
         threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
-    kw = dict(threshold=threshold, how=opts.how, return_score=opts.return_score, top_k=top_k)
+    kw: dict[str, Any] = dict(
+        threshold=threshold, how=opts.how, return_score=opts.return_score, top_k=top_k
+    )
     outs = [
         dask.delayed(P.join_partition)(p, query, merged, rename, scorer=scorer, names=names, **kw)
         for p, query, merged in parts
@@ -114,7 +116,13 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
 def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: int, index: str):
     """(left partition, its query, its merged candidates over every right shard), delayed."""
     shards = reference_shards(
-        right, opts.right_on, m, opts.batch_size, right_shards, index, ngrams=scorer is not None
+        right,
+        str(opts.right_on),
+        m,
+        opts.batch_size,
+        right_shards,
+        index,
+        ngrams=scorer is not None,
     )
     ngrams = (
         dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s) for s in shards])
@@ -124,7 +132,7 @@ def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: in
     width = scorer.width(opts.top_k) if scorer is not None else opts.top_k  # + a runner-up
     parts = []
     for p in left.to_delayed():
-        query = dask.delayed(P.query_embeddings)(p, opts.left_on, m, opts.batch_size)
+        query = dask.delayed(P.query_embeddings)(p, str(opts.left_on), m, opts.batch_size)
         cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
         parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
     return parts

@@ -217,6 +217,7 @@ def shard_top_k(
     :func:`join_partition` turns into probabilities)."""
     q = query.emb
     if scorer is not None:  # the shard's index, both signals, by fuzzy_join's size rule
+        assert ngrams is not None, "the combined matcher needs the n-gram weights"
         from pearl.tables.join import REFERENCE_EXACT_MAX
 
         ref = ReferenceIndex(

@@ -189,4 +189,5 @@ class EmbeddingCache:
         if not items:
             dim = self._vectors.shape[1] if self._vectors is not None else 0
             return np.zeros((0, dim), dtype=np.float32)
+        assert self._vectors is not None
         return self._vectors[[self._index[t] for t in items]]

@@ -43,7 +43,8 @@ class GloveEncoder(Encoder):
 
     @property
     def fingerprint(self) -> str:
-        return f"glove:{self.vectors_path.name}:{self.vectors.shape[0]}x{self.embedding_dim}"
+        name = Path(str(self.vectors_path)).name
+        return f"glove:{name}:{self.vectors.shape[0]}x{self.embedding_dim}"
 
     def encode(
         self,

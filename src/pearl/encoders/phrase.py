@@ -7,6 +7,7 @@ import os
 import socket
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
@@ -78,14 +79,16 @@ def _locate(model: str) -> tuple[Path, Path | None, str]:
     return snap, root, target
 
 
-def _load_sentence_transformer(model: str, device: str | None, trust_remote_code: bool = False):
+def _load_sentence_transformer(
+    model: str | os.PathLike, device: str | None, trust_remote_code: bool = False
+):
     """``(model, resolved name or path, folder, root)``: a static folder on the CPU is
     served by :class:`~pearl.models.static_inference.StaticInference` (no torch), any other
     by sentence-transformers through the strict loader."""
     from pearl.models.folder_checks import check_model_folder
     from pearl.models.static_inference import StaticInference, is_static_stack
 
-    folder, root, target = _locate(model)
+    folder, root, target = _locate(str(model))
     entries = check_model_folder(folder, trust_remote_code, root)
     if (device or "cpu") == "cpu" and is_static_stack(entries):
         return StaticInference(folder, normalize=len(entries) > 1), target, folder, root
@@ -161,7 +164,7 @@ class PhraseEncoder(Encoder):
         #: the torch-free static model, or None (the model is a SentenceTransformer)
         from pearl.models.static_inference import StaticInference
 
-        self._static = loaded if isinstance(loaded, StaticInference) else None
+        self._static: Any = loaded if isinstance(loaded, StaticInference) else None
         self._model = None if self._static is not None else loaded
         self.name = Path(self.path).name if written_as_path(model) else self.model_name
         self._fingerprint: str | None = None
@@ -379,6 +382,7 @@ class PhraseEncoder(Encoder):
                     out = np.empty((n, emb.shape[1]), dtype=np.float32)
                 out[start : start + len(chunk)] = emb
                 bar.update(len(chunk))
+        assert out is not None  # n > 0 here
         return out
 
     def _encode_chunk(self, chunk: list[str], batch_size: int, normalize: bool) -> np.ndarray:

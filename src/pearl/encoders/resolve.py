@@ -85,7 +85,7 @@ def _mpnet_part_files() -> list[Path]:
         files = [f for f in dist.files or [] if f.name == f"all-mpnet-base-v2.zip.00{i}"]
         if not files:
             raise OSError(f"{dist_name} is installed but holds no all-mpnet-base-v2.zip.00{i}")
-        parts.append(Path(dist.locate_file(files[0])))
+        parts.append(Path(str(dist.locate_file(files[0]))))
     return parts
 
 

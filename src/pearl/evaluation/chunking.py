@@ -17,6 +17,7 @@ import re
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pearl._extras import require
 from pearl._io import read_zip_member
@@ -40,7 +41,8 @@ def conll2000_gold(zip_path: str | Path, part: str = "test"):
     for block in text.strip().split("\n\n"):
         rows = [line.split() for line in block.splitlines() if line.strip()]
         words = [r[0] for r in rows]
-        chunks, cur = [], None
+        chunks: list = []
+        cur: Any = None
         for i, (_, _, tag) in enumerate(rows):
             if tag.startswith("B-") or tag == "O" or (cur and tag[2:] != cur[2]):
                 if cur:
@@ -99,7 +101,9 @@ def treebank_gold(zip_path: str | Path):
 
 def score_spans(pairs) -> dict[str, dict[str, float]]:
     """Exact-match precision/recall/F1 per class over (predicted, gold) span sets."""
-    tp, n_pred, n_gold = Counter(), Counter(), Counter()
+    tp: Counter[str] = Counter()
+    n_pred: Counter[str] = Counter()
+    n_gold: Counter[str] = Counter()
     for pred, gold in pairs:
         for s in pred:
             n_pred[s[2]] += 1

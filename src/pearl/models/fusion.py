@@ -93,14 +93,14 @@ class CharFusion(Module):
         self.use_chars = use_chars
         self.char_gain = bool(char_gain) and use_chars
         self.raw_text = bool(raw_text)
-        self.char_encoder = build_char_encoder(self.char_config) if use_chars else None
+        self.char_encoder: Any = build_char_encoder(self.char_config) if use_chars else None
         # a parameter only when asked for, so folders saved without one load strictly
         self.char_log_scale = nn.Parameter(torch.zeros(())) if self.char_gain else None
-        concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if use_chars else 0)
+        concat = self.phrase_dim + (self.char_encoder.config["out_dim"] if self.char_encoder else 0)
         self._embedding_dim = int(output_dim) if output_dim else concat
         self.project = nn.Linear(concat, output_dim) if output_dim else None
         self.type_head = nn.Linear(self.embedding_dim, len(self.labels)) if self.labels else None
-        self.tokenizer = None  # set by on_model_ready / set_tokenizer
+        self.tokenizer: Any = None  # set by on_model_ready / set_tokenizer
 
     @property
     def embedding_dim(self) -> int:

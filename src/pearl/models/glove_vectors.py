@@ -51,6 +51,7 @@ class GloveVectors:
         dv, dvoc = _default_paths() if not (vectors and vocab) else (None, None)
         self.vectors_path = Path(vectors) if vectors else dv
         self.vocab_path = Path(vocab) if vocab else dvoc
+        assert self.vectors_path is not None and self.vocab_path is not None
         self.vectors = np.load(self.vectors_path, mmap_mode="r", allow_pickle=False)
         words = pq.read_table(self.vocab_path).column(0).to_pylist()
         if len(words) != self.vectors.shape[0]:

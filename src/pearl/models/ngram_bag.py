@@ -14,6 +14,8 @@ sums the two (the "both" arm of the comparison).
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -69,7 +71,7 @@ class NgramBagEncoder(nn.Module):
                 f"sizes, got ngram_range={ngram_range}, n_buckets={n_buckets}, "
                 f"out_dim={out_dim}"
             )
-        self.config = {
+        self.config: dict[str, Any] = {
             "out_dim": int(out_dim),
             "n_buckets": int(n_buckets),
             "ngram_range": [lo, hi],

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +134,7 @@ class StaticInference:
         folder = Path(path)
         tokenizer, weights, config_file = module_files(folder)
         try:
-            config = read_json(config_file, "pearl-static configuration")
+            config: Any = read_json(config_file, "pearl-static configuration")
             state = load_file(str(weights))
             self.tokenizer = Tokenizer.from_file(str(tokenizer))
             self.tokens = np.ascontiguousarray(state["embedding.weight"], dtype=np.float32)

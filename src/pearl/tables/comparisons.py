@@ -215,7 +215,7 @@ class _TextField:
         self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
         self.rid = np.array([pos[v] for v in rc], dtype=np.int64)
         folded = [v.casefold() for v in uniq]
-        first = {}
+        first: dict[str, int] = {}
         # each value's case-folded form as the id of its first value: equality of ints
         self.folded = np.array([first.setdefault(f, i) for i, f in enumerate(folded)])
         self.ngrams = NgramVectorizer().fit(rc).transform(uniq)

@@ -182,7 +182,9 @@ def cluster(
         lab = _exact_labels(uniq, emb, scorer, n_clusters)
     else:
         rows = _row_weights(texts, nulls, uniq, sample_weight)
-        rules = dict(one_edit=ONE_EDIT, abbreviation=ABBREVIATION) if scorer is not None else {}
+        rules: dict[str, Any] = (
+            dict(one_edit=ONE_EDIT, abbreviation=ABBREVIATION) if scorer is not None else {}
+        )
         graph = match_graph(uniq, emb, scorer, top_k=top_k, **rules)
         lab = graph_average_linkage(
             len(uniq), graph.rows, graph.cols, graph.weights, threshold, rows

@@ -77,6 +77,8 @@ class HeldModel:
     given by name or folder, which is loaded again on use (as skrub's ``TextEncoder``
     does); an encoder object passed as ``model`` is pickled with the estimator."""
 
+    model: Any
+
     def _embeddings(self) -> EmbeddingCache:
         """This estimator's embedding cache over its model (rebuilt when the model,
         device or batch size parameters change)."""

@@ -107,7 +107,7 @@ class EntityIndex:
         self.nprobe = check_int(nprobe, "nprobe", 1)
         self.batch_size = check_int(batch_size, "batch_size", 1)
         self.names_: list[str] = []
-        self._faiss = None
+        self._faiss: Any = None
         self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
@@ -304,15 +304,15 @@ class EntityIndex:
 
         index, vectorizer = self._reference()
         keep = min(top_k, len(self))
-        ids, scores = [], []
+        blocks, scores = [], []
         for s in range(0, len(items), QUERY_BLOCK):
             block = slice(s, s + QUERY_BLOCK)
             q_ng = vectorizer.transform(items[block])
             raw_i, raw_s = index.best(q[block], q_ng, scorer, scorer.width(keep), per_signal)
             top_i, top_s = keep_top(scorer, raw_i, raw_s, keep)
-            ids.append(top_i)
+            blocks.append(top_i)
             scores.append(top_s.astype(np.float32))
-        ids = np.concatenate(ids)
+        ids = np.concatenate(blocks)
         return SearchResult(
             queries=items,
             names=self._names_of(ids),

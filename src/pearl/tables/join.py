@@ -299,7 +299,7 @@ def joined(left, right, opts: JoinOptions, model, right_chunksize=None, known_ma
 def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     """The single-key branch of :func:`fuzzy_join` (pandas in and out, with its
     :class:`JoinDetails`)."""
-    left_on, right_on = opts.left_on, opts.right_on
+    left_on, right_on = str(opts.left_on), str(opts.right_on)  # one key column each
     _check_right(right)
     _check_unique_columns(left_df, "left")
     if _is_frame(right):

@@ -61,7 +61,10 @@ def assemble_join(
     whose matches all fall below ``threshold`` keeps empty right columns (``how="left"``)
     or is dropped (``how="inner"``).
     """
-    rows, right_rows, score_col, rank_col = [], [], [], []
+    rows: list[int] = []
+    right_rows: list[int] = []
+    score_col: list[float] = []
+    rank_col: list[float] = []
     top_k = ids.shape[1]
     for i in range(len(ids)):
         matched = False

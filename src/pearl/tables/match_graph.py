@@ -43,10 +43,12 @@ class MatchGraph:
         return len(self.rows)
 
 
-def _pairs(*neighbour_lists: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unique undirected pairs ``i < j`` of the neighbour lists."""
+def _pairs(*neighbour_lists: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Unique undirected pairs ``i < j`` of the neighbour lists (None: no list)."""
     rows, cols = [], []
     for ids in neighbour_lists:
+        if ids is None:
+            continue
         i = np.repeat(np.arange(len(ids), dtype=np.int64), ids.shape[1])
         j = ids.ravel()
         ok = (j >= 0) & (j != i)

@@ -214,7 +214,7 @@ class MatchScorer:
             start=np.array([1.0, 1.0, 0.0, 0.0]),
             l2=l2,
         )
-        return cls(tuple(w[:3]), w[3], source)
+        return cls((w[0], w[1], w[2]), w[3], source)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"weights": list(self.weights), "bias": self.bias, "source": self.source}
@@ -265,7 +265,7 @@ class MatchScorer:
                 )
             margin = tuple(float(v) for v in margin)
         return cls(
-            tuple(float(x) for x in w),
+            (float(w[0]), float(w[1]), float(w[2])),
             float(data["bias"]),
             str(data.get("source", "")),
             cal,

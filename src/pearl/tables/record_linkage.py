@@ -206,7 +206,7 @@ def one_to_one_links(pairs: np.ndarray, proba: np.ndarray, n_left: int):
     candidate. Returns ``ids, scores`` of shape ``(n_left, 1)`` (-1 and ``-inf``: none)."""
     ids = np.full((n_left, 1), -1, dtype=np.int64)
     scores = np.full((n_left, 1), -np.inf, dtype=np.float32)
-    order = np.lexsort((pairs[:, 1], pairs[:, 0], -proba)) if len(pairs) else []
+    order = np.lexsort((pairs[:, 1], pairs[:, 0], -proba)) if len(pairs) else np.zeros(0, int)
     right_taken: set[int] = set()
     for e in order:
         i, j = int(pairs[e, 0]), int(pairs[e, 1])

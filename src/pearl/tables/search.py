@@ -7,14 +7,12 @@ user's faiss index for the embeddings, a product-quantised sketch for the n-gram
 :meth:`ReferenceIndex.best` rescores the candidates of both signals with the one scorer
 (:class:`~pearl.tables.matcher.MatchScorer`).
 
-- ``fuzzy_join`` indexes each reference chunk and searches it with the left keys
-  (:func:`match_strings`);
+- ``fuzzy_join`` indexes each reference chunk, searched by the left keys (:func:`match_strings`);
 - ``deduplicate`` and ``cluster`` search the index of a column's values with the values
   themselves (:meth:`ReferenceIndex.neighbours`), then cut the match graph;
 - :class:`~pearl.EntityIndex` is this index over a faiss index, saved and loaded;
 - record linkage searches one index per text field; the Dask join one index per shard.
-
-This is the one module of the table tools that imports faiss (a test checks it).
+The one module of the table tools that imports faiss (a test checks it).
 """
 
 from __future__ import annotations
@@ -22,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +132,7 @@ def ivf_ids_out_of_range(index) -> int | None:
     direct map, so that its stored vectors can be read back."""
     import faiss
 
-    ivf = faiss.try_extract_index_ivf(index)
+    ivf: Any = faiss.try_extract_index_ivf(index)
     if ivf is None:
         return None
     for i in range(ivf.invlists.nlist):
@@ -154,7 +153,7 @@ def _stored_vectors(index, ids: np.ndarray) -> np.ndarray:
         index.make_direct_map()  # lets the list-stored vectors be read back
         return index.reconstruct_batch(ids)
     store = getattr(index, "storage", None)
-    flat = faiss.downcast_index(store) if store is not None else index
+    flat: Any = faiss.downcast_index(store) if store is not None else index
     stored = faiss.rev_swig_ptr(flat.get_xb(), flat.ntotal * flat.d)
     return stored.reshape(flat.ntotal, flat.d)[ids]
 
@@ -195,13 +194,14 @@ class ReferenceIndex:
         faiss_index=None,
         ngram_exact_max: float | None = None,
     ) -> None:
-        self.vectors = vectors
+        self.vectors: Any = vectors
         self.ngram_rows = ngram_rows
         self.faiss_index = faiss_index
         self.exact_max = EXACT_MAX if exact_max is None else exact_max
         self.ngram_exact_max = ngram_exact_max
         self.ids = np.arange(len(self), dtype=np.int64) if ids is None else ids
-        self._hnsw = self._sketch = None  # approximate structures, made on first use
+        self._hnsw: Any = None  # approximate structures, made on first use
+        self._sketch: Any = None
 
     def __len__(self) -> int:
         if self.faiss_index is not None:
@@ -358,7 +358,7 @@ class ReferenceIndex:
         return best_i, best_s
 
     # -- the rows searched with themselves ------------------------------------------------
-    def neighbours(self, top_k: int) -> tuple[np.ndarray, np.ndarray | None]:
+    def neighbours(self, top_k: int) -> tuple[Any, np.ndarray | None]:
         """Each row's ``top_k`` nearest other rows (positions) by embedding and, when the
         index holds n-gram rows, by n-gram cosine (else None); -1 where none."""
         emb = None if self.vectors is None else _self_top_k(self.vectors, top_k, self.exact_max)

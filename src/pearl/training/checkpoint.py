@@ -172,7 +172,7 @@ def _check_meta(meta: dict, tensors: dict, state: dict) -> None:
         ),
         "'history' (a list of objects of numbers)",
     )
-    groups = meta.get("param_groups")
+    groups: Any = meta.get("param_groups")
     need(
         isinstance(groups, list)
         and all(

@@ -37,6 +37,17 @@ class ConfigPaths:
     checkpoint folder that overlaps an input."""
 
     _INPUT_FIELDS = ("corpus", "augmented", "negatives", "teacher", "contexts", "triplets")
+    output: str
+    checkpoint_dir: str
+
+    @property
+    def checkpoints(self) -> Path:
+        """``checkpoint_dir``, or ``<output>.checkpoints``."""
+        return Path(self.checkpoint_dir or f"{self.output}.checkpoints")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option, as the run's record and its checkpoints store them."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
 
     def inputs(self) -> list[str]:
         """The files and folders the run reads (the backbone's folder included)."""
@@ -193,13 +204,6 @@ class TrainConfig(ConfigPaths):
             )
             if on
         }
-
-    @property
-    def checkpoints(self) -> Path:
-        return Path(self.checkpoint_dir or f"{self.output}.checkpoints")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def check_fields(config, ranges: dict[str, tuple] | None = None) -> None:

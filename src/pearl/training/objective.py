@@ -274,6 +274,7 @@ class GroupLoss(LossTerm):
     def first_pairs(step: StepEmbeddings) -> tuple[torch.Tensor, torch.Tensor]:
         """One (anchor, positive) pair per group of the batch: its first two members."""
         first: dict[int, list[int]] = {}
+        assert step.groups is not None, "a group loss needs the groups of the batch"
         for i, g in enumerate(step.groups.tolist()):
             first.setdefault(g, []).append(i)
         pairs = [(m[0], m[1]) for m in first.values() if len(m) >= 2]

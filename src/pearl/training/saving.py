@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from pearl._io import atomic_dir, atomic_path
-from pearl.training.config import TrainConfig
+from pearl.training.config import ConfigPaths
 
 __all__ = ["average_weights", "resolve_device", "save_model", "write_training_log", "plot_losses"]
 
@@ -83,7 +83,7 @@ def save_model(model, output: Path, dtype: str = "float32", normalize: bool = Fa
 
 def write_training_log(
     output: Path,
-    cfg: TrainConfig,
+    cfg: ConfigPaths,
     history: list[dict],
     data_size: int,
     total_steps: int,

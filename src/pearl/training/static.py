@@ -119,13 +119,6 @@ class StaticConfig(ConfigPaths):
             raise ValueError("lr, temperature and epochs must be > 0")
         check_choice(self.save_dtype, "save_dtype", ("float32", "float16"))
 
-    @property
-    def checkpoints(self) -> Path:
-        return Path(self.checkpoint_dir or f"{self.output}.checkpoints")
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
 
 def distill_static(
     backbone: str, pca_dims: int = 256, n_buckets: int = 16384

@@ -202,6 +202,7 @@ class Trainer:
             encode=encode,
             fusion=fusion,
         )
+        assert self.objective is not None, "train() builds the objective first"
         return self.objective(step)
 
     # -- the run ------------------------------------------------------------------------

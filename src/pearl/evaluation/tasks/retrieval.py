@@ -7,6 +7,8 @@ comparable with the paper's YAGO and UMLS columns.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pearl.evaluation.tasks.base import TaskContext, TaskResult, normalize_rows
@@ -50,7 +52,7 @@ def nearest(queries: np.ndarray, names: np.ndarray, index: str = "flat", seed: i
     q, x = normalize_rows(queries), normalize_rows(names)
     d = x.shape[1]
     if index == "flat":
-        idx = faiss.IndexFlatIP(d)
+        idx: Any = faiss.IndexFlatIP(d)
     elif index == "ivfpq":
         m = max(k for k in range(1, 25) if d % k == 0)
         nlist = min(100, max(1, len(x) // 39))
