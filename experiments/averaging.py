@@ -13,6 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.evaluation import evaluate
 from pearl.evaluation.tasks import PAPER_OWN_TASKS
 from pearl.training import Trainer, load_config
@@ -37,7 +39,13 @@ def main() -> None:
             raise SystemExit(f"no finished run in {cfg.checkpoints}: train first")
         if not (out / "modules.json").is_file():
             Trainer(cfg, show_progress_bar=False).train(resume=True)
-        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress_bar=False)
+        rec = evaluate(
+            str(out),
+            data=data_root() / "benchmark",
+            short_text=data_root() / "short_text",
+            tasks=",".join(PAPER_OWN_TASKS),
+            show_progress_bar=False,
+        )
         scores = {k: v["score"] for k, v in rec["tasks"].items()}
         rows[f"{w:g}"] = {"scores": scores, "avg7": rec["averages"]["avg7"]}
         print(w, round(rec["averages"]["avg7"], 2), flush=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from pearl_lab import data_root
 
 from pearl.encoders import PhraseEncoder
 from pearl.evaluation import evaluate
@@ -81,7 +82,13 @@ def main(argv: list[str] | None = None) -> None:
         if not (out / "modules.json").is_file():
             scaled_copy(a.model, alpha, out)
         norms = part_norms(out)
-        rec = evaluate(str(out), tasks=",".join(PAPER_OWN_TASKS), show_progress_bar=False)
+        rec = evaluate(
+            str(out),
+            data=data_root() / "benchmark",
+            short_text=data_root() / "short_text",
+            tasks=",".join(PAPER_OWN_TASKS),
+            show_progress_bar=False,
+        )
         rows[f"{alpha:g}"] = {
             "scores": {k: v["score"] for k, v in rec["tasks"].items()},
             "avg7": rec["averages"]["avg7"],

@@ -22,21 +22,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
+from dedup_dense_lists import development_tasks, family_scores, unique_graph
 
 import pearl
+from pearl.evaluation.pairs import pairwise_cluster_scores
 from pearl.tables.dedup import ONE_EDIT
 from pearl.tables.linkage import graph_average_linkage
 from pearl.tables.match_graph import abbreviation_apart
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dedup_dense_lists import development_tasks, family_scores, unique_graph
-
-from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
 BOOSTS = [None, 0.8, 0.95]

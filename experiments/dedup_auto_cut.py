@@ -17,23 +17,19 @@ import argparse
 import json
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from pearl_lab.typos import GENERATORS, make_task
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 from sklearn.metrics import silhouette_score
 
 import pearl
 from pearl.data.corpus import read_corpus
-from pearl.tables.ngrams import NgramVectorizer
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS, make_task
-
 from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise
+from pearl.tables.ngrams import NgramVectorizer
 
 OUT = Path(__file__).resolve().parent / "results"
 

@@ -25,18 +25,14 @@ import argparse
 import json
 import random
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from pearl_lab.typos import GENERATORS
 
 import pearl
 from pearl.data.corpus import read_corpus
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS
-
 from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -95,7 +91,7 @@ def development_tasks(corpus: str) -> tuple[dict, dict]:
     dedup_threshold.py (40 seed-1 corpus names, each generator, seed 1) and the three
     dense lists of :func:`dense_tasks`; each a dict of task name to (values, truth)."""
     from dedup_threshold import dev_names
-    from dedup_typos import make_task
+    from pearl_lab.typos import make_task
 
     names = dev_names(corpus, 40)
     typos = {kind: make_task(names, kind, 6, 3, 1) for kind in [*GENERATORS, "mixed"]}

@@ -20,19 +20,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-
-import pearl
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dedup_dense_lists import dense_tasks
 from dedup_threshold import dev_names
-from dedup_typos import GENERATORS, make_task
+from pearl_lab.typos import GENERATORS, make_task
 
+import pearl
 from pearl.evaluation.pairs import pairwise_cluster_scores
 
 OUT = Path(__file__).resolve().parent / "results"

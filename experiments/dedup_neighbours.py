@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 OUT = Path(__file__).resolve().parent / "results"
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "speed"))
 
 
 def ivf_neighbours(x: np.ndarray, k: int, nprobe: int = 16) -> np.ndarray:
@@ -54,7 +52,7 @@ def hnsw_neighbours(x: np.ndarray, k: int) -> np.ndarray:
 
 def main() -> None:
     import faiss
-    from dedup_scale import make_values
+    from pearl_lab.typos import make_values
 
     from pearl.encoders import load_encoder
 

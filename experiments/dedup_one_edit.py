@@ -22,20 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-
-import pearl
-from pearl.tables.linkage import graph_average_linkage
-from pearl.tables.match_graph import one_edit_apart
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dedup_dense_lists import development_tasks, family_scores, unique_graph
 
+import pearl
 from pearl.evaluation.pairs import pairwise_cluster_scores
+from pearl.tables.linkage import graph_average_linkage
+from pearl.tables.match_graph import one_edit_apart
 
 OUT = Path(__file__).resolve().parent / "results"
 VARIANTS = [(None, 0)] + [(b, m) for b in (0.8, 0.95) for m in (4, 6, 8)]

@@ -27,19 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
-
-import pearl
-from pearl.tables.linkage import cut_tree, graph_silhouette, linkage_tree
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dedup_dense_lists import development_tasks, family_scores, unique_graph
 
+import pearl
 from pearl.evaluation.pairs import pairwise_cluster_scores
+from pearl.tables.linkage import cut_tree, graph_silhouette, linkage_tree
 
 OUT = Path(__file__).resolve().parent / "results"
 CUTS = [round(t, 2) for t in np.arange(0.05, 0.96, 0.05)]

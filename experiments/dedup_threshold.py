@@ -19,17 +19,13 @@ import argparse
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
+from pearl_lab.typos import GENERATORS, make_task
 
 import pearl
 from pearl.data.corpus import read_corpus
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "quality"))
-from dedup_typos import GENERATORS, make_task
-
 from pearl.evaluation.pairs import pairwise_cluster_scores as pairwise
 
 OUT = Path(__file__).resolve().parent / "results"

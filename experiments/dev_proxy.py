@@ -23,53 +23,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 from concat_encoder import load
+from pearl_lab.dev import dev_strings, tasks
 
 from pearl.encoders import Encoder
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def one_edit(word: str, rng: random.Random) -> str:
-    """``word`` with one random deletion, insertion, substitution or transposition."""
-    i = rng.randrange(len(word))
-    kind = rng.choice("disx") if len(word) > 1 else "is"
-    if kind == "d":
-        return word[:i] + word[i + 1 :]
-    if kind == "i":
-        return word[:i] + rng.choice(LETTERS) + word[i:]
-    if kind == "s":
-        return word[:i] + rng.choice(LETTERS.replace(word[i].lower(), "")) + word[i + 1 :]
-    i = min(i, len(word) - 2)
-    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-
-
-def tasks(n_typos: int = 2000, seed: int = 0) -> dict[str, tuple[list[str], list[str], list[int]]]:
-    """Each task as (queries, candidates, index of each query's answer)."""
-    import pycountry
-
-    countries = sorted({c.name for c in pycountry.countries})
-    subdivisions = sorted({s.name for s in pycountry.subdivisions} - set(countries))
-    gallery = countries + subdivisions
-    where = {name: i for i, name in enumerate(gallery)}
-    queries, answers = [], []
-    for c in pycountry.countries:
-        for alias in (getattr(c, "official_name", None), getattr(c, "common_name", None)):
-            if alias and alias != c.name:
-                queries.append(alias)
-                answers.append(where[c.name])
-    out = {"official": (queries, gallery, answers)}
-    rng = random.Random(seed)
-    picked = rng.sample(subdivisions, n_typos)
-    typos = [one_edit(name, rng) for name in picked]
-    sub_where = {name: i for i, name in enumerate(subdivisions)}
-    out["typo"] = (typos, subdivisions, [sub_where[n] for n in picked])
-    return out
 
 
 def top1(model: Encoder, queries: list[str], gallery: list[str], answers: list[int]) -> float:
@@ -95,8 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = tasks()
     if args.names:
-        strings = sorted({s for q, g, _ in data.values() for s in [*q, *g]})
-        args.names.write_text("\n".join(strings) + "\n", encoding="utf-8")
+        args.names.write_text("\n".join(dev_strings()) + "\n", encoding="utf-8")
         return 0
     if not args.models:
         parser.error("name at least one model (or --names FILE)")

@@ -10,7 +10,7 @@ cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 PY=.venv/bin/python
 ts() { date -u +%FT%TZ; }
-[ -s data_out/autofj_titles.txt ] || $PY benchmarks/quality/fuzzy_join_autofj.py --titles data_out/autofj_titles.txt
+[ -s data_out/autofj_titles.txt ] || $PY -m pearl.cli benchmark-strings -o data_out/autofj_titles.txt
 [ -s data_out/aliases.csv ] || $PY -m pearl.cli aliases data_out/corpus/corpus.tsv -o data_out/aliases.csv \
   --exclude data_out/autofj_titles.txt
 echo "$(ts) eval"

@@ -26,19 +26,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from unittest import mock
 
 import numpy as np
+from index_matchers import make_tasks, mean_top1, top1_table
 
 import pearl
 from pearl.tables import match_graph
 from pearl.tables.matcher import scorer_for
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from index_matchers import make_tasks, mean_top1, top1_table
 
 OUT = Path(__file__).resolve().parent / "results"
 OPTIONS = ["pq-10", "pq-20", "pq-30", "flat-20", "pq-50", "flat-50"]  # cheapest first

@@ -29,17 +29,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
+from index_matchers import make_tasks
 
 import pearl
 from pearl.tables.matcher import scorer_for
 from pearl.tables.ngrams import NgramVectorizer
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from index_matchers import make_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 GATES = {"deficit": (0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3), "ngram": (0.2, 0.3, 0.4, 0.5, 0.6)}

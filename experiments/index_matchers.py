@@ -38,19 +38,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from pearl_lab import data_root
+from pearl_lab.dev import tasks as pycountry_tasks
 
 import pearl
-from pearl.paths import data_root
 from pearl.tables.matcher import MatchScorer, scorer_for
 from pearl.training.matcher_weights import alias_queries, matcher_training_views
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dev_proxy import tasks as pycountry_tasks
 
 OUT = Path(__file__).resolve().parent / "results"
 OPTIONS = ["cosine", "mix", "combined-emb", "combined"]  # simplest first

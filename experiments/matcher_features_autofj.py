@@ -9,11 +9,11 @@ import sys
 
 import numpy as np
 from autofj_ceilings import first_candidates
+from pearl_lab import data_root
 
 from pearl.encoders import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
-from pearl.paths import data_root
 from pearl.tables.matcher import nonnegative_logistic
 from pearl.tables.ngrams import NgramVectorizer
 

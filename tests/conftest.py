@@ -16,6 +16,8 @@ from pearl.encoders.base import Encoder
 SHARED_DATA = Path(
     os.environ.get("PEARL_DATA", Path(__file__).parents[1].parent / "shared" / "data")
 )
+# the tests' data folder (the Makefile's value), for the code under test and its commands
+os.environ.setdefault("PEARL_DATA", str(SHARED_DATA))
 
 
 @pytest.fixture(autouse=True)

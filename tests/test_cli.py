@@ -611,3 +611,17 @@ def test_running_out_of_memory_says_what_was_needed(tmp_path, monkeypatch, capsy
     err = capsys.readouterr().err
     assert err.startswith("pearl: error: out of memory: Unable to allocate")
     assert "--workers" in err and not (tmp_path / "o.csv").exists()
+
+
+def test_benchmark_strings_lists_every_autofj_title(mini_benchmark, tmp_path):
+    out = tmp_path / "titles.txt"
+    assert (
+        main(["benchmark-strings", "-o", str(out), "--data", str(mini_benchmark / "benchmark")])
+        == 0
+    )
+    titles = out.read_text(encoding="utf-8").splitlines()
+    assert titles == sorted(set(titles)) and "alpha alpha club" in titles
+    assert "alpha alpha clubs" in titles  # right tables too
+    bench = str(mini_benchmark / "benchmark")
+    assert main(["benchmark-strings", "-o", bench, "--data", bench]) == 2  # never onto its input
+    assert (mini_benchmark / "benchmark").is_dir()

@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import pytest
+
 from pearl import paths
 
 
@@ -19,6 +21,11 @@ def test_defaults(monkeypatch, tmp_path):
     for var in ("PEARL_DATA", "PEARL_CACHE", "PEARL_RESULTS"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)
-    assert paths.data_root() == tmp_path.parent / "shared" / "data"
+    # no default data folder: the variable or --data, never a guess beside the working dir
+    (tmp_path.parent / "shared" / "data").mkdir(parents=True, exist_ok=True)
+    with pytest.raises(FileNotFoundError, match="PEARL_DATA"):
+        paths.data_root()
+    with pytest.raises(FileNotFoundError, match="--data"):
+        paths.benchmark_dir()
     assert paths.cache_dir() == Path.home() / ".cache" / "pearl"
     assert paths.results_dir() == Path("pearl-results")

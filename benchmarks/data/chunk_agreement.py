@@ -10,8 +10,9 @@ import argparse
 import json
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.evaluation.chunking import measure_agreement
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 

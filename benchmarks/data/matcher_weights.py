@@ -32,7 +32,8 @@ import argparse
 import json
 from pathlib import Path
 
-from pearl.paths import data_root
+from pearl_lab import data_root
+
 from pearl.tables.ngrams import NgramVectorizer
 from pearl.training.matcher_weights import UNMATCHED_SHARE, learn_matcher_weights
 

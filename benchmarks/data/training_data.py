@@ -18,12 +18,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.augment.phrase import AcronymParaphraser, MinedParaphraser, WordNetParaphraser
 from pearl.augment.sampler import LEVELS, AugmentationSampler, default_augmenters, precompute
 from pearl.data.corpus import read_corpus
 from pearl.encoders import EmbeddingCache, PhraseEncoder
 from pearl.mining import mine_hard_negatives
-from pearl.paths import data_root
 
 HERE = Path(__file__).parent
 OUT = HERE.resolve().parents[1] / "results" / "benchmarks"

@@ -20,9 +20,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from pearl_lab import data_root
+
 from pearl.augment.wordnet import load_wordnet
 from pearl.data.lexicon import iter_wordnet_lemmas, wordnet_entity_type
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 POS = (("n", "NP"), ("v", "VP"), ("a", "ADJP"), ("r", "ADVP"))

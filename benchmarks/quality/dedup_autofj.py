@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 from dedup_typos import methods  # the same methods as on the typo tasks (this folder)
+from pearl_lab import data_root
 
 from pearl.evaluation.pairs import pairwise_cluster_scores
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
-from pearl.paths import benchmark_dir
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -56,7 +56,7 @@ def main() -> None:
     args = ap.parse_args()
     words = [w for w in args.methods.split(",") if w]
     stem = "dedup_autofj" + ("_" + "_".join(words) if words else "")
-    root = (args.data / "benchmark" if args.data else benchmark_dir()) / "autofj"
+    root = (args.data / "benchmark" if args.data else (data_root() / "benchmark")) / "autofj"
     names = dataset_names(root)[: args.limit or None]
     partial = OUT / f"{stem}.partial.json"
     rows = json.loads(partial.read_text())["rows"] if args.resume and partial.is_file() else []

@@ -25,66 +25,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+from pearl_lab.typos import GENERATORS, make_task
 
 import pearl
-from pearl.augment.char import drop_char, keyboard_typo, swap_chars
 from pearl.data.corpus import read_corpus
 from pearl.evaluation.pairs import pairwise_cluster_scores
 from pearl.tables import clear_caches
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-_ABBREV = {
-    "Company": "Co.",
-    "Corporation": "Corp.",
-    "Incorporated": "Inc.",
-    "International": "Intl",
-    "Association": "Assn.",
-    "Limited": "Ltd.",
-    "Department": "Dept.",
-    "University": "Univ.",
-    "National": "Natl",
-    "Industries": "Inds.",
-    "Group": "Grp",
-    "Bank": "Bk",
-}
-
-
-def abbreviate(name: str, rng: random.Random) -> str:
-    """A known word abbreviated, else a word cut to its first letters and a dot."""
-    words = name.split()
-    known = [i for i, w in enumerate(words) if w in _ABBREV]
-    if known:
-        i = rng.choice(known)
-        words[i] = _ABBREV[words[i]]
-    else:
-        long = [i for i, w in enumerate(words) if len(w) > 4] or [0]
-        i = rng.choice(long)
-        words[i] = words[i][: max(2, len(words[i]) // 2)] + "."
-    return " ".join(words)
-
-
-GENERATORS = {
-    "keyboard": keyboard_typo,
-    "drop": drop_char,
-    "swap": swap_chars,
-    "abbreviation": abbreviate,
-}
-
-
-def make_task(
-    names: list[str], kind: str, count: int, typos: int, seed: int
-) -> tuple[list[str], list[int]]:
-    rng = random.Random(seed)
-    values, truth = [], []
-    for g, name in enumerate(names):
-        values += [name] * count
-        truth += [g] * count
-        for _ in range(typos):
-            gen = GENERATORS[kind] if kind != "mixed" else rng.choice(list(GENERATORS.values()))
-            values.append(gen(name, rng))
-            truth.append(g)
-    order = rng.sample(range(len(values)), len(values))
-    return [values[i] for i in order], [truth[i] for i in order]
 
 
 def methods(skrub: bool = True) -> dict:

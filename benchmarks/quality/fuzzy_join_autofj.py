@@ -16,7 +16,8 @@ TextEncoder on the packaged all-MiniLM-L6-v2), ``jaccard`` (char 3-gram Jaccard)
 ``precision=0.9`` threshold is applied per dataset as a user would).
 
 Writes results/benchmarks/fuzzy_join_autofj.{md,csv,json} and fuzzy_join_pr.png
-(precision/recall over the threshold, pooled over all datasets).
+(precision/recall over the threshold, pooled over all datasets). The list of every AutoFJ
+title that training data exclude is ``pearl benchmark-strings -o FILE`` (was ``--titles``).
 
     python benchmarks/quality/fuzzy_join_autofj.py [--methods ...] [--data ../shared/data]
 """
@@ -30,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pearl_lab import data_root
 
 from pearl import StringDistance, fuzzy_join
 from pearl.evaluation.tasks.autofj import dataset_names, load_autofj
-from pearl.paths import data_root
 from pearl.tables.matcher import MatchScorer, threshold_for_precision
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
@@ -195,14 +196,6 @@ def main() -> None:
         help="basename of the results files (another name keeps earlier runs)",
     )
     ap.add_argument(
-        "--titles",
-        type=Path,
-        default=None,
-        help="write every AutoFJ title (left and right tables), one per line, to "
-        "this file and stop: pass it to `pearl aliases --exclude` so that the "
-        "matcher's training data hold no benchmark string",
-    )
-    ap.add_argument(
         "--replot",
         action="store_true",
         help="draw the precision/recall figure again from its JSON and stop",
@@ -214,16 +207,6 @@ def main() -> None:
         return
     root = args.data / "benchmark" / "autofj"
     names = dataset_names(root)[: args.limit]
-    if args.titles is not None:
-        if args.titles.exists():
-            ap.error(f"{args.titles} exists; not overwriting it")
-        titles: set[str] = set()
-        for name in names:
-            left, right, _ = load_autofj(root / "benchmark" / name)
-            titles.update(t for t in left + right if "\n" not in t)
-        args.titles.write_text("".join(f"{t}\n" for t in sorted(titles)), encoding="utf-8")
-        print(f"{len(titles):,} titles -> {args.titles}")
-        return
     methods = method_table(args.methods.split(","), args.weights)
     rows, pooled = [], {m: ([], []) for m in methods}
     for name in names:

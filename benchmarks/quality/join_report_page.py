@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from febrl import FIELDS, load  # FEBRL4 with partners removed, as febrl.py (this folder)
+from pearl_lab.synthetic import FEBRL_FIELDS as FIELDS
+from pearl_lab.synthetic import febrl4 as load
 
 import pearl
 

@@ -24,10 +24,10 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from pearl_lab import data_root
 from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 
-from pearl.paths import data_root
 from pearl.tables.topics import PhraseTopicModel, document_vocabulary
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"

@@ -185,7 +185,7 @@ def main() -> None:
         "size (results/dask_join.partial.json)",
     )
     args = ap.parse_args()
-    from pearl.paths import data_root
+    from pearl_lab import data_root
 
     data = args.data or data_root()
     if args.mode == "costs":

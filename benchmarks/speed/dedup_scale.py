@@ -17,31 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from pearl_lab.typos import make_values
+
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-
-
-def make_values(corpus: str, n: int, seed: int = 0) -> tuple[list[str], list[int]]:
-    """``n`` distinct values: corpus phrases and their misspellings, with their phrase id."""
-    from pearl.augment.char import drop_char, keyboard_typo, swap_chars
-    from pearl.data.corpus import read_corpus
-
-    rng = random.Random(seed)
-    phrases = sorted({r.phrase for r in read_corpus(corpus)})
-    rng.shuffle(phrases)
-    values: dict[str, int] = {}
-    for g, phrase in enumerate(phrases):
-        for text in [phrase] + [f(phrase, rng) for f in (keyboard_typo, drop_char, swap_chars)]:
-            values.setdefault(text, g)
-            if len(values) == n:
-                return list(values), list(values.values())
-    raise ValueError(f"the corpus gives only {len(values)} distinct values, fewer than {n}")
 
 
 def run_one(corpus: str, n: int, model: str) -> dict:

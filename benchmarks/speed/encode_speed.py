@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 
 import torch
+from pearl_lab import data_root
 from sentence_transformers import SentenceTransformer
 
 from pearl import PhraseEncoder
 from pearl.encoders.resolve import resolve_model_path
 from pearl.evaluation.tasks.paraphrase import load_ppdb
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 

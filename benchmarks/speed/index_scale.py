@@ -24,9 +24,9 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from pearl_lab import data_root
 
 from pearl import EntityIndex
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 QUALIFIERS = [

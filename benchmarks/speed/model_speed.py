@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import torch
+from pearl_lab import data_root
 
 from pearl import PhraseEncoder
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 

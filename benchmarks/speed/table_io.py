@@ -86,15 +86,16 @@ def measure(name: str, left, right, enc) -> dict:
 
 
 def main() -> None:
+    from pearl_lab import data_root
+
     import pearl
     from pearl.evaluation.tasks.autofj import dataset_names
-    from pearl.paths import benchmark_dir
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--model", default="pearl-static")
     args = ap.parse_args()
-    root = (args.data / "benchmark" if args.data else benchmark_dir()) / "autofj"
+    root = (args.data / "benchmark" if args.data else (data_root() / "benchmark")) / "autofj"
     enc = pearl.PhraseEncoder(args.model)
     rows = []
     for name in dataset_names(root):

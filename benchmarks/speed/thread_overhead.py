@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
+from pearl_lab import data_root
 
 from pearl import PhraseEncoder
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 

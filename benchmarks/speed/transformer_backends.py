@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from pearl_lab import data_root
 
 from pearl import PhraseEncoder
 from pearl.evaluation.tasks.paraphrase import load_ppdb
-from pearl.paths import data_root
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 

@@ -3,7 +3,7 @@
 ===================  ==========================================  =========================
 environment          default                                     used for
 ===================  ==========================================  =========================
-``PEARL_DATA``       ``../shared/data`` (from the working dir.)  benchmark, short text,
+``PEARL_DATA``       none: set it, or pass ``--data``            benchmark, short text,
                                                                  corpus text, WordNet
 ``PEARL_CACHE``      ``~/.cache/pearl``                          embedding cache, assembled
                                                                  models, NLTK WordNet copy
@@ -30,8 +30,22 @@ __all__ = [
 
 
 def data_root() -> Path:
-    """``$PEARL_DATA`` or ``../shared/data`` (relative to the working directory)."""
-    return Path(os.environ.get("PEARL_DATA") or Path.cwd().parent / "shared" / "data")
+    """``$PEARL_DATA``: the folder of the benchmark, the short-text sets, the corpus text
+    and WordNet (commands take ``--data`` instead).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``PEARL_DATA`` is not set: pearl has no default data folder (the repository's
+        Makefile passes ``../shared/data``).
+    """
+    root = os.environ.get("PEARL_DATA")
+    if not root:
+        raise FileNotFoundError(
+            "pearl's data folder (benchmark/, short_text/, corpus/, lexicon/wordnet/) is not "
+            "set: pass --data /path/to/data or set PEARL_DATA=/path/to/data"
+        )
+    return Path(root)
 
 
 def benchmark_dir() -> Path:

@@ -83,6 +83,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "train-static": (("config",), ("output",)),
     "matcher-weights": (("corpus", "model", "negatives", "aliases", "data"), ("output",)),
     "model-card": (("results", "speed"), ()),
+    "benchmark-strings": (("data",), ("output",)),
 }
 
 

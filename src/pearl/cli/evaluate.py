@@ -69,9 +69,7 @@ def add_eval(sub) -> None:
         "ppdb_filtered, turney, bird, yago, umls, conll2003, bc5cdr, autofj, "
         "twitter_s, twitter_l, atis_s, atis_l (default: all)",
     )
-    p.add_argument(
-        "--data", help="benchmark root (default: $PEARL_DATA/benchmark or ../shared/data/benchmark)"
-    )
+    p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark)")
     p.add_argument("--short-text", help="short-text root (default: <data>/../short_text)")
     p.add_argument(
         "-o",
@@ -148,7 +146,35 @@ def add_model_card(sub) -> None:
     p.set_defaults(func=cmd_model_card)
 
 
+def cmd_benchmark_strings(args) -> int:
+    from pearl._io import write_text_atomic
+    from pearl.evaluation.tasks.autofj import autofj_strings
+    from pearl.paths import benchmark_dir
+
+    data = Path(args.data) if args.data else benchmark_dir()
+    check_output(args.output, [data], "--output")
+    strings = autofj_strings(data / "autofj")
+    write_text_atomic(args.output, "".join(f"{s}\n" for s in strings))
+    print(f"{len(strings):,} benchmark strings -> {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_benchmark_strings(sub) -> None:
+    """The ``pearl benchmark-strings`` command."""
+    p = sub.add_parser(
+        "benchmark-strings",
+        help="list the benchmark strings training data must exclude",
+        description="Write every AutoFJ title of the benchmark (left and right tables, one "
+        "per line, sorted): the list that the shipped recipes pass to `pearl aliases "
+        "--exclude`, so that no alias group holds a benchmark string.",
+    )
+    p.add_argument("-o", "--output", required=True, help="the list to write (one per line)")
+    p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark)")
+    p.set_defaults(func=cmd_benchmark_strings)
+
+
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_eval(sub)
     add_model_card(sub)
+    add_benchmark_strings(sub)

@@ -299,7 +299,7 @@ def add_build_corpus(sub) -> None:
         "lemmas and the NLTK name lists, and write corpus.tsv and statistics.",
     )
     p.add_argument("-o", "--output", required=True, help="output folder")
-    p.add_argument("--data", help="shared data root (default: $PEARL_DATA or ../shared/data)")
+    p.add_argument("--data", help="data root (default: $PEARL_DATA)")
     p.add_argument("--corpus", help="raw text folder (default: <data>/corpus)")
     p.add_argument("--lexicon", help="lexicon folder with wordnet/ (default: <data>/lexicon)")
     p.add_argument("--min-freq", type=POSITIVE, default=2, help="minimum frequency (default 2)")

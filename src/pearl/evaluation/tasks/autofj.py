@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from pearl.evaluation.tasks.base import TaskContext, TaskResult, normalize_rows
 
-__all__ = ["dataset_names", "load_autofj", "run_autofj"]
+__all__ = ["dataset_names", "load_autofj", "autofj_strings", "run_autofj"]
 
 QUICK_DATASETS = 5
 
@@ -25,6 +27,20 @@ def load_autofj(folder) -> tuple[list[str], list[str], dict[str, str]]:
 
     left, right, gt = read("left.csv"), read("right.csv"), read("gt.csv")
     return list(left.title), list(right.title), dict(zip(gt.title_r, gt.title_l, strict=True))
+
+
+def autofj_strings(root) -> list[str]:
+    """Every title of the AutoFJ datasets under ``root`` (``<benchmark>/autofj``), left
+    and right tables, sorted: what training data must exclude (``pearl benchmark-strings``;
+    a title holding a line break cannot be a line of the list and is left out)."""
+    root = Path(root)
+    if not (root / "benchmark").is_dir():
+        raise FileNotFoundError(f"no AutoFJ datasets in {root} (expected {root / 'benchmark'})")
+    titles: set[str] = set()
+    for name in dataset_names(root):
+        left, right, _ = load_autofj(root / "benchmark" / name)
+        titles.update(t for t in left + right if "\n" not in t)
+    return sorted(titles)
 
 
 def _accuracy(ctx: TaskContext, left, right, truth) -> tuple[float, int]:

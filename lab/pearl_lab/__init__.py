@@ -1,0 +1,28 @@
+"""The lab of the pearl repository: what its benchmarks, experiments and tests share.
+
+Not part of pearl (``pearl`` never imports it; a test checks): the data generators and
+development sets the scripts under ``benchmarks/`` and ``experiments/`` use, so that no
+script imports another script or edits ``sys.path``. ``make install`` installs it
+(``pip install -e lab``) beside ``pearl[dev]``.
+
+- :mod:`pearl_lab.typos`: typo and abbreviation generators, typo'd deduplication tasks;
+- :mod:`pearl_lab.synthetic`: linkage tables of people and companies with unmatched rows,
+  FEBRL4 with partners removed;
+- :mod:`pearl_lab.dev`: the development proxy's tasks (ISO 3166 names) and their strings.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["REPOSITORY", "data_root"]
+
+#: the repository this lab belongs to
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def data_root() -> Path:
+    """``$PEARL_DATA``, or the repository's convention: ``../shared/data`` beside it (the
+    Makefile's value)."""
+    return Path(os.environ.get("PEARL_DATA") or REPOSITORY.parent / "shared" / "data")
