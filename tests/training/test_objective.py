@@ -48,7 +48,8 @@ def test_terms_follow_the_config():
     assert names(base) == ["contrastive", "type"]  # the PEARL recipe
     off = load_config(None, {"type_loss": False, "type_contrastive_weight": 0.2})
     assert names(off) == ["contrastive", "type_contrastive"]
-    assert names(base, contexts={"a": "b"}, teacher=lambda x: x) == [
+    with_files = load_config(None, {"contexts": "contexts.tsv", "teacher": "teacher"})
+    assert names(with_files, contexts={"a": "b"}, teacher=lambda x: x) == [
         "contrastive",
         "context",
         "distill",
@@ -57,6 +58,8 @@ def test_terms_follow_the_config():
     assert (
         build_objective(load_config(None, {"objective": "triplet"})).terms[0].objective == "triplet"
     )
+    with pytest.raises(ValueError, match="needs its contexts"):
+        build_objective(with_files, teacher=lambda x: x)
 
 
 def test_the_sum_is_the_weighted_formula():

@@ -36,6 +36,7 @@ __all__ = [
     "restore_optimizer",
     "restore_scheduler",
     "check_fresh_run",
+    "check_same_config",
     "STATE",
     "LEGACY_STATE",
 ]
@@ -287,6 +288,38 @@ def check_fresh_run(folder: str | os.PathLike, resume: bool) -> None:
             f"{folder} holds the checkpoint of an earlier run (interrupted, or finished "
             "and extendable): continue it with --resume (resume=True), or remove the "
             "folder yourself to start afresh"
+        )
+
+
+def check_same_config(
+    saved: dict[str, Any],
+    now: dict[str, Any],
+    where: str | os.PathLike,
+    *,
+    free: frozenset[str] | set[str] = frozenset(),
+    defaults: dict[str, Any] | None = None,
+) -> None:
+    """Refuse to resume a checkpoint written with other options (the three trainers' rule).
+
+    ``free`` options may differ (bookkeeping, or a run's length); an option missing from
+    the checkpoint (added to pearl after it was written) counts at its value in
+    ``defaults``.
+
+    Raises
+    ------
+    ValueError
+        Naming every option that differs.
+    """
+    defaults = defaults or {}
+    diff = sorted(
+        k
+        for k in set(saved) | set(now)
+        if k not in free and saved.get(k, defaults.get(k)) != now.get(k, defaults.get(k))
+    )
+    if diff:
+        raise ValueError(
+            f"the checkpoint in {where} was written with a different configuration "
+            f"({', '.join(diff)}); resume with the same options or data, or start a fresh run"
         )
 
 

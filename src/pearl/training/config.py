@@ -247,6 +247,85 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
     return value
 
 
+#: the sections of a training configuration, as its TOML file has them (each option in one)
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "data": ("backbone", "corpus", "augmented", "negatives", "max_examples"),
+    "model": (
+        *("char_out_dim", "char_dim", "char_kind", "char_buckets", "output_dim"),
+        *("max_seq_length", "use_chars", "char_gain", "raw_text", "char_pretrain_steps"),
+        *("char_pretrain_words", "char_pretrain_batch", "char_pretrain_lr"),
+        *("pca_dims", "n_buckets"),
+    ),
+    "objective": (
+        *("objective", "temperature", "margin", "hard_negatives", "triplets", "contexts"),
+        *("context_weight", "max_contexts", "teacher", "distill_weight"),
+        *("distill_temperature", "type_loss", "type_weight", "type_contrastive_weight"),
+        *("type_contrastive_temperature", "type_batch_share", "type_group_size"),
+    ),
+    "augmentation": ("char_aug", "token_aug", "phrase_aug", "augmenter_weights"),
+    "optimisation": (
+        *("batch_size", "epochs", "max_steps", "lr", "char_lr", "lr_decay", "decay_steps"),
+        *("seed", "threads", "device"),
+    ),
+    "output": (
+        *("output", "checkpoint_dir", "checkpoint_every", "average", "average_weight"),
+        *("save_dtype", "normalize"),
+    ),
+}
+_SECTION_OF = {option: name for name, options in SECTIONS.items() for option in options}
+
+
+def read_sections(path: str | Path, known: set[str]) -> dict[str, Any]:
+    """The options of a configuration file, from its sections (:data:`SECTIONS`).
+
+    ``[[objective]]`` is a list of loss specs (:mod:`pearl.training.loss_specs`). Options
+    may also sit at the top level (a flat file). Files of earlier versions still load:
+    options in tables of other names (``[end]``, ``[bookkeeping]``...) or in another
+    section than :data:`SECTIONS` says are read with a ``FutureWarning`` naming their
+    section.
+    """
+    import warnings
+
+    from pearl.training.loss_specs import flat_options
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config file {path} is not valid TOML: {exc}") from exc
+    values: dict[str, Any] = {}
+    specs: dict[str, Any] = {}
+    misplaced = []
+    for key, value in raw.items():
+        if key == "objective" and isinstance(value, list):
+            specs = flat_options(value, known)
+            continue
+        table = value if isinstance(value, dict) and key != "augmenter_weights" else {key: value}
+        section = key if table is value else None
+        misplaced += [
+            f"{k} -> [{_SECTION_OF[k]}]"
+            for k in table
+            if section is not None and k in _SECTION_OF and _SECTION_OF[k] != section
+        ]
+        values.update(table)
+    both = sorted(set(specs) & set(values))
+    if both:
+        raise ValueError(
+            f"{path}: {', '.join(both)} set both in the [[objective]] list and elsewhere"
+        )
+    if misplaced:
+        warnings.warn(
+            f"{path}: options outside their section (read all the same; move them): "
+            + ", ".join(misplaced),
+            FutureWarning,
+            stacklevel=3,
+        )
+    return {**values, **specs}
+
+
 def load_config(
     path: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
@@ -255,26 +334,14 @@ def load_config(
     """A :class:`TrainConfig` (or another configuration dataclass, ``config_class``) from a
     TOML file (optional) and ``key=value`` overrides.
 
-    Keys may sit at the top level of the file or in any table (``[objective]`` etc.); an
-    unknown key is an error, so a typo never silently trains the default.
+    The file's tables are the sections of :data:`SECTIONS` (``[data]``, ``[model]``,
+    ``[objective]`` or a list of loss specs ``[[objective]]``, ``[augmentation]``,
+    ``[optimisation]``, ``[output]``; see :func:`read_sections`). An unknown key is an
+    error, so a typo never silently trains the default.
     """
-    values: dict[str, Any] = {}
-    if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"config file not found: {path}")
-        try:
-            with open(path, "rb") as f:
-                raw = tomllib.load(f)
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"config file {path} is not valid TOML: {exc}") from exc
-        for key, value in raw.items():
-            if isinstance(value, dict) and key not in ("augmenter_weights",):
-                values.update(value)
-            else:
-                values[key] = value
-    values.update(overrides or {})
     known = {f.name: f for f in dataclasses.fields(config_class)}
+    values = read_sections(path, set(known)) if path is not None else {}
+    values.update(overrides or {})
     retired = sorted(set(values) & set(RETIRED))
     if retired:
         raise ValueError(

@@ -36,6 +36,7 @@ from pearl._validation import check_choice, check_float, check_int
 from pearl.training.checkpoint import (
     STATE,
     Checkpoint,
+    check_same_config,
     load_checkpoint,
     restore_optimizer,
     save_checkpoint,
@@ -243,16 +244,7 @@ class FinetuneLoop:
             logger.warning("no checkpoint in %s; starting from scratch", self.checkpoints)
             return None
         saved = load_checkpoint(path)
-        diff = sorted(
-            k
-            for k in set(saved.config) | set(self.config)
-            if saved.config.get(k) != self.config.get(k)
-        )
-        if diff:
-            raise ValueError(
-                f"the checkpoint in {self.checkpoints} was written with other options or "
-                f"data ({', '.join(diff)}); resume with the same ones or start a fresh run"
-            )
+        check_same_config(saved.config, self.config, self.checkpoints)
         progress = _Progress.from_saved(saved.extra)
         try:
             self.st.load_state_dict(saved.model)

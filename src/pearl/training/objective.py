@@ -36,6 +36,7 @@ __all__ = [
     "TypeLoss",
     "TypeContrastiveLoss",
     "Objective",
+    "LOSS_TERMS",
     "build_objective",
     "GroupLoss",
     "MultiSimilarityLoss",
@@ -244,25 +245,44 @@ class Objective(nn.Module):
         return loss, record
 
 
+#: the objective's terms by loss name: (spec, runtime inputs) -> the term
+LOSS_TERMS: dict[str, Callable[..., LossTerm]] = {
+    **{
+        name: (lambda spec, **_: ContrastiveLoss(spec["loss"], spec["temperature"], spec["margin"]))
+        for name in ("infonce", "triplet", "phrase-bert")
+    },
+    "context": lambda spec, contexts, **_: ContextLoss(
+        contexts, spec["weight"], spec["margin"], spec["max_contexts"]
+    ),
+    "distill": lambda spec, teacher, **_: DistillationLoss(
+        teacher, spec["weight"], spec["temperature"]
+    ),
+    "type": lambda spec, head=None, **_: TypeLoss(spec["weight"], head=head),
+    "type_contrastive": lambda spec, **_: TypeContrastiveLoss(spec["weight"], spec["temperature"]),
+}
+
+
 def build_objective(
-    cfg,
+    config,
     *,
     contexts: dict[str, str] | None = None,
     teacher=None,
+    head: nn.Module | None = None,
 ) -> Objective:
-    """The terms of ``cfg`` (a :class:`~pearl.training.config.TrainConfig`), in the order
-    they are summed: contrastive, context, distillation, type, type-contrastive."""
-    terms: list[LossTerm] = [ContrastiveLoss(cfg.objective, cfg.temperature, cfg.margin)]
-    if contexts:
-        terms.append(ContextLoss(contexts, cfg.context_weight, cfg.margin, cfg.max_contexts))
-    if teacher is not None:
-        terms.append(DistillationLoss(teacher, cfg.distill_weight, cfg.distill_temperature))
-    if cfg.type_loss:
-        terms.append(TypeLoss(cfg.type_weight))
-    if cfg.type_contrastive_weight > 0:
-        terms.append(
-            TypeContrastiveLoss(cfg.type_contrastive_weight, cfg.type_contrastive_temperature)
-        )
+    """The terms of ``config``'s loss specs (:func:`~pearl.training.loss_specs.loss_specs`),
+    made by :data:`LOSS_TERMS` in the order they are summed: contrastive, context,
+    distillation, type, type-contrastive. The context and distillation terms need their
+    inputs (``contexts``: anchor -> context sentence; ``teacher``: texts -> embeddings);
+    ``head`` is the type term's own classifier (default: the fused module's head)."""
+    from pearl.training.loss_specs import loss_specs
+
+    inputs = {"contexts": contexts, "teacher": teacher, "head": head}
+    terms = []
+    for spec in loss_specs(config):
+        needs = {"context": "contexts", "distill": "teacher"}.get(spec["loss"])
+        if needs and inputs[needs] is None:
+            raise ValueError(f"the {spec['loss']!r} loss needs its {needs}")
+        terms.append(LOSS_TERMS[spec["loss"]](spec, **inputs))
     return Objective(terms)
 
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import torch
@@ -46,6 +46,7 @@ from pearl.training.checkpoint import (
     STATE,
     Checkpoint,
     check_fresh_run,
+    check_same_config,
     load_checkpoint,
     restore_optimizer,
     save_checkpoint,
@@ -54,13 +55,8 @@ from pearl.training.checkpoint import (
 from pearl.training.config import ConfigPaths, check_fields
 from pearl.training.dataset import TrainingData
 from pearl.training.loop import StepLoop
-from pearl.training.objective import (
-    ContrastiveLoss,
-    DistillationLoss,
-    Objective,
-    StepEmbeddings,
-    TypeLoss,
-)
+from pearl.training.objective import StepEmbeddings, build_objective
+from pearl.training.saving import average_weights, save_model, write_training_log
 from pearl.training.teacher import TeacherEmbeddings
 
 if TYPE_CHECKING:
@@ -83,6 +79,9 @@ _RANGES = {
 @dataclass
 class StaticConfig(ConfigPaths):
     """Everything a pearl-static run depends on (files as in :class:`TrainConfig`)."""
+
+    # its objective's terms, in the order they are summed (as pearl-static was trained)
+    LOSS_ORDER: ClassVar[tuple[str, ...]] = ("contrastive", "type", "distill")
 
     backbone: str = "all-MiniLM-L6-v2"
     corpus: str = "data_out/corpus/corpus.tsv"
@@ -195,12 +194,7 @@ class StaticTrainer:
         data, teacher, total = self._prepare()
         module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
         head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
-        terms: list = [ContrastiveLoss("infonce", cfg.temperature)]
-        if head is not None:
-            terms.append(TypeLoss(cfg.type_weight, head=head))
-        if teacher is not None:
-            terms.append(DistillationLoss(teacher, cfg.distill_weight, cfg.distill_temperature))
-        objective = Objective(terms)
+        objective = build_objective(cfg, teacher=teacher, head=head)
         params = list(module.parameters()) + (list(head.parameters()) if head else [])
         torch.manual_seed(cfg.seed)
         opt = torch.optim.Adam(params, lr=cfg.lr)
@@ -255,9 +249,8 @@ class StaticTrainer:
                 cfg.checkpoints,
             )
             return TrainResult(None, run.step, total, True, time.time() - t_start, run.history)
-        with torch.no_grad():
-            w = cfg.average_weight
-            module.embedding.weight.copy_(w * run.initial + (1 - w) * module.embedding.weight)
+        # the token table averaged with the distilled one; the n-gram table kept as trained
+        average_weights(module, {"embedding.weight": run.initial}, cfg.average_weight)
         out = self._save(module, run.history, len(data), total)
         return TrainResult(out, run.step, total, False, time.time() - t_start, run.history)
 
@@ -289,10 +282,13 @@ class StaticTrainer:
         cfg = self.config
         ckpt = cfg.checkpoints / STATE
         state = load_checkpoint(ckpt)
-        if {k: v for k, v in state.config.items() if k not in ("max_steps", "epochs")} != {
-            k: v for k, v in cfg.to_dict().items() if k not in ("max_steps", "epochs")
-        }:
-            raise ValueError("the checkpoint was written with another configuration")
+        check_same_config(
+            state.config,
+            cfg.to_dict(),
+            cfg.checkpoints,
+            free={"max_steps", "epochs"},
+            defaults=StaticConfig().to_dict(),
+        )
         try:
             run.module.load_state_dict(
                 {k[len("module.") :]: v for k, v in state.model.items() if k.startswith("module.")}
@@ -331,8 +327,6 @@ class StaticTrainer:
     ) -> Path:
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Normalize
-
-        from pearl.training.saving import save_model, write_training_log
 
         cfg = self.config
         model = SentenceTransformer(modules=[module, Normalize()], device="cpu")

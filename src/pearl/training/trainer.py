@@ -32,6 +32,7 @@ from pearl.training.checkpoint import (
     STATE,
     Checkpoint,
     check_fresh_run,
+    check_same_config,
     load_checkpoint,
     restore_optimizer,
     restore_scheduler,
@@ -158,18 +159,13 @@ class Trainer:
             )
         now = self.config.to_dict()
         # an option added after the checkpoint was written counts at its default value
-        defaults = TrainConfig().to_dict()
-        diff = sorted(
-            k
-            for k in now
-            if k not in _RESUMABLE | _EXTENDABLE and saved.get(k, defaults[k]) != now[k]
+        check_same_config(
+            {k: v for k, v in saved.items() if k in now},
+            now,
+            self.config.checkpoints,
+            free=_RESUMABLE | _EXTENDABLE,
+            defaults=TrainConfig().to_dict(),
         )
-        if diff:
-            raise ValueError(
-                "the checkpoint was written with a different configuration "
-                f"({', '.join(diff)}); resume with the same options or start "
-                "a fresh run"
-            )
 
     @property
     def typed_rows(self) -> int:
