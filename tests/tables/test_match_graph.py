@@ -76,3 +76,43 @@ def test_abbreviation_apart():
     texts = [t for a, b, _ in pairs for t in (a, b)]
     rows = np.arange(0, len(texts), 2)
     assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]
+
+
+def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):
+    import builtins
+    import random
+
+    from pearl.tables.match_graph import one_edit_pairs
+
+    rng = random.Random(0)
+    alphabet = "abcdé🙂"
+    xs = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))) for _ in range(3000)]
+    ys = []
+    for x in xs:  # half one random edit away (or none), half unrelated
+        if rng.random() < 0.5 and x:
+            i, y = rng.randrange(len(x)), list(x)
+            op = rng.choice("sidx")
+            if op == "s":
+                y[i] = rng.choice(alphabet)
+            elif op == "i":
+                y.insert(i, rng.choice(alphabet))
+            elif op == "d":
+                del y[i]
+            elif i + 1 < len(y):
+                y[i], y[i + 1] = y[i + 1], y[i]
+            ys.append("".join(y))
+        else:
+            ys.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))))
+    compiled = one_edit_pairs(xs, ys)
+    real_import = builtins.__import__
+
+    def no_rapidfuzz(name, *args, **kwargs):
+        if name.startswith("rapidfuzz"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_rapidfuzz)
+    python = one_edit_pairs(xs, ys)
+    assert compiled.dtype == python.dtype == bool
+    assert (compiled == python).all() and 500 < python.sum() < 2500
+    assert one_edit_pairs([], []).shape == (0,)

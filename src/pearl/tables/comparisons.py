@@ -99,6 +99,7 @@ class _CodeField:
     def __init__(self, left: pd.Series, right: pd.Series):
         (self.left, self.lnull), (self.right, self.rnull) = _code_values(left), _code_values(right)
         codes = {v: i for i, v in enumerate(dict.fromkeys([*self.left, *self.right]))}
+        self.lower = [v.lower() for v in codes]  # each key's value, as one_edit_apart reads it
         self.lkey = np.array([codes[v] for v in self.left], dtype=np.int64)
         self.rkey = np.array([codes[v] for v in self.right], dtype=np.int64)
 
@@ -109,11 +110,7 @@ class _CodeField:
     def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """2 equal after normalisation, 1 one edit apart (a mistyped digit), 0 otherwise,
         -1 missing."""
-        from pearl.tables.match_graph import one_edit_apart
-
-        xa, yb = self.left[li], self.right[ri]
-        n = len(xa)
-        near = one_edit_apart([*xa, *yb], np.arange(n), np.arange(n) + n, min_length=4)
+        near = _one_edit_values(self.lower, self.lkey[li], self.rkey[ri])
         levels = np.where(self.lkey[li] == self.rkey[ri], 2, np.where(near, 1, 0))
         return np.where(self.lnull[li] | self.rnull[ri], -1, levels)
 
@@ -211,6 +208,7 @@ class _TextField:
         (lc, self.lnull), (rc, self.rnull) = _text_values(left), _text_values(right)
         self.left, self.right = lc, rc
         uniq = sorted(set(lc) | set(rc))
+        self.lower = [v.lower() for v in uniq]
         pos = {v: i for i, v in enumerate(uniq)}
         self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
         self.rid = np.array([pos[v] for v in rc], dtype=np.int64)
@@ -250,8 +248,6 @@ class _TextField:
         """-1 where a cell is missing, 4 where the values are equal but for case, else the
         similarity's bin (0-3), at least 3 one edit apart; similarities are computed only
         for the last."""
-        from pearl.tables.match_graph import one_edit_apart
-
         missing = self.lnull[li] | self.rnull[ri]
         equal = self.folded[self.lid[li]] == self.folded[self.rid[ri]]
         levels = np.where(missing, -1, 4)
@@ -260,11 +256,29 @@ class _TextField:
         levels[todo] = np.searchsorted(np.asarray(TEXT_BINS), sim, side="right")
         # a typo (one edit, case aside) is a strong level whatever the similarity says:
         # a short name with one letter changed looks unrelated to n-grams
-        texts = [self.left[i] for i in li[todo]] + [self.right[j] for j in ri[todo]]
-        k = len(todo)
-        typo = one_edit_apart(texts, np.arange(k), np.arange(k) + k, min_length=4)
+        typo = _one_edit_values(self.lower, self.lid[li[todo]], self.rid[ri[todo]])
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 3)
         return levels
+
+
+def _one_edit_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` (lower-cased values) are one edit apart,
+    the shorter of 4 characters or more (as
+    :func:`~pearl.tables.match_graph.one_edit_apart`), tested once per distinct pair of
+    values (a table's pairs repeat them) and only where the lengths allow it."""
+    from pearl.tables.match_graph import one_edit_pairs
+
+    n = max(len(lower), 1)
+    keys, inverse = np.unique(
+        np.asarray(a, np.int64) * n + np.asarray(b, np.int64), return_inverse=True
+    )
+    first, second = keys // n, keys % n
+    length = np.fromiter(map(len, lower), dtype=np.int64, count=len(lower))
+    la, lb = length[first], length[second]
+    near = np.flatnonzero((np.abs(la - lb) <= 1) & (np.minimum(la, lb) >= 4))
+    hit = np.zeros(len(keys), dtype=bool)
+    hit[near] = one_edit_pairs([lower[i] for i in first[near]], [lower[j] for j in second[near]])
+    return hit[inverse.ravel()]
 
 
 def _levels(fields: list, li: np.ndarray, ri: np.ndarray) -> np.ndarray:

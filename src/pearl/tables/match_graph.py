@@ -177,9 +177,26 @@ def one_edit_apart(
         (np.abs(length[rows] - length[cols]) <= 1)
         & (np.minimum(length[rows], length[cols]) >= min_length)
     )
-    pairs = zip(rows[near].tolist(), cols[near].tolist(), strict=True)
-    out[near] = [lower[i] != lower[j] and _within_one_edit(lower[i], lower[j]) for i, j in pairs]
+    out[near] = one_edit_pairs([lower[i] for i in rows[near]], [lower[j] for j in cols[near]])
     return out
+
+
+def one_edit_pairs(xs: list[str], ys: list[str]) -> np.ndarray:
+    """Whether ``xs[e]`` and ``ys[e]`` differ by exactly one edit (optimal string alignment
+    distance 1: a substitution, an insertion, a deletion or a swap of adjacent characters);
+    with rapidfuzz installed, in its compiled loop (same answers)."""
+    try:
+        from rapidfuzz.distance import OSA
+        from rapidfuzz.process import cpdist
+    except ImportError:
+        return np.fromiter(
+            (x != y and _within_one_edit(x, y) for x, y in zip(xs, ys, strict=True)),
+            dtype=bool,
+            count=len(xs),
+        )
+    if not xs:
+        return np.zeros(0, dtype=bool)
+    return cpdist(xs, ys, scorer=OSA.distance, score_cutoff=1, workers=1) == 1
 
 
 def _abbreviates(short: str, long: str) -> bool:
