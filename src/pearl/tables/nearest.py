@@ -67,10 +67,13 @@ def top_k_of(
         np.matmul(qb, r.T, out=sims)
         if kk == 1:  # argmax keeps the first (lowest id) of equal scores, as the merge does
             j = sims.argmax(axis=1)[:, None]
-        else:
-            j = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+            top = np.take_along_axis(sims, j, 1)
+        else:  # the k largest: partition the negated scores in place (no copy of the block)
+            np.negative(sims, out=sims)
+            j = np.argpartition(sims, kk - 1, axis=1)[:, :kk]
+            top = -np.take_along_axis(sims, j, 1)
         best_i[s : s + block], best_s[s : s + block] = merge_top_k(
-            best_i[s : s + block], best_s[s : s + block], ids[j], np.take_along_axis(sims, j, 1), kk
+            best_i[s : s + block], best_s[s : s + block], ids[j], top, kk
         )
     return best_i, best_s
 
@@ -102,11 +105,12 @@ def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarra
     block = max(1, min(nq, (1 << 23) // nr))
     q_ng, r_t = _shared_columns(q_ng, r_ng)
     for s in range(0, nq, block):
-        sims = (q_ng[s : s + block] @ r_t).toarray()
+        neg = (q_ng[s : s + block] @ r_t).toarray()
+        np.negative(neg, out=neg)  # the k largest: partition the negated scores in place
         if same_rows:
-            sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
-        j = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        order = np.lexsort((j, -np.take_along_axis(sims, j, 1)), axis=1)
+            neg[np.arange(len(neg)), np.arange(s, s + len(neg))] = np.inf
+        j = np.argpartition(neg, k - 1, axis=1)[:, :k]
+        order = np.lexsort((j, np.take_along_axis(neg, j, 1)), axis=1)
         out[s : s + block] = np.take_along_axis(j, order, 1)
     return out
 
