@@ -196,8 +196,12 @@ class StaticInference:
         """
         texts = [clean_text(t) for t in texts]
         n = len(texts)
-        encode = self.tokenizer.encode
-        token_ids = [encode(t, add_special_tokens=False).ids for t in texts]
+        if self.tokenizer.padding is None:  # the same ids, in one call (tokenizers' threads)
+            batch = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+            token_ids = [e.ids for e in batch]
+        else:  # a padding tokenizer would pad a batch to its longest text
+            encode = self.tokenizer.encode
+            token_ids = [encode(t, add_special_tokens=False).ids for t in texts]
         lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=n)
         flat = np.fromiter(
             (i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum())
