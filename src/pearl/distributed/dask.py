@@ -250,6 +250,23 @@ def build_index(
 
     The vectors are gathered to build one faiss index here (as ``EntityIndex.build``
     would); use :func:`search` to query it from the cluster.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    column : str
+        The column of names.
+    model : str or encoder, default=DEFAULT_MODEL
+    index : {"flat", "ivf", "hnsw"}, default="flat"
+        The faiss index, as :class:`~pearl.EntityIndex` takes it.
+    batch_size : int, default=64
+    **index_options
+        Passed to :class:`~pearl.EntityIndex`.
+
+    Returns
+    -------
+    EntityIndex
+        Built on the client, its names in the order of ``ddf``'s rows.
     """
     check_frame(ddf, "ddf", column)
     vectors = encode(ddf, column, model, batch_size=batch_size, normalize=True).compute()
@@ -293,8 +310,25 @@ def search(
 
     The index is one graph key, sent once to each worker; each partition's queries are
     embedded and searched there, by the rule of :meth:`pearl.EntityIndex.search` (the
-    same ``matcher`` and ``candidates``, the same results). Returns a Dask DataFrame
-    (query, rank, name, id, score).
+    same ``matcher`` and ``candidates``, the same results).
+
+    Parameters
+    ----------
+    index : EntityIndex
+        A built, non-empty index (:func:`build_index` or :meth:`pearl.EntityIndex.build`).
+    ddf : dask.dataframe.DataFrame
+    column : str
+        The column of queries.
+    top_k : int, default=5
+    batch_size : int, default=64
+    matcher : {"combined", "cosine"} or MatchScorer, default="combined"
+    candidates : int, default=10
+        Candidates per signal that the combined matcher rescores.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Columns query, rank, name, id, score: ``top_k`` rows per query.
     """
     if not isinstance(index, EntityIndex) or not len(index):
         raise ValueError("index must be a built, non-empty EntityIndex")
@@ -350,8 +384,20 @@ def deduplicate(
     machine), and each is mapped to its cluster's most frequent value on the workers. The
     rows never leave the cluster, only the distinct values and their counts. Ties between
     equally frequent values go to the smallest string (a partitioned column has no "first
-    seen"), so ties can differ from the single-machine function. Returns a Dask Series
-    aligned with ``ddf`` (missing values stay missing).
+    seen"), so ties can differ from the single-machine function.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+    column : str
+    threshold, model, batch_size, matcher, top_k, show_progress_bar
+        As in :func:`pearl.deduplicate`.
+
+    Returns
+    -------
+    dask.dataframe.Series
+        Each row's value replaced by its cluster's most frequent value, aligned with
+        ``ddf`` (missing values stay missing).
     """
     from pearl.tables.dedup import cluster
 

@@ -29,7 +29,23 @@ _MANIFEST = "_pearl_job.json"
 
 
 def read_table(path: str | os.PathLike, partitions: int | None = None):
-    """A Dask DataFrame of a Parquet file or folder, or a CSV file (read as strings)."""
+    """A Dask DataFrame of a Parquet file or folder, or a CSV file (read as strings).
+
+    Parameters
+    ----------
+    path : path-like
+    partitions : int, optional
+        Repartition to this many partitions (default: as read).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"table not found: {path}")
@@ -128,6 +144,28 @@ def encode_to_parquet(
 
     Each input partition becomes ``part-NNNNN.parquet``, written atomically; re-running the
     same command after an interruption skips the finished parts.
+
+    Parameters
+    ----------
+    input : path-like
+        A Parquet file or folder, or a CSV file.
+    column : str
+        The text column to embed.
+    output : path-like
+        The Parquet folder to write (an earlier job's folder of the same command resumes).
+    model : str or encoder, default=DEFAULT_MODEL
+    keys : list of str, optional
+        Columns copied beside each embedding (``column`` always is).
+    batch_size : int, default=64
+    normalize : bool, default=False
+        Unit-length embeddings.
+    partitions : int, optional
+    show_progress_bar : bool, default=True
+
+    Returns
+    -------
+    Path
+        The output folder.
     """
     ddf = read_table(input, partitions)
     check_frame(ddf, "input", column)
@@ -180,6 +218,29 @@ def join_to_parquet(
     they mean in :func:`pearl.fuzzy_join` (the same defaults; with ``precision`` the
     threshold is chosen from every left partition's best probabilities before any part is
     written).
+
+    Parameters
+    ----------
+    left, right : path-like
+        Parquet files or folders, or CSV files.
+    output : path-like
+        The Parquet folder to write.
+    left_on, right_on : str
+        One key column each.
+    model, threshold, top_k, how, batch_size, matcher, precision
+        As in :func:`pearl.fuzzy_join`.
+    right_shards : int, default=1
+        Shards of the right table, each indexed on its own.
+    index : {"exact", "hnsw"}, default="exact"
+        How each shard is searched.
+    partitions : int, optional
+        Partitions of the left table.
+    show_progress_bar : bool, default=True
+
+    Returns
+    -------
+    Path
+        The output folder.
     """
     left_frame, right_frame = read_table(left, partitions), read_table(right)
     opts = join_options(

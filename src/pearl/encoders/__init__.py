@@ -28,6 +28,19 @@ def load_encoder(name: str, device: str | None = None, trust_remote_code: bool =
     model (``trust_remote_code`` is passed to it). ``"string-distance"`` names the
     benchmark's String Distance baseline, which has no embeddings: it is refused here
     (``pearl.evaluate`` and ``pearl similarity`` take it).
+
+    Parameters
+    ----------
+    name : str or path-like
+        ``"glove"``, a model name (shipped, packaged or from the hub) or a model folder.
+    device : str, optional
+        Where a :class:`PhraseEncoder` computes (default: the CPU).
+    trust_remote_code : bool, default=False
+        Passed to :class:`PhraseEncoder`; never for a folder you received.
+
+    Returns
+    -------
+    Encoder
     """
     import os
 

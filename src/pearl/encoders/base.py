@@ -28,6 +28,15 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Rows of zeros (for instance a GloVe phrase with no known word) get a
     similarity of 0 with everything.
+
+    Parameters
+    ----------
+    a : ndarray of shape (n, dim)
+    b : ndarray of shape (m, dim)
+
+    Returns
+    -------
+    ndarray of shape (n, m)
     """
     return normalize_rows(a) @ normalize_rows(b).T
 
@@ -37,6 +46,13 @@ class Encoder(ABC):
 
     Subclasses implement :meth:`encode`, :attr:`embedding_dim` and
     :attr:`fingerprint`; :meth:`similarity` comes for free.
+
+    Attributes
+    ----------
+    embedding_dim : int
+        The width of the vectors.
+    fingerprint : str
+        Identifies the model's vectors (the embedding cache's key).
     """
 
     #: Human-readable name used in benchmark tables.

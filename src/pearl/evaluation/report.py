@@ -22,7 +22,19 @@ def _slug(name: str) -> str:
 
 
 def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
-    """Write ``<out_dir>/<model>.json``, replacing an earlier run of the same model."""
+    """Write ``<out_dir>/<model>.json``, replacing an earlier run of the same model.
+
+    Parameters
+    ----------
+    record : dict
+        A record of :func:`pearl.evaluate`.
+    out_dir : path-like
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{_slug(record['model'])}.json"
@@ -46,7 +58,21 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
 
 
 def load_records(out_dir: str | Path) -> list[dict[str, Any]]:
-    """All result records in a folder: baselines without parameters first, then by size."""
+    """All result records in a folder: baselines without parameters first, then by size.
+
+    Parameters
+    ----------
+    out_dir : path-like
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        For a JSON file that is not a pearl record.
+    """
     records = []
     for p in sorted(Path(out_dir).glob("*.json")):
         try:
@@ -116,7 +142,19 @@ def _probe_note(records: list[dict[str, Any]]) -> list[str]:
 
 
 def render_markdown(records: list[dict[str, Any]], published: bool = True) -> str:
-    """Markdown tables: phrase tasks, short-text tasks, and wall time per task."""
+    """Markdown tables: phrase tasks, short-text tasks, and wall time per task.
+
+    Parameters
+    ----------
+    records : list of dict
+        From :func:`load_records`.
+    published : bool, default=True
+        Add the paper's published rows.
+
+    Returns
+    -------
+    str
+    """
     quick = any(r.get("quick") for r in records)
     lines: list[str] = []
     if quick:
@@ -263,7 +301,18 @@ def _wall_time_section(records: list[dict[str, Any]]) -> list[str]:
 
 
 def write_report(out_dir: str | Path, name: str = "results.md") -> Path:
-    """Render every record in ``out_dir`` into ``out_dir/<name>``."""
+    """Render every record in ``out_dir`` into ``out_dir/<name>``.
+
+    Parameters
+    ----------
+    out_dir : path-like
+    name : str, default="results.md"
+
+    Returns
+    -------
+    Path
+        The report written.
+    """
     records = load_records(out_dir)
     path = Path(out_dir) / name
     write_text_atomic(path, render_markdown(records))

@@ -68,6 +68,16 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
     """Avg-7 (the paper's own seven datasets), Avg-9 (all nine), short-text average.
 
     An average is None unless every dataset it covers has a score.
+
+    Parameters
+    ----------
+    scores : dict of str to float
+        Task name -> score.
+
+    Returns
+    -------
+    dict
+        ``avg7``, ``avg9`` and ``short_text`` (None where a score it needs is missing).
     """
 
     def mean(keys):

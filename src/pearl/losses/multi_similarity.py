@@ -14,9 +14,19 @@ def mine_pairs(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The pairs whose locality is not yet preserved (SentPWNet eq. 11-12).
 
-    Returns boolean masks ``(positives, negatives)`` of shape (batch, batch): a negative
-    pair ``(i, j)`` is kept when ``S_ij > min_{k in P_i} S_ik - epsilon``, a positive one
-    when ``S_ij < max_{k in N_i} S_ik + epsilon``.
+    A negative pair ``(i, j)`` is kept when ``S_ij > min_{k in P_i} S_ik - epsilon``, a
+    positive one when ``S_ij < max_{k in N_i} S_ik + epsilon``.
+
+    Parameters
+    ----------
+    similarities : Tensor of shape (batch, batch)
+    labels : Tensor of shape (batch,)
+        Each row's group.
+    epsilon : float, default=0.1
+
+    Returns
+    -------
+    positives, negatives : Tensor of bool, shape (batch, batch)
     """
     s = similarities.detach()
     labels = torch.as_tensor(labels, device=s.device)

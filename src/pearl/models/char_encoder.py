@@ -21,7 +21,18 @@ _OFFSET = 2  # byte b gets id b + 2
 def encode_chars(texts: list[str], max_chars: int = 64) -> torch.Tensor:
     """UTF-8 bytes of each phrase as ids (0 = padding), truncated to ``max_chars``.
 
-    Built with array operations over the joined bytes (no per-row tensor fills)."""
+    Built with array operations over the joined bytes (no per-row tensor fills).
+
+    Parameters
+    ----------
+    texts : list of str
+    max_chars : int, default=64
+
+    Returns
+    -------
+    Tensor of int64, shape (len(texts), longest)
+        Byte ids shifted past the padding id.
+    """
     encoded = [t.encode("utf-8", "replace")[:max_chars] for t in texts]
     lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
     width = int(lengths.max()) if len(lengths) and lengths.max() > 0 else 1

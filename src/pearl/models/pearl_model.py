@@ -98,7 +98,17 @@ def build_pearl_model(
 
 
 def is_pearl_folder(path: str | os.PathLike) -> bool:
-    """Whether a folder's ``modules.json`` lists a pearl module."""
+    """Whether a folder's ``modules.json`` lists a pearl module.
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    bool
+        False too for a folder without a readable ``modules.json``.
+    """
     try:
         return any(e["type"].startswith("pearl.") for e in read_modules(path))
     except OSError:
@@ -106,7 +116,16 @@ def is_pearl_folder(path: str | os.PathLike) -> bool:
 
 
 def fusion_module(model) -> CharFusion | None:
-    """The :class:`CharFusion` module of a SentenceTransformer, or None."""
+    """The :class:`CharFusion` module of a SentenceTransformer, or None.
+
+    Parameters
+    ----------
+    model : sentence_transformers.SentenceTransformer
+
+    Returns
+    -------
+    CharFusion or None
+    """
     for module in model:
         if isinstance(module, CharFusion):
             return module
@@ -115,5 +134,23 @@ def fusion_module(model) -> CharFusion | None:
 
 def load_pearl_model(path: str | os.PathLike, device: str = "cpu", trust_remote_code: bool = False):
     """Load a PEARL (or any sentence-transformers) folder, with a clear error when broken
-    (see :func:`open_model_folder`)."""
+    (see :func:`open_model_folder`).
+
+    Parameters
+    ----------
+    path : path-like
+        A model folder, or a name the resolver knows.
+    device : str, default="cpu"
+    trust_remote_code : bool, default=False
+        Never for a folder you received: pearl's own modules load without it.
+
+    Returns
+    -------
+    sentence_transformers.SentenceTransformer
+
+    Raises
+    ------
+    OSError
+        Naming the missing, truncated or mismatched file.
+    """
     return open_model_folder(path, device, trust_remote_code=trust_remote_code)

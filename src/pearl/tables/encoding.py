@@ -132,7 +132,13 @@ def clear_caches(models: bool = True) -> None:
     """Forget the in-memory embeddings (and, with ``models=True``, the loaded models) that
     the table functions keep per process (``fuzzy_join``, ``deduplicate``, ``cluster`` and
     ``EntityIndex`` share them so that a string is encoded once); the memory is freed when
-    nothing else holds them."""
+    nothing else holds them.
+
+    Parameters
+    ----------
+    models : bool, default=True
+        Also forget the loaded models (they are loaded again on next use).
+    """
     with _LOCK:
         _CACHES.clear()
         if models:

@@ -31,7 +31,17 @@ _TYPOS = (swap_chars, drop_char, insert_char, keyboard_typo)
 
 
 def vocabulary(phrases: Iterable[str], size: int) -> list[str]:
-    """The ``size`` most frequent words of the phrases (ties broken alphabetically)."""
+    """The ``size`` most frequent words of the phrases (ties broken alphabetically).
+
+    Parameters
+    ----------
+    phrases : iterable of str
+    size : int
+
+    Returns
+    -------
+    list of str
+    """
     counts = Counter(w for p in phrases for w in _WORD.findall(p))
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [w for w, _ in ranked[:size]]

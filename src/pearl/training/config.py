@@ -66,39 +66,46 @@ class ConfigPaths:
 class TrainConfig(ConfigPaths):
     """Everything a PEARL training run depends on (the paper's values as defaults).
 
-    Files
-        ``backbone`` (a model name or folder), ``corpus`` (typed phrases, from
-        ``pearl build-corpus``), ``augmented`` (positive views, from ``pearl augment``),
-        ``negatives`` (from ``pearl mine``), ``output`` (the model folder written).
-    Objective
-        ``objective = "infonce"`` (PEARL): InfoNCE at ``temperature`` with in-batch
-        negatives plus ``hard_negatives`` mined negatives per batch;
-        ``objective = "triplet"`` (Phrase-BERT's loss): L2 triplet loss with ``margin``,
-        each anchor's negative the closest of the same candidates. Plus ``type_weight``
-        x cross-entropy of the phrase type on both views. With ``teacher`` (a folder of
-        ``pearl teacher`` embeddings of the corpus phrases), plus ``distill_weight`` x the
-        KL divergence between the teacher's and the student's in-batch similarity
-        distributions over the anchors (at ``distill_temperature``). With ``contexts`` (the
-        ``contexts.tsv`` of ``pearl build-corpus --contexts N``), plus ``context_weight`` x
-        Phrase-BERT's context objective: the triplet loss (``margin``) of each anchor
-        against its own masked context and the context of another anchor of the batch;
-        ``max_contexts`` > 0 keeps only the first that many of a batch's anchors with a
-        context (contexts are long sequences: they dominate the step time).
-    Optimisation
-        Adam at ``lr``, multiplied by ``lr_decay`` every ``decay_steps`` steps.
-    Switches (the ablations of Table 3)
-        ``use_chars``, ``type_loss``, ``char_aug``, ``token_aug``, ``phrase_aug``,
-        ``hard_negatives`` (0 = off), ``average`` (weight averaging; ``average_weight`` is the
-        weight of the original model, 0.5 in the paper).
-    Output
-        ``save_dtype`` (float16 halves the folder), ``normalize`` (the saved model ends
-        with a ``Normalize`` module like its sentence-transformers backbone, so encodings
-        are unit vectors; clustering and other Euclidean tools then see cosine geometry).
-    Bookkeeping
-        ``checkpoint_every`` steps, ``threads`` (CPU threads; 0 = torch's default),
-        ``device`` (empty: a CUDA GPU when torch sees one, else the CPU). A run may be
-        resumed on another device; on a GPU, resumption restores the CUDA random state but
-        GPU kernels are not bit-for-bit deterministic.
+    The options fall in the sections of :data:`SECTIONS`, as a configuration file has
+    them; the objective's options can also be written as a list of loss specs
+    (:mod:`pearl.training.loss_specs`).
+
+    Attributes
+    ----------
+    backbone, corpus, augmented, negatives : str
+        ``[data]``: a model name or folder, the typed phrases (``pearl build-corpus``),
+        the positive views (``pearl augment``), the mined negatives (``pearl mine``).
+    objective : {"infonce", "triplet", "phrase-bert"}
+        ``[objective]``: PEARL's InfoNCE at ``temperature`` with in-batch negatives plus
+        ``hard_negatives`` mined negatives per batch; Phrase-BERT's L2 triplet loss with
+        ``margin``, each anchor's negative the closest of the same candidates; or
+        Phrase-BERT's triplets of a ``triplets`` file. Plus ``type_weight`` x the
+        cross-entropy of the phrase type on both views (``type_loss``), and optionally
+        ``type_contrastive_weight`` x a supervised contrastive loss over entity types.
+    teacher, distill_weight, distill_temperature
+        A folder of ``pearl teacher`` embeddings: plus ``distill_weight`` x the KL
+        divergence between the teacher's and the student's in-batch similarity
+        distributions over the anchors.
+    contexts, context_weight, max_contexts
+        The ``contexts.tsv`` of ``pearl build-corpus --contexts N``: plus
+        ``context_weight`` x Phrase-BERT's context objective (each anchor against its own
+        masked context and another anchor's); ``max_contexts`` > 0 keeps only the first
+        that many of a batch's anchors with a context (contexts dominate the step time).
+    lr, char_lr, lr_decay, decay_steps, batch_size, epochs, max_steps, seed
+        ``[optimisation]``: Adam at ``lr`` (``char_lr`` for the character encoder and
+        type head), multiplied by ``lr_decay`` every ``decay_steps`` steps.
+    use_chars, type_loss, char_aug, token_aug, phrase_aug, hard_negatives, average : bool
+        The switches of the paper's Table 3 (``hard_negatives = 0`` is off; ``average``
+        mixes original and fine-tuned weights, ``average_weight`` the original's share,
+        0.5 in the paper).
+    output, save_dtype, normalize : str, str, bool
+        ``[output]``: the model folder; float16 halves it; ``normalize`` ends the model
+        with a ``Normalize`` module, as its sentence-transformers backbone, so encodings
+        are unit vectors.
+    checkpoint_every, threads, device
+        Checkpoints every this many steps; CPU threads (0: torch's default); the device
+        (empty: a CUDA GPU when torch sees one, else the CPU). A run may be resumed on
+        another device; GPU kernels are not bit-for-bit deterministic.
     """
 
     backbone: str = "all-MiniLM-L6-v2"
@@ -338,6 +345,20 @@ def load_config(
     ``[objective]`` or a list of loss specs ``[[objective]]``, ``[augmentation]``,
     ``[optimisation]``, ``[output]``; see :func:`read_sections`). An unknown key is an
     error, so a typo never silently trains the default.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        The TOML file (none: the defaults).
+    overrides : dict, optional
+        Options by flat name (``pearl train --set``); strings are converted to the
+        option's type.
+    config_class : type, default=TrainConfig
+        :class:`TrainConfig` or :class:`~pearl.training.static.StaticConfig`.
+
+    Returns
+    -------
+    TrainConfig or StaticConfig
     """
     known = {f.name: f for f in dataclasses.fields(config_class)}
     values = read_sections(path, set(known)) if path is not None else {}

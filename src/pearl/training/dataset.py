@@ -24,7 +24,21 @@ __all__ = ["TrainingData", "Batch"]
 
 @dataclass
 class Batch:
-    """One step's texts: anchors, their positives, shared hard negatives, type ids."""
+    """One step's texts: anchors, their positives, shared hard negatives, type ids.
+
+    Attributes
+    ----------
+    anchors, positives : list of str
+        Each anchor and its positive view.
+    negatives : list of str
+        The batch's shared mined negatives.
+    labels : ndarray of int
+        Each anchor's phrase-type label (-100: none).
+    anchor_negatives : list of str, optional
+        One negative per anchor (Phrase-BERT's triplets).
+    types : ndarray of int, optional
+        Each anchor's entity type id (-100: OTHER or untyped).
+    """
 
     anchors: list[str]
     positives: list[str]

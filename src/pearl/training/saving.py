@@ -18,7 +18,17 @@ __all__ = ["average_weights", "resolve_device", "save_model", "write_training_lo
 
 def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
     """``weight * initial + (1 - weight) * current`` for every tensor present in both
-    (the type head, trained from scratch, is left as trained)."""
+    (the type head, trained from scratch, is left as trained).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Changed in place.
+    initial : dict of str to Tensor
+        The weights to mix in, by state-dict key (others are left as they are).
+    weight : float
+        The share of ``initial`` (PEARL's averaging: 0.5).
+    """
     state = model.state_dict()
     with torch.no_grad():
         for key, value in state.items():

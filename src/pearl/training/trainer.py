@@ -77,7 +77,19 @@ _EXTENDABLE = {"epochs", "max_steps"}
 
 @dataclass
 class TrainResult:
-    """What a call to :func:`train` did."""
+    """What a call to :func:`train` did.
+
+    Attributes
+    ----------
+    output : Path or None
+        The model folder saved (None when interrupted: the checkpoint continues the run).
+    steps, total_steps : int
+        Steps done and asked for.
+    interrupted : bool
+    seconds : float
+    history : list of dict
+        Each step's record (losses, learning rate, speed).
+    """
 
     output: Path | None
     steps: int
@@ -446,5 +458,20 @@ class _RunState:
 
 
 def train(config: TrainConfig, resume: bool = False, show_progress_bar: bool = True) -> TrainResult:
-    """Train (or resume) a PEARL model; see :class:`Trainer`."""
+    """Train (or resume) a PEARL model; see :class:`Trainer`.
+
+    Parameters
+    ----------
+    config : TrainConfig
+        From :func:`~pearl.training.load_config` or built directly.
+    resume : bool, default=False
+        Continue from the checkpoint in ``config.checkpoints``.
+    show_progress_bar : bool, default=True
+
+    Returns
+    -------
+    TrainResult
+        Where the model folder was saved (None when interrupted), the steps done and the
+        per-step records.
+    """
     return Trainer(config, show_progress_bar=show_progress_bar).train(resume=resume)

@@ -99,7 +99,18 @@ _GROUPS = {"all": list(TASKS), "phrase": PHRASE_TASKS, "short_text": SHORT_TEXT_
 
 
 def select_tasks(spec: str | list[str] | None) -> list[str]:
-    """Expand a task selection: names, groups (``all``, ``phrase``, ``short_text``), commas."""
+    """Expand a task selection: names, groups (``all``, ``phrase``, ``short_text``), commas.
+
+    Parameters
+    ----------
+    spec : str or list of str or None
+        None: every task.
+
+    Returns
+    -------
+    list of str
+        Task names, in the benchmark's order.
+    """
     if spec is None:
         return list(TASKS)
     items = spec.split(",") if isinstance(spec, str) else list(spec)
