@@ -149,43 +149,19 @@ def test_codes_are_equal_after_normalisation_and_numbers_close_in_absolute_terms
     assert levels[:, 2].tolist() == [2, 0]  # 1980 is not "within 1%" of 1936 any more
 
 
-PEOPLE_FIRST = [
-    "james", "mary", "john", "patricia", "robert", "jennifer", "michael", "linda",
-    "william", "elizabeth", "david", "barbara", "richard", "susan", "joseph", "jessica",
-]  # fmt: skip
-PEOPLE_LAST = [
-    "smith", "johnson", "williams", "brown", "jones", "garcia", "miller", "davis",
-    "rodriguez", "martinez", "wilson", "anderson", "taylor", "thomas", "moore", "martin",
-    "jackson", "white", "harris", "clark", "lewis", "walker", "young", "allen", "king",
-]  # fmt: skip
-
-
 def _partnered_people(n: int, share: float = 0.7, seed: int = 0):
-    """The linkage issue's synthetic people: a right table of ``n`` people (first name,
+    """The linkage issue's synthetic people (the lab's generator,
+    :func:`pearl_lab.synthetic.people`): a right table of ``n`` people (first name,
     surname, city, date of birth as text); a left table whose rows are, with probability
-    ``share``, a right row with one typo in a name or the city, else a new person; and
-    the true right row of each left row (-1: none)."""
-    rng = random.Random(seed)
+    ``share``, a right row with one typo in a name or the city, else a new person; and the
+    true right row of each left row (-1: none)."""
+    from pearl_lab.synthetic import people
 
-    def person():
-        born = f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-        names = {"first": rng.choice(PEOPLE_FIRST), "surname": rng.choice(PEOPLE_LAST)}
-        return {**names, "city": rng.choice(CITY), "dob": born}
-
-    right = [person() for _ in range(n)]
-    left, truth = [], []
-    for i in range(n):
-        if rng.random() < share:
-            row = dict(right[i])
-            key = rng.choice(["first", "surname", "city"])
-            j = rng.randrange(len(row[key]))
-            row[key] = row[key][:j] + rng.choice("xqzkv") + row[key][j + 1 :]
-            left.append(row)
-            truth.append(i)
-        else:
-            left.append(person())
-            truth.append(-1)
-    return pd.DataFrame(left), pd.DataFrame(right), np.array(truth)
+    left, right, pairs = people(n, share=share, seed=seed)
+    truth = np.full(n, -1)
+    for i, j in pairs:
+        truth[i] = j
+    return left.drop(columns="rec_id"), right.drop(columns="rec_id"), truth
 
 
 def _link_scores(out, truth) -> tuple[float, float]:
