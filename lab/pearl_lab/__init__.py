@@ -8,7 +8,8 @@ script imports another script or edits ``sys.path``. ``make install`` installs i
 - :mod:`pearl_lab.typos`: typo and abbreviation generators, typo'd deduplication tasks;
 - :mod:`pearl_lab.synthetic`: linkage tables of people and companies with unmatched rows,
   FEBRL4 with partners removed;
-- :mod:`pearl_lab.dev`: the development proxy's tasks (ISO 3166 names) and their strings.
+- :mod:`pearl_lab.dev`: the development proxy's tasks (ISO 3166 names) and their strings
+  (:mod:`pearl.evaluation.dev_proxy`).
 """
 
 from __future__ import annotations

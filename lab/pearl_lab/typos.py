@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 
 from pearl.augment.char import drop_char, keyboard_typo, swap_chars
+from pearl.evaluation.dev_proxy import LETTERS, one_edit
 
 __all__ = ["GENERATORS", "abbreviate", "make_task", "make_values", "one_edit", "LETTERS"]
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _ABBREV = {
     "Company": "Co.",
     "Corporation": "Corp.",
@@ -70,20 +70,6 @@ def make_task(
             truth.append(g)
     order = rng.sample(range(len(values)), len(values))
     return [values[i] for i in order], [truth[i] for i in order]
-
-
-def one_edit(word: str, rng: random.Random) -> str:
-    """``word`` with one random deletion, insertion, substitution or transposition."""
-    i = rng.randrange(len(word))
-    kind = rng.choice("disx") if len(word) > 1 else "is"
-    if kind == "d":
-        return word[:i] + word[i + 1 :]
-    if kind == "i":
-        return word[:i] + rng.choice(LETTERS) + word[i:]
-    if kind == "s":
-        return word[:i] + rng.choice(LETTERS.replace(word[i].lower(), "")) + word[i + 1 :]
-    i = min(i, len(word) - 2)
-    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
 def make_values(corpus: str, n: int, seed: int = 0) -> tuple[list[str], list[int]]:

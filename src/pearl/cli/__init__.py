@@ -172,6 +172,7 @@ NOT_PATHS = frozenset(
         "func",
         "index_command",
         "io_command",
+        "dev_proxy",
     }
 )
 

@@ -151,11 +151,17 @@ def cmd_benchmark_strings(args) -> int:
     from pearl.evaluation.tasks.autofj import autofj_strings
     from pearl.paths import benchmark_dir
 
-    data = Path(args.data) if args.data else benchmark_dir()
-    check_output(args.output, [data], "--output")
-    strings = autofj_strings(data / "autofj")
+    if args.dev_proxy:
+        from pearl.evaluation.dev_proxy import dev_strings
+
+        check_output(args.output, [], "--output")
+        strings, what = dev_strings(), "development proxy strings"
+    else:
+        data = Path(args.data) if args.data else benchmark_dir()
+        check_output(args.output, [data], "--output")
+        strings, what = autofj_strings(data / "autofj"), "benchmark strings"
     write_text_atomic(args.output, "".join(f"{s}\n" for s in strings))
-    print(f"{len(strings):,} benchmark strings -> {args.output}", file=sys.stderr)
+    print(f"{len(strings):,} {what} -> {args.output}", file=sys.stderr)
     return 0
 
 
@@ -165,11 +171,16 @@ def add_benchmark_strings(sub) -> None:
         "benchmark-strings",
         help="list the benchmark strings training data must exclude",
         description="Write every AutoFJ title of the benchmark (left and right tables, one "
-        "per line, sorted): the list that the shipped recipes pass to `pearl aliases "
-        "--exclude`, so that no alias group holds a benchmark string.",
+        "per line, sorted), or with --dev-proxy every string of the development proxy (ISO 3166 "
+        "names and their seeded typos; needs pycountry, the train extra): the lists that "
+        "the shipped recipes pass to `pearl aliases --exclude`, so that no alias group "
+        "holds an evaluation string.",
     )
     p.add_argument("-o", "--output", required=True, help="the list to write (one per line)")
     p.add_argument("--data", help="benchmark root (default: $PEARL_DATA/benchmark)")
+    p.add_argument(
+        "--dev-proxy", action="store_true", help="the development proxy's strings instead"
+    )
     p.set_defaults(func=cmd_benchmark_strings)
 
 

@@ -1,0 +1,92 @@
+"""The development proxy: ISO 3166 names (pycountry), not a benchmark file.
+
+Recipes are compared on it without touching the benchmark (``experiments/dev_proxy.py``),
+so the shipped models' alias data exclude its strings (``pearl benchmark-strings --dev-proxy``):
+
+- ``official``: each country's official or common name must retrieve its short name among
+  every country and subdivision name;
+- ``typo``: 2,000 subdivision names with one random edit (seed 0) must retrieve their
+  subdivision.
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["LETTERS", "one_edit", "dev_tasks", "dev_strings"]
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit(word: str, rng: random.Random) -> str:
+    """``word`` with one random deletion, insertion, substitution or transposition.
+
+    Parameters
+    ----------
+    word : str
+        At least one character.
+    rng : random.Random
+
+    Returns
+    -------
+    str
+    """
+    i = rng.randrange(len(word))
+    kind = rng.choice("disx") if len(word) > 1 else "is"
+    if kind == "d":
+        return word[:i] + word[i + 1 :]
+    if kind == "i":
+        return word[:i] + rng.choice(LETTERS) + word[i:]
+    if kind == "s":
+        return word[:i] + rng.choice(LETTERS.replace(word[i].lower(), "")) + word[i + 1 :]
+    i = min(i, len(word) - 2)
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+
+def dev_tasks(
+    n_typos: int = 2000, seed: int = 0
+) -> dict[str, tuple[list[str], list[str], list[int]]]:
+    """The two tasks, each as (queries, candidates, index of each query's answer).
+
+    Parameters
+    ----------
+    n_typos : int, default=2000
+        Misspelt subdivision names of the ``typo`` task.
+    seed : int, default=0
+
+    Returns
+    -------
+    dict
+        ``"official"`` and ``"typo"``.
+    """
+    from pearl._extras import require
+
+    pycountry = require("pycountry", "the development proxy's names")
+    countries = sorted({c.name for c in pycountry.countries})
+    subdivisions = sorted({s.name for s in pycountry.subdivisions} - set(countries))
+    gallery = countries + subdivisions
+    where = {name: i for i, name in enumerate(gallery)}
+    queries, answers = [], []
+    for c in pycountry.countries:
+        for alias in (getattr(c, "official_name", None), getattr(c, "common_name", None)):
+            if alias and alias != c.name:
+                queries.append(alias)
+                answers.append(where[c.name])
+    out = {"official": (queries, gallery, answers)}
+    rng = random.Random(seed)
+    picked = rng.sample(subdivisions, n_typos)
+    typos = [one_edit(name, rng) for name in picked]
+    sub_where = {name: i for i, name in enumerate(subdivisions)}
+    out["typo"] = (typos, subdivisions, [sub_where[n] for n in picked])
+    return out
+
+
+def dev_strings() -> list[str]:
+    """Every string of :func:`dev_tasks` (queries and candidates), sorted: what training
+    data must exclude.
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted({s for q, g, _ in dev_tasks().values() for s in [*q, *g]})
