@@ -228,16 +228,14 @@ class _TextField:
         """The field's similarity for row pairs, computed once per distinct value pair."""
         from pearl.tables.match_graph import pair_cosines
 
-        n = len(self.folded)
-        keys, inverse = np.unique(self.lid[li] * n + self.rid[ri], return_inverse=True)
-        a, b = keys // n, keys % n
+        a, b, inverse = _distinct_pairs(self.lid[li], self.rid[ri], len(self.folded))
         ng = pair_cosines(self.ngrams, a, b)
         if self.emb is None:
             sim = ng
         else:
             emb = pair_cosines(self.emb, a, b)
             sim = emb if self.scorer is None else self.scorer.probability(emb, ng)
-        return np.asarray(sim)[inverse.ravel()]
+        return np.asarray(sim)[inverse]
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as an integer, case aside (equal values, equal
@@ -261,24 +259,24 @@ class _TextField:
         return levels
 
 
-def _one_edit_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` (lower-cased values) are one edit apart,
-    the shorter of 4 characters or more (as
-    :func:`~pearl.tables.match_graph.one_edit_apart`), tested once per distinct pair of
-    values (a table's pairs repeat them) and only where the lengths allow it."""
-    from pearl.tables.match_graph import one_edit_pairs
-
-    n = max(len(lower), 1)
+def _distinct_pairs(a: np.ndarray, b: np.ndarray, n: int):
+    """The distinct pairs ``(a[e], b[e])`` of value ids below ``n``, as two arrays, and
+    each pair's position among them (so work per distinct pair maps back to the pairs)."""
+    n = max(n, 1)
     keys, inverse = np.unique(
         np.asarray(a, np.int64) * n + np.asarray(b, np.int64), return_inverse=True
     )
-    first, second = keys // n, keys % n
-    length = np.fromiter(map(len, lower), dtype=np.int64, count=len(lower))
-    la, lb = length[first], length[second]
-    near = np.flatnonzero((np.abs(la - lb) <= 1) & (np.minimum(la, lb) >= 4))
-    hit = np.zeros(len(keys), dtype=bool)
-    hit[near] = one_edit_pairs([lower[i] for i in first[near]], [lower[j] for j in second[near]])
-    return hit[inverse.ravel()]
+    return keys // n, keys % n, inverse.ravel()
+
+
+def _one_edit_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` (lower-cased values) are one edit apart,
+    the shorter of 4 characters or more (:func:`~pearl.tables.match_graph.one_edit_apart`),
+    tested once per distinct pair of values (a table's pairs repeat them)."""
+    from pearl.tables.match_graph import one_edit_lowered
+
+    first, second, inverse = _distinct_pairs(a, b, len(lower))
+    return one_edit_lowered(lower, first, second, min_length=4)[inverse]
 
 
 def _levels(fields: list, li: np.ndarray, ri: np.ndarray) -> np.ndarray:

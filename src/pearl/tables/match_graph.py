@@ -17,6 +17,7 @@ __all__ = [
     "abbreviation_apart",
     "match_graph",
     "one_edit_apart",
+    "one_edit_lowered",
     "pair_cosines",
 ]
 
@@ -169,7 +170,14 @@ def one_edit_apart(
     -------
     ndarray of bool, shape (len(rows),)
     """
-    lower = [t.lower() for t in texts]
+    return one_edit_lowered([t.lower() for t in texts], rows, cols, min_length)
+
+
+def one_edit_lowered(
+    lower: list[str], rows: np.ndarray, cols: np.ndarray, min_length: int = 1
+) -> np.ndarray:
+    """:func:`one_edit_apart` of texts already lower-cased (the lengths tested first, the
+    edit only where they allow it)."""
     length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     out = np.zeros(len(rows), dtype=bool)

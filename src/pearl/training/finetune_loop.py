@@ -44,7 +44,7 @@ from pearl.training.checkpoint import (
 )
 from pearl.training.labelled import LabelledGroups, epoch_batches
 from pearl.training.loop import StepLoop
-from pearl.training.objective import StepEmbeddings
+from pearl.training.objective import GROUP_LOSSES, StepEmbeddings
 
 __all__ = ["FinetuneLoop", "FinetuneOptions", "top1", "BEST"]
 
@@ -81,8 +81,6 @@ class FinetuneOptions:
     checkpoint_every: int = 200
 
     def __post_init__(self) -> None:
-        from pearl.training.objective import GROUP_LOSSES
-
         checked = {
             "loss": check_choice(self.loss, "loss", tuple(GROUP_LOSSES)),
             "encoder": check_choice(self.encoder, "encoder", ("transformer", "bilstm", "cnn")),

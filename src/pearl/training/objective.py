@@ -26,6 +26,7 @@ from pearl.losses import (
     triplet_loss,
     type_loss,
 )
+from pearl.training.loss_specs import loss_specs
 
 __all__ = [
     "StepEmbeddings",
@@ -274,8 +275,6 @@ def build_objective(
     distillation, type, type-contrastive. The context and distillation terms need their
     inputs (``contexts``: anchor -> context sentence; ``teacher``: texts -> embeddings);
     ``head`` is the type term's own classifier (default: the fused module's head)."""
-    from pearl.training.loss_specs import loss_specs
-
     inputs = {"contexts": contexts, "teacher": teacher, "head": head}
     terms = []
     for spec in loss_specs(config):
