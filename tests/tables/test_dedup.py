@@ -125,6 +125,16 @@ def test_one_typo_apart_merges_with_the_combined_matcher(hash_encoder):
     assert cosine[0] != cosine[3]  # the cosine matcher scores the pair as it is
 
 
+def test_typos_allowed_grow_with_length_and_short_codes_stay_apart():
+    # skrub's test_deduplicate and _guess_clusters cases, in small
+    values = ["Example Category"] * 20 + ["Exampze Catdgory"] + ["Generic"] * 5 + ["Genersz"]
+    out = deduplicate(values, model="pearl-static")
+    assert out.tolist()[20] == "Example Category"  # two typos in 16 characters
+    assert out.tolist()[-1] == "Genersz"  # two typos in 7 characters: another thing
+    codes = ["aac", "aaa", "aaab", "aaa", "aaab", "aaa", "aaab", "aaa"]
+    assert deduplicate(codes, model="pearl-static").tolist() == codes
+
+
 def test_abbreviations_merge_with_the_combined_matcher(hash_encoder):
     values = ["International Paper"] * 3 + ["Intl Paper", "Interstate Paper"]
     lab = cluster(values, model=hash_encoder, threshold=0.9)

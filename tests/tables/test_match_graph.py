@@ -3,6 +3,7 @@ import numpy as np
 from pearl.tables.match_graph import (
     abbreviation_apart,
     match_graph,
+    edits_apart,
     one_edit_apart,
 )
 
@@ -53,7 +54,7 @@ def test_links_one_typo_apart_get_the_boost(hash_encoder):
     emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
     scorer = MatchScorer.for_encoder(hash_encoder)
     plain = match_graph(texts, emb, scorer, top_k=3)
-    boosted = match_graph(texts, emb, scorer, top_k=3, one_edit=(0.95, 4))
+    boosted = match_graph(texts, emb, scorer, top_k=3, edits=(0.95, 6))
     assert plain.rows.tolist() == boosted.rows.tolist()
     for i, j, w0, w1 in zip(plain.rows, plain.cols, plain.weights, boosted.weights, strict=True):
         if {texts[i], texts[j]} == {"washington", "washingtno"}:
@@ -78,11 +79,42 @@ def test_abbreviation_apart():
     assert abbreviation_apart(texts, rows, rows + 1).tolist() == [w for *_, w in pairs]
 
 
+def test_edits_apart_allows_one_edit_per_six_characters():
+    pairs = [
+        ("example category", "exampze catdgory", True),  # 16 characters: two edits
+        ("example category", "exampze catdgorx", False),  # three edits
+        ("washington", "washingtno", True),  # 10 characters: one swap
+        ("washington", "wxshingtxn", False),  # two edits
+        ("paris", "pariss", False),  # under 6 characters: no rule
+        ("random word", "random word", False),  # equal
+        ("random word", "random wordss", False),  # 11 characters: one edit, not two
+    ]
+    texts = [t for a, b, _ in pairs for t in (a, b)]
+    rows = np.arange(0, len(texts), 2)
+    assert edits_apart(texts, rows, rows + 1, 6).tolist() == [w for *_, w in pairs]
+    assert edits_apart(texts, rows[:0], rows[:0], 6).shape == (0,)
+
+
+def test_short_values_one_edit_apart_are_capped(hash_encoder):
+    from pearl.tables.matcher import MatchScorer
+
+    texts = ["aaa", "aaab", "aac", "abcdefgh", "abcdefgx"]
+    emb = hash_encoder.encode(texts)
+    emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+    scorer = MatchScorer.for_encoder(hash_encoder)
+    plain = match_graph(texts, emb, scorer, top_k=4)
+    capped = match_graph(texts, emb, scorer, top_k=4, short_edit=(0.01, 4))
+    for i, j, w0, w1 in zip(plain.rows, plain.cols, plain.weights, capped.weights, strict=True):
+        one_edit_short = {texts[i], texts[j]} in ({"aaa", "aaab"}, {"aaa", "aac"})
+        assert w1 == (min(w0, 0.01) if one_edit_short else w0)
+    assert any({texts[i], texts[j]} == {"aaa", "aaab"} for i, j in zip(plain.rows, plain.cols))
+
+
 def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):
     import builtins
     import random
 
-    from pearl.tables.match_graph import one_edit_pairs
+    from pearl.tables.match_graph import edit_distances, one_edit_pairs
 
     rng = random.Random(0)
     alphabet = "abcdé🙂"
@@ -104,6 +136,7 @@ def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):
         else:
             ys.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6))))
     compiled = one_edit_pairs(xs, ys)
+    distances = edit_distances(xs, ys, 2)
     real_import = builtins.__import__
 
     def no_rapidfuzz(name, *args, **kwargs):
@@ -116,3 +149,7 @@ def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):
     assert compiled.dtype == python.dtype == bool
     assert (compiled == python).all() and 500 < python.sum() < 2500
     assert one_edit_pairs([], []).shape == (0,)
+    slow = edit_distances(xs, ys, 2)
+    assert (distances == slow).all() and set(slow.tolist()) == {0, 1, 2, 3}
+    assert (slow == 1).tolist() == python.tolist()
+    assert edit_distances([], [], 1).shape == (0,)

@@ -26,12 +26,19 @@ MAX_UNIQUE = 20_000
 #: names (experiments/dedup_dense_lists.py; on the match graph: experiments/dedup_graph.py;
 #: with rows weighing, experiments/dedup_silhouette.py kept 0.6).
 DEFAULT_THRESHOLD = {"probability": 0.6, "cosine": 0.7}
-#: With a calibrated matcher, two values one typo apart (a substitution, an insertion, a
-#: deletion or two adjacent letters swapped, case aside; the shorter of at least 4
-#: characters) are linked with probability at least 0.95: the matcher gives such pairs
-#: about 0.55-0.70. Chosen on development data (experiments/dedup_one_edit.py: overall
-#: F1 0.795 to 0.859, dense lists of similar names included).
-ONE_EDIT = (0.95, 4)
+#: With a calibrated matcher, two values at most one typo apart per 6 characters of the
+#: shorter (substitutions, insertions, deletions, two adjacent letters swapped, case aside:
+#: 6-11 characters one typo, 12-17 two...) are linked with probability at least 0.95: the
+#: matcher gives a pair one typo apart about 0.55-0.70 and two typos apart 0.2-0.6.
+#: Chosen on development data (experiments/dedup_edit_length.py: overall F1 0.917 to 0.932
+#: with :data:`SHORT_EDIT`, heavily misspelt copies of frequent names included; before,
+#: one edit from 4 characters, experiments/dedup_one_edit.py).
+EDITS = (0.95, 6)
+#: With a calibrated matcher, two values one edit apart whose shorter has fewer than 4
+#: characters ("aaa" and "aaab", "NBC" and "NBA") are linked with probability at most 0.5,
+#: below the default cut: a short code one edit from another is usually another code
+#: (experiments/dedup_edit_length.py).
+SHORT_EDIT = (0.5, 4)
 #: With a calibrated matcher, two values that abbreviate each other word by word ("Cam.
 #: Corp." and "Campeau Corp.", "Intl Paper" and "International Paper") are linked with
 #: probability at least this (experiments/dedup_abbreviations.py: overall F1 0.859 to
@@ -111,12 +118,13 @@ def cluster(
     or by the embedding cosine. Clusters merge while the average similarity of all their
     cross pairs of *rows* is at least ``threshold``, unlinked pairs counting as 0: a value
     that fills many rows weighs as many, so a frequent spelling pulls its rare misspellings
-    toward it. With the combined matcher, two values one typo apart (a substitution, an
-    insertion, a deletion or two adjacent letters swapped, case aside; at least 4
-    characters) are linked with probability at least 0.95 (:data:`ONE_EDIT`), and so are two
-    values that abbreviate each other word by word ("Intl Paper", "International Paper";
-    :data:`ABBREVIATION`). The cost grows with the number of links, not its square: a
-    million distinct values fit on a laptop.
+    toward it. With the combined matcher, two values at most one typo apart per 6
+    characters of the shorter (a substitution, an insertion, a deletion or two adjacent
+    letters swapped, case aside) are linked with probability at least 0.95
+    (:data:`EDITS`), and so are two values that abbreviate each other word by word ("Intl
+    Paper", "International Paper"; :data:`ABBREVIATION`); two codes of fewer than 4
+    characters one edit apart ("NBC", "NBA") at most 0.5 (:data:`SHORT_EDIT`). The cost
+    grows with the number of links, not its square: a million distinct values fit on a laptop.
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
 
@@ -183,7 +191,9 @@ def cluster(
     else:
         rows = _row_weights(texts, nulls, uniq, sample_weight)
         rules: dict[str, Any] = (
-            dict(one_edit=ONE_EDIT, abbreviation=ABBREVIATION) if scorer is not None else {}
+            dict(edits=EDITS, short_edit=SHORT_EDIT, abbreviation=ABBREVIATION)
+            if scorer is not None
+            else {}
         )
         graph = match_graph(uniq, emb, scorer, top_k=top_k, **rules)
         lab = graph_average_linkage(

@@ -15,6 +15,7 @@ from pearl.tables.search import ReferenceIndex
 __all__ = [
     "MatchGraph",
     "abbreviation_apart",
+    "edits_apart",
     "match_graph",
     "one_edit_apart",
     "one_edit_lowered",
@@ -85,7 +86,8 @@ def match_graph(
     *,
     top_k: int = 10,
     exact_max: int | None = None,
-    one_edit: tuple[float, int] | None = None,
+    edits: tuple[float, int] | None = None,
+    short_edit: tuple[float, int] | None = None,
     abbreviation: float | None = None,
 ) -> MatchGraph:
     """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
@@ -104,10 +106,15 @@ def match_graph(
     exact_max : int, optional
         Up to this many values the neighbours are exact; above, approximate (default
         :data:`~pearl.tables.search.EXACT_MAX`).
-    one_edit : (float, int), optional
-        ``(boost, min_length)``: with a ``scorer``, a link between two values one typo
-        apart (:func:`one_edit_apart`, the shorter at least ``min_length`` characters)
-        gets the probability ``max(p, boost)``.
+    edits : (float, int), optional
+        ``(boost, chars_per_edit)``: with a ``scorer``, a link between two values at most
+        one edit apart per ``chars_per_edit`` characters of the shorter
+        (:func:`edits_apart`) gets the probability ``max(p, boost)``.
+    short_edit : (float, int), optional
+        ``(cap, min_length)``: with a ``scorer``, a link between two values one edit apart
+        whose shorter has fewer than ``min_length`` characters ("aaa" and "aaab", "NBC"
+        and "NBA") gets the probability ``min(p, cap)``: a short string one edit from
+        another is often another thing.
     abbreviation : float, optional
         With a ``scorer``, a link between two values that abbreviate each other
         (:func:`abbreviation_apart`) gets at least this probability.
@@ -130,13 +137,21 @@ def match_graph(
         scorer.probability(pair_cosines(embeddings, rows, cols), pair_cosines(ng, rows, cols)),
         dtype=np.float32,
     )
-    if one_edit is not None:
-        boost, min_length = one_edit
-        near = one_edit_apart(texts, rows, cols, min_length)
-        weights = np.where(near, np.maximum(weights, boost), weights).astype(np.float32)
     if abbreviation is not None:
         near = abbreviation_apart(texts, rows, cols)
         weights = np.where(near, np.maximum(weights, abbreviation), weights).astype(np.float32)
+    if edits is not None or short_edit is not None:
+        lower = [t.lower() for t in texts]
+    if edits is not None:
+        boost, chars_per_edit = edits
+        near = edits_apart(lower, rows, cols, chars_per_edit)
+        weights = np.where(near, np.maximum(weights, boost), weights).astype(np.float32)
+    if short_edit is not None:
+        cap, min_length = short_edit
+        near = one_edit_lowered(lower, rows, cols) & ~_shorter_at_least(
+            lower, rows, cols, min_length
+        )
+        weights = np.where(near, np.minimum(weights, cap), weights).astype(np.float32)
     return MatchGraph(n, rows, cols, weights)
 
 
@@ -178,7 +193,7 @@ def one_edit_lowered(
 ) -> np.ndarray:
     """:func:`one_edit_apart` of texts already lower-cased (the lengths tested first, the
     edit only where they allow it)."""
-    length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
+    length = _lengths(lower)
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     out = np.zeros(len(rows), dtype=bool)
     near = np.flatnonzero(
@@ -187,6 +202,75 @@ def one_edit_lowered(
     )
     out[near] = one_edit_pairs([lower[i] for i in rows[near]], [lower[j] for j in cols[near]])
     return out
+
+
+def _lengths(lower: list[str]) -> np.ndarray:
+    return np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
+
+
+def _shorter_at_least(lower: list[str], rows, cols, min_length: int) -> np.ndarray:
+    length = _lengths(lower)
+    return np.minimum(length[rows], length[cols]) >= min_length
+
+
+def edits_apart(
+    lower: list[str], rows: np.ndarray, cols: np.ndarray, chars_per_edit: int
+) -> np.ndarray:
+    """For each pair ``(lower[rows[e]], lower[cols[e]])`` of lower-cased texts: whether they
+    differ by at least one edit and at most ``len(shorter) // chars_per_edit`` (optimal
+    string alignment distance: substitutions, insertions, deletions, swaps of adjacent
+    characters). With ``chars_per_edit=6``: values of 6-11 characters one typo apart,
+    12-17 characters up to two, and so on; under 6 characters, none.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(rows),)
+    """
+    length = _lengths(lower)
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    allowed = np.minimum(length[rows], length[cols]) // chars_per_edit
+    out = np.zeros(len(rows), dtype=bool)
+    near = np.flatnonzero((allowed >= 1) & (np.abs(length[rows] - length[cols]) <= allowed))
+    if len(near):
+        dist = edit_distances(
+            [lower[i] for i in rows[near]],
+            [lower[j] for j in cols[near]],
+            int(allowed[near].max()),
+        )
+        out[near] = (dist >= 1) & (dist <= allowed[near])
+    return out
+
+
+def _osa(a: str, b: str) -> int:
+    """The optimal string alignment distance (the Python fallback of rapidfuzz's)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def edit_distances(xs: list[str], ys: list[str], cutoff: int) -> np.ndarray:
+    """The optimal string alignment distance of each pair ``(xs[e], ys[e])``, any value
+    above ``cutoff`` reported as ``cutoff + 1``; with rapidfuzz installed, in its compiled
+    loop (same answers)."""
+    try:
+        from rapidfuzz.distance import OSA
+        from rapidfuzz.process import cpdist
+    except ImportError:
+        return np.fromiter(
+            (min(_osa(x, y), cutoff + 1) for x, y in zip(xs, ys, strict=True)),
+            dtype=np.int64,
+            count=len(xs),
+        )
+    if not xs:
+        return np.zeros(0, dtype=np.int64)
+    return cpdist(xs, ys, scorer=OSA.distance, score_cutoff=cutoff, workers=1).astype(np.int64)
 
 
 def one_edit_pairs(xs: list[str], ys: list[str]) -> np.ndarray:
