@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from pearl.encoders.cache import EmbeddingCache
 
@@ -51,3 +52,18 @@ def test_many_texts_grow_the_store(hash_encoder, tmp_path):
         cache([f"t{i}" for i in range(start, start + 700)])
     assert len(cache) == 3500
     np.testing.assert_array_equal(cache(["t5"])[0], hash_encoder.encode(["t5"])[0])
+
+
+def test_an_encoder_without_fingerprint_is_cached_in_memory_only(hash_encoder, tmp_path):
+    class Foreign:  # a SentenceTransformer has encode() and no fingerprint
+        def encode(self, texts, **kwargs):
+            return hash_encoder.encode(texts)
+
+    a, b = Foreign(), Foreign()
+    ca = EmbeddingCache(a, root=tmp_path, persist=False)
+    cb = EmbeddingCache(b, root=tmp_path, persist=False)
+    assert ca.fingerprint != cb.fingerprint  # never shared between two objects
+    assert np.allclose(ca(["x", "y"]), hash_encoder.encode(["x", "y"]))
+    with pytest.raises(ValueError, match="no fingerprint"):
+        EmbeddingCache(a, root=tmp_path)
+    assert not any(tmp_path.iterdir())

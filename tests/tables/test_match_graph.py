@@ -2,8 +2,8 @@ import numpy as np
 
 from pearl.tables.match_graph import (
     abbreviation_apart,
-    match_graph,
     edits_apart,
+    match_graph,
     one_edit_apart,
 )
 
@@ -107,7 +107,9 @@ def test_short_values_one_edit_apart_are_capped(hash_encoder):
     for i, j, w0, w1 in zip(plain.rows, plain.cols, plain.weights, capped.weights, strict=True):
         one_edit_short = {texts[i], texts[j]} in ({"aaa", "aaab"}, {"aaa", "aac"})
         assert w1 == (min(w0, 0.01) if one_edit_short else w0)
-    assert any({texts[i], texts[j]} == {"aaa", "aaab"} for i, j in zip(plain.rows, plain.cols))
+    assert any(
+        {texts[i], texts[j]} == {"aaa", "aaab"} for i, j in zip(plain.rows, plain.cols, strict=True)
+    )
 
 
 def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):

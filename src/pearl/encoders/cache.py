@@ -40,8 +40,10 @@ class EmbeddingCache:
     Parameters
     ----------
     encoder : Encoder
-        Anything with ``encode(texts, batch_size=..., show_progress_bar=...)``
-        and a ``fingerprint``.
+        Anything with ``encode(texts, batch_size=..., show_progress_bar=...)``; a
+        ``fingerprint`` (a string naming the model and its weights) is needed to keep
+        embeddings on disk. Without one (a ``SentenceTransformer`` object), the cache lives
+        in memory and is this object's alone.
     root : path-like, optional
         Cache folder; defaults to ``cache_dir() / "embeddings"``.
     persist : bool, default=True
@@ -66,8 +68,16 @@ class EmbeddingCache:
         self.read_only = read_only
         self.persist = persist and not read_only
         self.batch_size = batch_size
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(encoder.fingerprint))[:80]
-        self.fingerprint = str(encoder.fingerprint)
+        fingerprint = getattr(encoder, "fingerprint", None)
+        if fingerprint is None:
+            if persist or read_only:
+                raise ValueError(
+                    f"{type(encoder).__name__} has no fingerprint (pearl's encoders have "
+                    "one), so its embeddings cannot be kept on disk; use persist=False"
+                )
+            fingerprint = f"object-{id(encoder)}"
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(fingerprint))[:80]
+        self.fingerprint = str(fingerprint)
         self.folder = Path(root or cache_dir() / "embeddings") / safe
         self._index: dict[str, int] = {}
         self._vectors: np.ndarray | None = None

@@ -146,13 +146,14 @@ def clear_caches(models: bool = True) -> None:
 
 
 def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
-    """The process-wide in-memory embedding cache of this encoder (keyed by fingerprint)."""
+    """The process-wide in-memory embedding cache of this encoder (keyed by its fingerprint;
+    an encoder of another library, such as a ``SentenceTransformer``, has none and is keyed
+    by the object itself, which the cache holds, so the key stays its own)."""
+    key = getattr(encoder, "fingerprint", None) or ("object", id(encoder))
     with _LOCK:
-        cache = _CACHES.get(encoder.fingerprint)
+        cache = _CACHES.get(key)
         if cache is None:
-            cache = _CACHES[encoder.fingerprint] = EmbeddingCache(
-                encoder, persist=False, batch_size=batch_size
-            )
+            cache = _CACHES[key] = EmbeddingCache(encoder, persist=False, batch_size=batch_size)
         return cache
 
 

@@ -121,9 +121,7 @@ class EntityIndex:
         import time
 
         t0 = time.perf_counter()
-        emb = self.encoder.encode(
-            texts, batch_size=self.batch_size, normalize=True, show_progress_bar=progress
-        )
+        emb = self.encoder.encode(texts, batch_size=self.batch_size, show_progress_bar=progress)
         self.encode_seconds_ += time.perf_counter() - t0
         return normalize_rows(emb)
 

@@ -10,10 +10,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pearl._validation import InputTypeError, check_bool, check_choice, check_float, check_int
+from pearl._validation import (
+    InputError,
+    InputTypeError,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+)
 from pearl.tables.matcher import check_matcher
 
 __all__ = [
+    "JoinKeyError",
     "JoinOptions",
     "check_join_options",
     "check_matcher_and_precision",
@@ -54,17 +62,24 @@ def check_matcher_and_precision(matcher: Any, precision: float | None):
     return matcher
 
 
+class JoinKeyError(InputError, ValueError, TypeError):
+    """The join's key columns are missing or given twice: a ``ValueError``, as pandas'
+    ``merge`` and skrub's ``fuzzy_join`` raise, and a ``TypeError``, as pearl raised
+    before."""
+
+
 def join_keys(on, left_on, right_on) -> tuple[Any, Any]:
-    """``left_on, right_on`` from ``on`` or from both given (a ``TypeError`` otherwise).
+    """``left_on, right_on`` from ``on`` or from both given (:class:`JoinKeyError`
+    otherwise).
 
     A list or tuple (or NumPy array, pandas Index) of several columns stays a list (a
     multi-column join); a list of one column is that column's name."""
     if on is not None:
         if left_on is not None or right_on is not None:
-            raise InputTypeError("give on= or left_on= and right_on=, not both")
+            raise JoinKeyError("give on= or left_on= and right_on=, not both")
         left_on = right_on = on
     if left_on is None or right_on is None:
-        raise InputTypeError("give on= (a column of both tables) or left_on= and right_on=")
+        raise JoinKeyError("give on= (a column of both tables) or left_on= and right_on=")
     keys = []
     for name, value in (("left_on", left_on), ("right_on", right_on)):
         if not isinstance(value, str) and callable(getattr(value, "tolist", None)):
