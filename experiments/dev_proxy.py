@@ -25,22 +25,12 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
 from concat_encoder import load
 from pearl_lab.dev import dev_strings, tasks
 
-from pearl.encoders import Encoder
+from pearl.evaluation.dev_proxy import dev_scores
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "benchmarks"
-
-
-def top1(model: Encoder, queries: list[str], gallery: list[str], answers: list[int]) -> float:
-    """Share of queries whose nearest candidate (cosine) is their answer."""
-    q = model.encode(queries)
-    g = model.encode(gallery)
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    g /= np.linalg.norm(g, axis=1, keepdims=True)
-    return float(np.mean((q @ g.T).argmax(axis=1) == np.asarray(answers)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,8 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = json.loads(path.read_text()) if path.is_file() else {}
     for name in args.models:
         model = load(name)
-        scores = {task: round(100 * top1(model, *data[task]), 2) for task in data}
-        scores["dev"] = round(float(np.mean(list(scores.values()))), 2)
+        scores = dev_scores(model, data)
         rows[name] = scores
         print(name, scores, flush=True)
     path.parent.mkdir(parents=True, exist_ok=True)

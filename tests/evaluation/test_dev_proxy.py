@@ -34,3 +34,13 @@ def test_the_cli_writes_every_string(tmp_path):
     assert main(["benchmark-strings", "--dev-proxy", "-o", str(out)]) == 0
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines == dev_strings() and {"France", "Bayern"} <= set(lines)
+
+
+def test_dev_scores_are_top1_by_cosine_and_their_mean(hash_encoder):
+    from pearl.evaluation.dev_proxy import dev_scores
+
+    tasks = {
+        "official": (["Freedonia", "Sylvania"], ["Freedonia", "Sylvania", "Latveria"], [0, 2]),
+        "typo": (["Bavaria"], ["Bavaria", "Hesse"], [0]),
+    }
+    assert dev_scores(hash_encoder, tasks) == {"official": 50.0, "typo": 100.0, "dev": 75.0}

@@ -397,3 +397,39 @@ def test_the_character_channel_kind_is_built_from_the_config(
     assert fusion.char_encoder.ngrams.weight.shape == (509, 8)
     with pytest.raises(ValueError, match="char_kind"):
         _config(training_files, tiny_model_dir, tmp_path / "x", char_kind="lstm")
+
+
+def test_dev_every_logs_the_development_score_without_changing_the_run(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
+    import pearl.evaluation.dev_proxy as proxy
+
+    tasks = {
+        "official": (["Republic of Freedonia", "Sylvania"], ["Freedonia", "Sylvania"], [0, 1]),
+        "typo": (["Bavria", "Saxony"], ["Bavaria", "Saxony", "Hesse"], [0, 1]),
+    }
+    monkeypatch.setattr(proxy, "dev_tasks", lambda: tasks)
+    plain = Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "a"), show_progress_bar=False
+    ).train()
+
+    def stop_at_5(trainer, step, record):
+        if step == 5:
+            trainer.request_stop()
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "b", dev_every=4)
+    Trainer(cfg, show_progress_bar=False, on_step=stop_at_5).train()
+    assert (cfg.checkpoints / "dev.tsv").read_text().splitlines()[1].startswith("4\t")
+    logged = Trainer(cfg, show_progress_bar=False).train(resume=True)
+    scored = [r["step"] for r in logged.history if "dev" in r]
+    assert scored == [4, 8, 9]  # every 4 steps and the last
+    for r in logged.history:
+        if "dev" in r:
+            assert 0 <= r["dev_official"] <= 100 and 0 <= r["dev_typo"] <= 100
+            assert r["dev"] == round((r["dev_official"] + r["dev_typo"]) / 2, 2)
+    table = (tmp_path / "b" / "training" / "dev.tsv").read_text().splitlines()
+    assert table[0] == "step\tdev\tdev_official\tdev_typo" and len(table) == 4
+    assert [r["loss"] for r in plain.history] == [r["loss"] for r in logged.history]
+    wa, wb = _weights(tmp_path / "a"), _weights(tmp_path / "b")
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)

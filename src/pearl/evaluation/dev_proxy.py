@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["LETTERS", "one_edit", "dev_tasks", "dev_strings"]
+__all__ = ["LETTERS", "one_edit", "dev_tasks", "dev_scores", "dev_strings"]
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -79,6 +79,39 @@ def dev_tasks(
     sub_where = {name: i for i, name in enumerate(subdivisions)}
     out["typo"] = (typos, subdivisions, [sub_where[n] for n in picked])
     return out
+
+
+def dev_scores(encoder, tasks: dict | None = None, batch_size: int = 128) -> dict[str, float]:
+    """Top-1 accuracy (in %) of each task of :func:`dev_tasks` by cosine, and ``dev``,
+    their mean: the development score recipes are compared on.
+
+    Parameters
+    ----------
+    encoder : encoder
+        Anything with ``encode(texts, batch_size=...)`` (a pearl encoder, a
+        ``SentenceTransformer``).
+    tasks : dict, optional
+        :func:`dev_tasks` (computed when not given).
+    batch_size : int, default=128
+
+    Returns
+    -------
+    dict
+        ``{"official": ..., "typo": ..., "dev": ...}``, rounded to 0.01.
+    """
+    import numpy as np
+
+    from pearl.encoders.base import normalize_rows
+
+    tasks = dev_tasks() if tasks is None else tasks
+    scores = {}
+    for name, (queries, gallery, answers) in tasks.items():
+        q = normalize_rows(np.asarray(encoder.encode(queries, batch_size=batch_size)))
+        g = normalize_rows(np.asarray(encoder.encode(gallery, batch_size=batch_size)))
+        best = (q @ g.T).argmax(axis=1)
+        scores[name] = round(100 * float(np.mean(best == np.asarray(answers))), 2)
+    scores["dev"] = round(float(np.mean(list(scores.values()))), 2)
+    return scores
 
 
 def dev_strings() -> list[str]:

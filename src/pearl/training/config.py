@@ -102,6 +102,11 @@ class TrainConfig(ConfigPaths):
         ``[output]``: the model folder; float16 halves it; ``normalize`` ends the model
         with a ``Normalize`` module, as its sentence-transformers backbone, so encodings
         are unit vectors.
+    dev_every : int
+        ``[output]``: > 0 scores the model on the development proxy
+        (:func:`pearl.evaluation.dev_proxy.dev_scores`, ISO 3166 names; needs pycountry)
+        every this many steps and at the last, into the step's record (the training log
+        and the checkpoint's history): the curve of the development score over steps.
     checkpoint_every, threads, device
         Checkpoints every this many steps; CPU threads (0: torch's default); the device
         (empty: a CUDA GPU when torch sees one, else the CPU). A run may be resumed on
@@ -173,6 +178,7 @@ class TrainConfig(ConfigPaths):
     average_weight: float = 0.5
     save_dtype: str = "float32"  # or "float16"
     normalize: bool = True  # the saved model ends with a Normalize module (unit vectors)
+    dev_every: int = 0  # > 0: the development score every this many steps (issue 49)
     # bookkeeping
     checkpoint_every: int = 200
     threads: int = 0  # 0: torch default
@@ -198,6 +204,7 @@ class TrainConfig(ConfigPaths):
         check_float(self.type_contrastive_temperature, "type_contrastive_temperature", 1e-6)
         check_float(self.type_batch_share, "type_batch_share", 0.0, 0.9)
         check_int(self.type_group_size, "type_group_size", 2)
+        check_int(self.dev_every, "dev_every", 0)
 
     @property
     def levels(self) -> set[str]:
@@ -276,7 +283,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "output": (
         *("output", "checkpoint_dir", "checkpoint_every", "average", "average_weight"),
-        *("save_dtype", "normalize"),
+        *("save_dtype", "normalize", "dev_every"),
     ),
 }
 _SECTION_OF = {option: name for name, options in SECTIONS.items() for option in options}

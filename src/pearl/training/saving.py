@@ -13,7 +13,14 @@ import torch
 from pearl._io import atomic_dir, atomic_path
 from pearl.training.config import ConfigPaths
 
-__all__ = ["average_weights", "resolve_device", "save_model", "write_training_log", "plot_losses"]
+__all__ = [
+    "average_weights",
+    "resolve_device",
+    "save_model",
+    "write_training_log",
+    "write_dev_log",
+    "plot_losses",
+]
 
 
 def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
@@ -122,6 +129,19 @@ def write_training_log(
         for r in history:
             f.write("\t".join(f"{r.get(k, float('nan')):.6g}" for k in keys) + "\n")
     plot_losses(history, log / "loss.png")
+    if any("dev" in r for r in history):
+        write_dev_log(log / "dev.tsv", history)
+
+
+def write_dev_log(path: Path, history: list[dict]) -> None:
+    """The development scores of the steps that have them (``dev_every``), as a table:
+    step, dev, and each task's score."""
+    rows = [r for r in history if "dev" in r]
+    keys = ["step", "dev"] + sorted({k for r in rows for k in r if k.startswith("dev_")})
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write("\t".join(keys) + "\n")
+        for r in rows:
+            f.write("\t".join(f"{r.get(k, float('nan')):g}" for k in keys) + "\n")
 
 
 def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:

@@ -47,6 +47,7 @@ from pearl.training.saving import (
     average_weights,
     resolve_device,
     save_model,
+    write_dev_log,
     write_training_log,
 )
 from pearl.training.teacher import TeacherEmbeddings
@@ -68,6 +69,7 @@ _RESUMABLE = {
     "save_dtype",
     "normalize",
     "device",
+    "dev_every",
 }
 # options that set only where the run stops: a resume may raise them to extend a run (the
 # batches and the learning-rate schedule depend on the step alone, so an extended run ends
@@ -118,6 +120,7 @@ class Trainer:
         self.on_step = on_step
         self._stop = False
         self.objective: Objective | None = None  # built from the config by train()
+        self._dev_tasks: dict | None = None  # the development proxy's, with dev_every
 
     def request_stop(self) -> None:
         """Stop after the current step, with a checkpoint (what SIGINT/SIGTERM do)."""
@@ -294,6 +297,10 @@ class Trainer:
             teacher = TeacherEmbeddings(cfg.teacher)
             teacher.require(data.anchors)  # fail now, not mid-run
         self.objective = build_objective(cfg, contexts=contexts, teacher=teacher)
+        if cfg.dev_every:
+            from pearl.evaluation.dev_proxy import dev_tasks
+
+            self._dev_tasks = dev_tasks()  # pycountry missing fails now, not mid-run
         total = max(
             1, math.ceil(cfg.epochs * data.steps_per_epoch(cfg.batch_size, self.typed_rows))
         )
@@ -379,9 +386,16 @@ class Trainer:
         SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
         history = state.history
 
+        every = self.config.dev_every
+
         def one_step(i: int) -> dict:
             record = self._one_step(model, fusion, data, i, state)
+            dev = every and (record["step"] % every == 0 or record["step"] == total)
+            if dev:
+                record.update(self._dev_scores(model))
             history.append(record)
+            if dev:  # readable while the run goes on (rewritten whole: resumes repeat none)
+                write_dev_log(self.config.checkpoints / "dev.tsv", history)
             return record
 
         def on_step(done: int, record: dict) -> None:
@@ -422,6 +436,20 @@ class Trainer:
         if fusion is not None and fusion.char_log_scale is not None:
             record["char_scale"] = fusion.char_scale
         return record
+
+    def _dev_scores(self, model) -> dict[str, float]:
+        """The development proxy's scores of the model as it is (eval mode, no gradient,
+        no random draw: the run's weights and batches are unchanged), as ``dev_*``."""
+        from pearl.evaluation.dev_proxy import dev_scores
+
+        model.eval()
+        try:
+            with torch.no_grad():
+                scores = dev_scores(model, self._dev_tasks)
+        finally:
+            model.train()
+        logger.info("development scores: %s", scores)
+        return {f"dev_{k}" if k != "dev" else k: v for k, v in scores.items()}
 
     def _save_state(self, model, state: _RunState, step: int, t_start: float) -> None:
         """Write the checkpoint of step ``step`` (weights, optimiser, scheduler, random
