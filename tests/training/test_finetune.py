@@ -251,3 +251,21 @@ def test_cli_finetune_checks_its_evaluation_pairs_before_training(tiny_model_dir
     assert main([*base, "-o", str(tmp_path / "m"), "--dev", str(tmp_path / "pairs.csv")]) == 0
     evaluation = json.loads(capsys.readouterr().out)["evaluation"]
     assert set(evaluation) == {"threshold", "dev_accuracy"}
+
+
+def test_cli_finetune_reads_a_sectioned_config(tiny_model_dir, tmp_path):
+    PAIRS.to_csv(tmp_path / "pairs.csv", index=False)
+    config = tmp_path / "ft.toml"
+    config.write_text(
+        '[[objective]]\nloss = "infonce"\ntemperature = 0.1\n'
+        "[optimisation]\nepochs = 5\nbatch_size = 8\n[data]\nvalidation = 0.0\n"
+    )
+    argv = ["finetune", str(tmp_path / "pairs.csv"), "-m", str(tiny_model_dir), "-q"]
+    assert main([*argv, "-c", str(config), "--epochs", "1", "-o", str(tmp_path / "m")]) == 0
+    record = json.loads((tmp_path / "m" / "training" / "finetune.json").read_text())
+    text = json.dumps(record)
+    assert '"loss": "infonce"' in text and '"temperature": 0.1' in text
+    assert '"epochs": 1' in text and '"batch_size": 8' in text  # the command line wins
+    before = config.read_bytes()
+    assert main([*argv, "-c", str(config), "-o", str(config)]) == 2  # an input, never output
+    assert config.read_bytes() == before

@@ -150,3 +150,49 @@ def test_cli_finetune_resumes_from_its_checkpoint_folder(tiny_model_dir, tmp_pat
     assert (tmp_path / "ck" / "state.safetensors").is_file()
     assert main([*args, "--checkpoint-every", "1", "--resume"]) == 0
     assert (tmp_path / "m" / "model.safetensors").is_file() and not (tmp_path / "ck").exists()
+
+
+def test_finetune_options_read_the_trainers_sections(tmp_path):
+    from pearl.training.finetune_loop import FinetuneOptions
+
+    path = tmp_path / "ft.toml"
+    path.write_text(
+        '[model]\nencoder = "transformer"\n'
+        '[[objective]]\nloss = "triplet"\nmargin = 0.5\n'
+        "[data]\nper_group = 3\nvalidation = 0.2\n"
+        "[optimisation]\nepochs = 4\nbatch_size = 16\nlr = 1e-4\n"
+        '[output]\nsave_dtype = "float16"\ncheckpoint_every = 10\n'
+    )
+    opts = FinetuneOptions.from_file(path, {"epochs": 2})  # the command line wins
+    assert (opts.loss, opts.margin, opts.per_group, opts.validation) == ("triplet", 0.5, 3, 0.2)
+    assert (opts.epochs, opts.batch_size, opts.lr, opts.save_dtype) == (2, 16, 1e-4, "float16")
+    assert opts.checkpoint_every == 10 and opts.alpha == FinetuneOptions().alpha
+    assert FinetuneOptions.from_file(None, {"loss": "infonce"}) == FinetuneOptions(loss="infonce")
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('[[objective]]\nloss = "ms"\nmargin = 1.0\n', "takes alpha"),  # another loss's
+        ('[[objective]]\nloss = "ms"\n[[objective]]\nloss = "triplet"\n', "one loss spec"),
+        ('[[objective]]\nloss = "supcon"\n', "loss must be one of"),
+        ("[optimisation]\nepochz = 3\n", "unknown fine-tuning option"),
+        ("[optimisation]\nepochs = 0\n", "epochs"),
+    ],
+)
+def test_a_bad_finetune_file_is_refused_naming_the_option(tmp_path, text, match):
+    from pearl.training.finetune_loop import FinetuneOptions
+
+    path = tmp_path / "ft.toml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        FinetuneOptions.from_file(path)
+
+
+def test_a_misplaced_finetune_option_loads_with_a_warning(tmp_path):
+    from pearl.training.finetune_loop import FinetuneOptions
+
+    path = tmp_path / "ft.toml"
+    path.write_text("[output]\nepochs = 3\n")
+    with pytest.warns(FutureWarning, match=r"epochs -> \[optimisation\]"):
+        assert FinetuneOptions.from_file(path).epochs == 3

@@ -77,7 +77,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "triplets": (("augmented", "corpus", "data"), ("output",)),
     "teacher": (("corpus", "model"), ("output",)),
     "train": (("config", "backbone", "corpus", "augmented", "negatives"), ("output",)),
-    "finetune": (("pairs", "model", "dev", "test"), ("output", "checkpoint_dir")),
+    "finetune": (("pairs", "config", "model", "dev", "test"), ("output", "checkpoint_dir")),
     "aliases": (("corpus", "text", "wordnet", "replay", "negatives", "exclude"), ("output",)),
     "distill-static": (("model",), ("output",)),
     "train-static": (("config",), ("output",)),

@@ -51,31 +51,39 @@ def _report_run(result, checkpoints) -> int:
 
 def cmd_finetune(args) -> int:
     from pearl.evaluation.pairs import read_pairs
-    from pearl.training.finetune import finetune, read_labelled
+    from pearl.training.finetune import read_labelled, run_finetune
+    from pearl.training.finetune_loop import FinetuneOptions
 
-    check_output(args.output, [args.pairs], "--output")
+    check_output(args.output, [args.pairs, *([args.config] if args.config else [])], "--output")
     if args.test and not args.dev:
         raise ValueError("--test needs --dev: the match threshold is chosen on the --dev pairs")
     # read (and check) the evaluation pairs now, not after hours of training
     dev = read_pairs(args.dev) if args.dev else None
     test = read_pairs(args.test) if args.test else None
-    res = finetune(
+    given = {
+        "loss": args.loss,
+        "encoder": args.encoder,
+        "epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "max_steps": args.max_steps,
+        "average_weight": args.average_weight,
+        "validation": args.validation,
+        "patience": args.patience,
+        "seed": args.seed,
+        "save_dtype": args.save_dtype,
+        "checkpoint_every": args.checkpoint_every,
+    }
+    # the file's options, then those given on the command line
+    options = FinetuneOptions.from_file(
+        args.config, {k: v for k, v in given.items() if v is not None}
+    )
+    res = run_finetune(
         read_labelled(args.pairs),
-        args.output,
+        Path(args.output),
+        options,
         model=args.model,
-        loss=args.loss,
-        encoder=args.encoder,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        lr=args.lr,
-        max_steps=args.max_steps,
-        average_weight=args.average_weight,
-        validation=args.validation,
-        patience=args.patience,
-        seed=args.seed,
-        save_dtype=args.save_dtype,
-        checkpoint_every=args.checkpoint_every,
-        checkpoint_dir=args.checkpoint_dir,
+        checkpoints=args.checkpoint_dir,
         resume=args.resume,
         show_progress_bar=not args.quiet,
         record={"command": "pearl " + shlex.join(args.argv), "data": str(args.pairs)},
@@ -115,26 +123,30 @@ def add_finetune(sub) -> None:
         "weights are saved as a model folder every pearl tool loads.",
     )
     p.add_argument("pairs", help="CSV of labelled pairs or groups")
+    p.add_argument(
+        "-c",
+        "--config",
+        help="TOML file of options in the sections of pearl train's ([model] encoder, "
+        "[[objective]] loss and its parameters, [data], [optimisation], [output]; see "
+        "docs/training.md); options given on the command line override it",
+    )
     p.add_argument("-o", "--output", required=True, help="model folder to write")
     model_arg(p)
     p.add_argument(
         "--loss",
         choices=["ms", "infonce", "triplet"],
-        default="ms",
         help="multi-similarity with locality weighting (default), InfoNCE or triplet",
     )
-    p.add_argument("--epochs", type=POSITIVE, default=10, help="at most N epochs (default 10)")
+    p.add_argument("--epochs", type=POSITIVE, help="at most N epochs (default 10)")
     p.add_argument(
         "-b",
         "--batch-size",
         type=int_at_least(2),
-        default=64,
         help="strings per batch (default 64)",
     )
     p.add_argument(
         "--encoder",
         choices=["transformer", "bilstm", "cnn"],
-        default="transformer",
         help="fine-tune --model (default), or train SentPWNet's BiLSTM or CNN "
         "over GloVe vectors from scratch (no transformer; --model is unused)",
     )
@@ -147,34 +159,29 @@ def add_finetune(sub) -> None:
     p.add_argument(
         "--validation",
         type=float_between(0.0, 0.9),
-        default=0.1,
         help="share of groups held out for early stopping (default 0.1)",
     )
     p.add_argument(
         "--patience",
         type=POSITIVE,
-        default=2,
         help="epochs without improvement before stopping (default 2)",
     )
     p.add_argument(
         "--max-steps",
         type=int_at_least(0),
-        default=0,
         help="stop after N batches in all (default 0: no cap)",
     )
     p.add_argument(
         "--average-weight",
         type=float_between(0.0, 1.0),
-        default=0.0,
         help="save W * original + (1 - W) * fine-tuned weights (default 0: the fine-tuned weights)",
     )
     p.add_argument(
         "--save-dtype",
         choices=["float32", "float16"],
-        default="float32",
         help="storage type of the saved weights (default float32)",
     )
-    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
+    p.add_argument("--seed", type=int_at_least(0), help="seed (default 0)")
     _checkpoint_args(p)
     p.add_argument(
         "--dev", help="pairs CSV to choose the match threshold on (reported with its accuracy)"
@@ -191,7 +198,6 @@ def _checkpoint_args(p) -> None:
     p.add_argument(
         "--checkpoint-every",
         type=POSITIVE,
-        default=200,
         help="write a checkpoint every N batches (default 200; also at each epoch's end "
         "and on Ctrl-C or SIGTERM)",
     )

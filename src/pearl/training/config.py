@@ -286,21 +286,36 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         *("save_dtype", "normalize", "dev_every"),
     ),
 }
-_SECTION_OF = {option: name for name, options in SECTIONS.items() for option in options}
 
 
-def read_sections(path: str | Path, known: set[str]) -> dict[str, Any]:
-    """The options of a configuration file, from its sections (:data:`SECTIONS`).
+def _sections_of(sections: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    return {option: name for name, options in sections.items() for option in options}
 
-    ``[[objective]]`` is a list of loss specs (:mod:`pearl.training.loss_specs`). Options
-    may also sit at the top level (a flat file). Files of earlier versions still load:
-    options in tables of other names (``[end]``, ``[bookkeeping]``...) or in another
-    section than :data:`SECTIONS` says are read with a ``FutureWarning`` naming their
-    section.
+
+_SECTION_OF = _sections_of(SECTIONS)
+
+
+def read_sections(
+    path: str | Path,
+    known: set[str],
+    sections: dict[str, tuple[str, ...]] | None = None,
+    objective: Any = None,
+) -> dict[str, Any]:
+    """The options of a configuration file, from its sections (:data:`SECTIONS`, or the
+    ``sections`` of another trainer: ``pearl finetune``'s).
+
+    ``[[objective]]`` is a list of loss specs, turned into options by ``objective(specs,
+    known)`` (default :func:`pearl.training.loss_specs.flat_options`). Options may also
+    sit at the top level (a flat file). Files of earlier versions still load: options in
+    tables of other names (``[end]``, ``[bookkeeping]``...) or in another section than
+    ``sections`` says are read with a ``FutureWarning`` naming their section.
     """
     import warnings
 
     from pearl.training.loss_specs import flat_options
+
+    section_of = _SECTION_OF if sections is None else _sections_of(sections)
+    flatten = flat_options if objective is None else objective
 
     path = Path(path)
     if not path.is_file():
@@ -315,14 +330,14 @@ def read_sections(path: str | Path, known: set[str]) -> dict[str, Any]:
     misplaced = []
     for key, value in raw.items():
         if key == "objective" and isinstance(value, list):
-            specs = flat_options(value, known)
+            specs = flatten(value, known)
             continue
         table = value if isinstance(value, dict) and key != "augmenter_weights" else {key: value}
         section = key if table is value else None
         misplaced += [
-            f"{k} -> [{_SECTION_OF[k]}]"
+            f"{k} -> [{section_of[k]}]"
             for k in table
-            if section is not None and k in _SECTION_OF and _SECTION_OF[k] != section
+            if section is not None and k in section_of and section_of[k] != section
         ]
         values.update(table)
     both = sorted(set(specs) & set(values))

@@ -171,13 +171,12 @@ def finetune(
         margin=margin,
         checkpoint_every=checkpoint_every,
     )
-    checkpoints = Path(checkpoint_dir) if checkpoint_dir else Path(f"{output}.checkpoints")
     return run_finetune(
         data,
         Path(output),
         options,
         model=model,
-        checkpoints=checkpoints,
+        checkpoints=checkpoint_dir,
         resume=resume,
         record=record,
         show_progress_bar=show_progress_bar,
@@ -190,13 +189,15 @@ def run_finetune(
     options: FinetuneOptions,
     *,
     model: Any,
-    checkpoints: Path,
+    checkpoints: str | Path | None = None,
     resume: bool = False,
     record: dict | None = None,
     show_progress_bar: bool = True,
 ) -> FinetuneResult:
-    """:func:`finetune` with its options checked (a :class:`FinetuneOptions`) and its
-    checkpoint folder resolved."""
+    """:func:`finetune` with its options checked (a :class:`FinetuneOptions`, e.g. from a
+    configuration file: :meth:`FinetuneOptions.from_file`); ``checkpoints`` defaults to
+    ``<output>.checkpoints``."""
+    checkpoints = Path(checkpoints) if checkpoints else Path(f"{output}.checkpoints")
     from pearl.encoders.resolve import model_folder
     from pearl.training.saving import average_weights, save_model
 

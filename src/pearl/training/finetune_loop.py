@@ -23,7 +23,7 @@ import logging
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,7 @@ from pearl.training.labelled import LabelledGroups, epoch_batches
 from pearl.training.loop import StepLoop
 from pearl.training.objective import GROUP_LOSSES, StepEmbeddings
 
-__all__ = ["FinetuneLoop", "FinetuneOptions", "top1", "BEST"]
+__all__ = ["FinetuneLoop", "FinetuneOptions", "FINETUNE_SECTIONS", "top1", "BEST"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,40 @@ class FinetuneOptions:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
+    @classmethod
+    def from_file(
+        cls, path: str | Path | None = None, overrides: dict[str, Any] | None = None
+    ) -> FinetuneOptions:
+        """The options of a configuration file in the sections of every pearl trainer
+        (:data:`FINETUNE_SECTIONS`; the objective as one ``[[objective]]`` spec, ``loss =
+        "ms" | "infonce" | "triplet"`` with that loss's parameters), then ``overrides``
+        (options by name, e.g. those given on the command line). An unknown option, or a
+        parameter of another loss than the spec's, is an error.
+
+        Parameters
+        ----------
+        path : path-like, optional
+            The TOML file (none: the defaults and ``overrides``).
+        overrides : dict, optional
+
+        Returns
+        -------
+        FinetuneOptions
+        """
+        from pearl.training.config import read_sections
+
+        known = {f.name for f in fields(cls)}
+        values = (
+            read_sections(path, known, FINETUNE_SECTIONS, _objective_options)
+            if path is not None
+            else {}
+        )
+        values.update(overrides or {})
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown fine-tuning option(s): {', '.join(unknown)}")
+        return cls(**values)
+
     def with_lr(self, lr: float) -> FinetuneOptions:
         """These options with the learning rate set."""
         return replace(self, lr=lr)
@@ -131,6 +165,45 @@ _RUN_OPTIONS = (
     "seed",
 )
 _LOSS_OPTIONS = ("alpha", "beta", "base", "epsilon", "temperature", "margin")
+#: the parameters each fine-tuning loss takes (of its ``[[objective]]`` spec)
+_LOSS_PARAMETERS = {
+    "ms": ("alpha", "beta", "base", "epsilon"),
+    "infonce": ("temperature",),
+    "triplet": ("margin",),
+}
+
+#: the sections of a ``pearl finetune`` configuration file, as those of ``pearl train``
+#: (:data:`pearl.training.config.SECTIONS`); the objective is one ``[[objective]]`` spec
+FINETUNE_SECTIONS: dict[str, tuple[str, ...]] = {
+    "data": ("validation", "per_group"),
+    "model": ("encoder",),
+    "objective": ("loss", *_LOSS_OPTIONS),
+    "optimisation": ("epochs", "batch_size", "lr", "max_steps", "patience", "seed"),
+    "output": ("average_weight", "save_dtype", "checkpoint_every"),
+}
+
+
+def _objective_options(specs: list, known: set[str]) -> dict[str, Any]:
+    """The options of a fine-tuning ``[[objective]]`` list: one spec, its ``loss`` and
+    that loss's parameters."""
+    if len(specs) != 1 or not isinstance(specs[0], dict):
+        raise ValueError(
+            f"pearl finetune's [[objective]] is one loss spec, got {len(specs)} "
+            "(its losses are not summed)"
+        )
+    spec = dict(specs[0])
+    loss = spec.pop("loss", None)
+    if loss not in _LOSS_PARAMETERS:
+        raise ValueError(
+            f"[[objective]] loss must be one of {sorted(_LOSS_PARAMETERS)}, got {loss!r}"
+        )
+    foreign = sorted(set(spec) - set(_LOSS_PARAMETERS[loss]))
+    if foreign:
+        raise ValueError(
+            f"[[objective]] loss = {loss!r} takes {', '.join(_LOSS_PARAMETERS[loss])}; "
+            f"not {', '.join(foreign)}"
+        )
+    return {"loss": loss, **spec}
 
 
 def top1(model, data: LabelledGroups, batch_size: int = 256) -> float:

@@ -1,10 +1,11 @@
 """The end of a training run: averaging with the original weights, the device, the saved
-model folder and its training log (shared by the PEARL, pearl-static and fine-tuning
-trainers)."""
+model folder and its training log, with the development scores along the way (shared by
+the PEARL, pearl-static and fine-tuning trainers)."""
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +14,15 @@ import torch
 from pearl._io import atomic_dir, atomic_path
 from pearl.training.config import ConfigPaths
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "average_weights",
     "resolve_device",
     "save_model",
     "write_training_log",
     "write_dev_log",
+    "dev_record",
     "plot_losses",
 ]
 
@@ -131,6 +135,23 @@ def write_training_log(
     plot_losses(history, log / "loss.png")
     if any("dev" in r for r in history):
         write_dev_log(log / "dev.tsv", history)
+
+
+def dev_record(model, tasks: dict | None = None) -> dict[str, float]:
+    """The development proxy's scores (:func:`pearl.evaluation.dev_proxy.dev_scores`) of a
+    model in training, as ``dev``, ``dev_official``, ``dev_typo``: computed in eval mode
+    without gradients or random draws (the run's weights and batches are unchanged), the
+    model left in train mode."""
+    from pearl.evaluation.dev_proxy import dev_scores
+
+    model.eval()
+    try:
+        with torch.no_grad():
+            scores = dev_scores(model, tasks)
+    finally:
+        model.train()
+    logger.info("development scores: %s", scores)
+    return {k if k == "dev" else f"dev_{k}": v for k, v in scores.items()}
 
 
 def write_dev_log(path: Path, history: list[dict]) -> None:

@@ -45,6 +45,7 @@ from pearl.training.loop import StepLoop
 from pearl.training.objective import Objective, StepEmbeddings, build_objective
 from pearl.training.saving import (
     average_weights,
+    dev_record,
     resolve_device,
     save_model,
     write_dev_log,
@@ -392,7 +393,7 @@ class Trainer:
             record = self._one_step(model, fusion, data, i, state)
             dev = every and (record["step"] % every == 0 or record["step"] == total)
             if dev:
-                record.update(self._dev_scores(model))
+                record.update(dev_record(model, self._dev_tasks))
             history.append(record)
             if dev:  # readable while the run goes on (rewritten whole: resumes repeat none)
                 write_dev_log(self.config.checkpoints / "dev.tsv", history)
@@ -436,20 +437,6 @@ class Trainer:
         if fusion is not None and fusion.char_log_scale is not None:
             record["char_scale"] = fusion.char_scale
         return record
-
-    def _dev_scores(self, model) -> dict[str, float]:
-        """The development proxy's scores of the model as it is (eval mode, no gradient,
-        no random draw: the run's weights and batches are unchanged), as ``dev_*``."""
-        from pearl.evaluation.dev_proxy import dev_scores
-
-        model.eval()
-        try:
-            with torch.no_grad():
-                scores = dev_scores(model, self._dev_tasks)
-        finally:
-            model.train()
-        logger.info("development scores: %s", scores)
-        return {f"dev_{k}" if k != "dev" else k: v for k, v in scores.items()}
 
     def _save_state(self, model, state: _RunState, step: int, t_start: float) -> None:
         """Write the checkpoint of step ``step`` (weights, optimiser, scheduler, random
