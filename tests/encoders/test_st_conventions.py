@@ -109,3 +109,21 @@ def test_max_seq_length_reads_and_sets_as_sentence_transformers_does(pair):
         finally:
             enc.max_seq_length = st.max_seq_length = before
         assert enc.fingerprint == key
+
+
+def test_query_document_and_pairwise_as_sentence_transformers(pair):
+    enc, st = pair
+    texts = ["The New York Times", "NY Times"]
+    np.testing.assert_allclose(enc.encode_query(texts), st.encode_query(texts), atol=2e-5)
+    np.testing.assert_allclose(enc.encode_document(texts), st.encode_document(texts), atol=2e-5)
+    q = enc.encode_query(texts, prompt="query: ")  # a given prompt wins, as in theirs
+    np.testing.assert_allclose(q, st.encode_query(texts, prompt="query: "), atol=2e-5)
+    a, b = st.encode(texts, convert_to_tensor=True), st.encode(texts[::-1], convert_to_tensor=True)
+    theirs = st.similarity_pairwise(a, b)
+    ours = enc.similarity_pairwise(a, b)
+    assert isinstance(ours, torch.Tensor) and ours.shape == theirs.shape == (2,)
+    torch.testing.assert_close(ours, theirs.float(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(enc.similarity_pairwise(texts, texts[::-1]), theirs, atol=1e-4)
+    assert enc.similarity_fn_name == st.similarity_fn_name == "cosine"
+    with pytest.raises(ValueError, match="as many rows"):
+        enc.similarity_pairwise(texts, texts[:1])

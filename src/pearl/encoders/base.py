@@ -106,6 +106,33 @@ class Encoder(ABC):
             return float(sim[0, 0])
         return sim
 
+    #: the similarity :meth:`similarity` computes (sentence-transformers' attribute)
+    similarity_fn_name = "cosine"
+
+    def similarity_pairwise(self, a, b):
+        """Cosine similarity of each pair ``(a[i], b[i])`` (sentence-transformers'
+        ``similarity_pairwise``).
+
+        Parameters
+        ----------
+        a, b : iterable of str, or embeddings
+            As many phrases or embeddings each (see :meth:`similarity`).
+
+        Returns
+        -------
+        ndarray of shape (n,), or a tensor when either input is one
+        """
+        ea, ta = self._as_embeddings(a)
+        eb, tb = self._as_embeddings(b)
+        if ea.shape != eb.shape:
+            raise ValueError(f"similarity_pairwise needs as many rows: {ea.shape} and {eb.shape}")
+        sim = (normalize_rows(ea) * normalize_rows(eb)).sum(axis=1).astype(np.float32)
+        if ta or tb:
+            import torch
+
+            return torch.from_numpy(sim)
+        return sim
+
     def _as_embeddings(self, x) -> tuple[np.ndarray, bool]:
         """``(2-d float32 embeddings, whether x was a torch tensor)``: numbers are taken as
         embeddings, anything else is encoded as phrases."""

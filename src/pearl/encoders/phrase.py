@@ -329,6 +329,23 @@ class PhraseEncoder(Encoder):
             return rows[0] if single else rows
         return emb[0] if single else emb
 
+    def encode_query(self, texts=None, **kwargs):
+        """:meth:`encode` with the model's ``"query"`` prompt when it has one and none is
+        given (sentence-transformers' ``encode_query``; pearl's models have none, so
+        queries and documents are encoded alike)."""
+        return self._encode_as("query", texts, kwargs)
+
+    def encode_document(self, texts=None, **kwargs):
+        """:meth:`encode` with the model's ``"document"`` prompt when it has one and none
+        is given (sentence-transformers' ``encode_document``)."""
+        return self._encode_as("document", texts, kwargs)
+
+    def _encode_as(self, role: str, texts, kwargs: dict):
+        prompts = getattr(self._serving, "prompts", {}) or {}
+        if kwargs.get("prompt") is None and kwargs.get("prompt_name") is None:
+            kwargs = {**kwargs, "prompt_name": role if role in prompts else None}
+        return self.encode(texts, **kwargs)
+
     def _prompt(self, prompt: str | None, prompt_name: str | None) -> str:
         if prompt is not None:
             return prompt
