@@ -189,3 +189,29 @@ def test_supervised_contrastive_loss_pulls_one_type_together():
         supervised_contrastive_loss(x, torch.tensor([0, 1]))
     with pytest.raises(ValueError, match="temperature"):
         supervised_contrastive_loss(x, torch.zeros(6, dtype=torch.long), temperature=0)
+
+
+def test_own_negatives_nce_is_a_softmax_over_each_anchors_own_candidates():
+    import torch.nn.functional as F
+
+    from pearl.losses import own_negatives_nce
+
+    g = torch.Generator().manual_seed(0)
+    a, p = torch.randn(3, 8, generator=g), torch.randn(3, 8, generator=g)
+    n = torch.randn(3, 2, 8, generator=g)
+    valid = torch.tensor([[True, True], [True, False], [True, True]])
+    got = own_negatives_nce(a, p, n, valid, temperature=0.5)
+    want = []
+    for i in range(3):
+        cands = [p[i]] + [n[i, j] for j in range(2) if valid[i, j]]
+        sims = torch.stack([F.cosine_similarity(a[i], c, dim=0) for c in cands]) / 0.5
+        want.append(-torch.log_softmax(sims, dim=0)[0])
+    torch.testing.assert_close(got, torch.stack(want).mean())
+    # a negative moved onto the positive's direction raises the loss; others do not matter
+    far = own_negatives_nce(a, p, -a[:, None, :].repeat(1, 2, 1))
+    near = own_negatives_nce(a, p, a[:, None, :].repeat(1, 2, 1))
+    assert near > far
+    with pytest.raises(ValueError, match="valid negative"):
+        own_negatives_nce(a, p, n, torch.zeros(3, 2, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"\(n, k, dim\)"):
+        own_negatives_nce(a, p, n[:2])

@@ -49,3 +49,42 @@ def test_options_common_words_exclusions_and_seed():
     assert excluded["New York Times"] == ["New York Mets"]
     with pytest.raises(ValueError, match="per_name"):
         shared_word_negatives(many, per_name=-1)
+
+
+def test_corpus_names_get_word_sharing_negatives_and_the_cli_writes_them(tmp_path, capsys):
+    import json
+
+    from pearl.cli import main
+    from pearl.data.corpus import PhraseRecord as CorpusRow
+    from pearl.mining.hard_negatives import read_hard_negatives
+    from pearl.mining.shared_words import corpus_word_negatives
+
+    rows = [
+        CorpusRow("The New York Times", "NP-ORG", 5, "x"),
+        CorpusRow("New York Post", "NP-ORG", 3, "x"),
+        CorpusRow("New York", "NP-GPE", 9, "x"),  # all its words in the Times: not one
+        CorpusRow("the New York rain", "NP-OTHER", 2, "x"),  # not a name
+        CorpusRow("Washington Post", "NP-ORG", 4, "x"),
+    ]
+    got = corpus_word_negatives(rows)
+    assert got["The New York Times"] == ["New York Post"]
+    assert "the New York rain" not in got and "New York" not in got
+    assert got["Washington Post"] == ["New York Post"]
+    assert corpus_word_negatives(rows, exclude=["new york post"]) == {}
+
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text(
+        "phrase\tlabel\tfrequency\tsource\n"
+        + "".join(f"{r.phrase}\t{r.label}\t{r.frequency}\t{r.source}\n" for r in rows)
+    )
+    out = tmp_path / "neg.tsv"
+    assert main(["mine", str(corpus), "--shared-words", "-k", "2", "-o", str(out), "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["names_with_negatives"] == len(got)
+    assert read_hard_negatives(out) == got
+    skip = tmp_path / "skip.txt"
+    skip.write_text("New York Post\n")
+    assert (
+        main(["mine", str(corpus), "--shared-words", "--exclude", str(skip), "-o", str(out)]) == 0
+    )
+    assert read_hard_negatives(out) == {}
+    assert main(["mine", str(corpus), "--exclude", str(skip), "-o", str(out)]) == 2

@@ -134,3 +134,43 @@ def test_group_objectives_are_the_fine_tuning_losses_by_name():
         assert torch.equal(loss, value) and record == {name: value.item(), "loss": value.item()}
     with pytest.raises(ValueError, match="unknown loss"):
         group_objective("contrastive")
+
+
+def test_word_negatives_push_each_anchor_from_its_own_negatives_only(tmp_path):
+    from pearl.losses import own_negatives_nce
+    from pearl.training.objective import WordNegativeLoss
+
+    table = {f"v{i}": torch.randn(8, generator=torch.Generator().manual_seed(i)) for i in range(3)}
+    seen = []
+
+    def encode(texts):
+        seen.append(list(texts))
+        return torch.stack([table[t] for t in texts])
+
+    step = _step([0, 1, 2, 3], contexts_encode=encode)
+    negatives = {"a1": ["v0", "v1"], "a3": ["v2"], "zz": ["v0"]}
+    term = WordNegativeLoss(negatives, weight=0.3, temperature=0.1)
+    got = term(step)
+    assert seen == [["v0", "v1", "v2", "v2"]]  # a3's list padded, the pad not counted
+    negs = torch.stack([torch.stack([table["v0"], table["v1"]]), table["v2"].repeat(2, 1)])
+    valid = torch.tensor([[True, True], [True, False]])
+    rows = [1, 3]
+    want = own_negatives_nce(step.anchors[rows], step.positives[rows], negs, valid, 0.1)
+    torch.testing.assert_close(got, want)
+    assert WordNegativeLoss({"zz": ["v0"]}, 1.0)(step) is None  # nothing in this batch
+
+    cfg = load_config(
+        None,
+        {
+            "word_negatives": str(tmp_path / "w.tsv"),
+            "word_negative_weight": 0.3,
+            "type_loss": False,
+        },
+    )
+    objective = build_objective(cfg, word_negatives=negatives)
+    assert [t.name for t in objective.terms] == ["contrastive", "word_negatives"]
+    assert objective.terms[1].weight == 0.3
+    with pytest.raises(ValueError, match="needs its word_negatives"):
+        build_objective(cfg)
+    with pytest.raises(ValueError, match="needs word_negatives"):
+        load_config(None, {"word_negative_weight": 0.3})

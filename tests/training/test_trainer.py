@@ -433,3 +433,36 @@ def test_dev_every_logs_the_development_score_without_changing_the_run(
     wa, wb = _weights(tmp_path / "a"), _weights(tmp_path / "b")
     for k in wa:
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
+
+
+def test_word_negatives_train_from_a_pearl_mine_file(training_files, tiny_model_dir, tmp_path):
+    from pearl.data.corpus import read_corpus
+
+    anchors = [r.phrase for r in read_corpus(training_files["corpus"])]
+    path = tmp_path / "word_negatives.tsv"
+    path.write_text(
+        "phrase\tnegative\n"
+        + "".join(f"{a}\t{anchors[(i + 1) % len(anchors)]}\n" for i, a in enumerate(anchors))
+    )
+    cfg = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "m",
+        word_negatives=str(path),
+        word_negative_weight=0.5,
+    )
+    result = Trainer(cfg, show_progress_bar=False).train()
+    assert all(np.isfinite(r["word_negatives"]) for r in result.history)
+    empty = tmp_path / "none.tsv"
+    empty.write_text("phrase\tnegative\nnot a training phrase\tx\n")
+    with pytest.raises(ValueError, match="no training phrase has a word negative"):
+        Trainer(
+            _config(
+                training_files,
+                tiny_model_dir,
+                tmp_path / "n",
+                word_negatives=str(empty),
+                word_negative_weight=0.5,
+            ),
+            show_progress_bar=False,
+        ).train()

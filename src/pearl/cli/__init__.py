@@ -73,7 +73,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "topics": (("documents", "vocab", "model"), ("output",)),
     "build-corpus": (("data", "corpus", "lexicon"), ("output",)),
     "augment": (("corpus", "model", "data"), ("output",)),
-    "mine": (("corpus", "model"), ("output",)),
+    "mine": (("corpus", "model", "exclude"), ("output",)),
     "triplets": (("augmented", "corpus", "data"), ("output",)),
     "teacher": (("corpus", "model"), ("output",)),
     "train": (("config", "backbone", "corpus", "augmented", "negatives"), ("output",)),

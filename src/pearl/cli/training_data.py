@@ -131,7 +131,11 @@ def cmd_mine(args) -> int:
     from pearl.encoders import load_encoder
     from pearl.mining import mine_hard_negatives
 
-    check_output(args.output, [args.corpus], "--output")
+    check_output(args.output, [args.corpus, *(args.exclude or [])], "--output")
+    if args.shared_words:
+        return _mine_shared_words(args)
+    if args.exclude:
+        raise ValueError("--exclude is for --shared-words")
     phrases = [r.phrase for r in read_corpus(args.corpus)]
     if args.limit:
         phrases = phrases[: args.limit]
@@ -146,6 +150,27 @@ def cmd_mine(args) -> int:
     )
     res.pop("negatives")
     print(json.dumps(res, indent=2))
+    return 0
+
+
+def _mine_shared_words(args) -> int:
+    """``pearl mine --shared-words``: names sharing words with each name of the corpus."""
+    from pearl._io import atomic_tsv
+    from pearl.data.corpus import read_corpus
+    from pearl.mining.shared_words import corpus_word_negatives
+
+    rows = list(read_corpus(args.corpus))
+    if args.limit:
+        rows = rows[: args.limit]
+    exclude: list[str] = []
+    for path in args.exclude or []:
+        exclude += Path(path).read_text(encoding="utf-8").splitlines()
+    negatives = corpus_word_negatives(rows, args.top_k, exclude=exclude)
+    with atomic_tsv(args.output, ["phrase", "negative"]) as w:
+        for name in sorted(negatives):
+            for other in negatives[name]:
+                w.writerow([name, other])
+    print(json.dumps({"names_with_negatives": len(negatives), "output": args.output}, indent=2))
     return 0
 
 
@@ -381,7 +406,10 @@ def add_mine(sub) -> None:
         "mine",
         help="mine hard negatives for a corpus",
         description="Candidates of small edit distance (blocked rapidfuzz), "
-        "encoded by --model; those of low cosine are kept as hard negatives.",
+        "encoded by --model; those of low cosine are kept as hard negatives. With "
+        "--shared-words: for each name of the corpus, the names sharing the most "
+        "content words with it ('New York Post' for 'The New York Times'), for "
+        "pearl train's word_negatives loss (no model).",
     )
     p.add_argument("corpus", help="corpus.tsv written by build-corpus")
     p.add_argument("-o", "--output", required=True, help="TSV file to write")
@@ -400,6 +428,17 @@ def add_mine(sub) -> None:
     )
     p.add_argument(
         "-k", "--top-k", type=POSITIVE, default=5, help="negatives per phrase (default 5)"
+    )
+    p.add_argument(
+        "--shared-words",
+        action="store_true",
+        help="word-sharing names instead of near-spellings (corpus names only)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="FILE",
+        help="with --shared-words: strings never to return, one per line (repeatable)",
     )
     p.add_argument("--limit", type=POSITIVE, help="first N phrases only")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")

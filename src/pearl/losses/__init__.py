@@ -6,6 +6,7 @@ from pearl._lazy import lazy_exports
 
 __all__ = [
     "info_nce",
+    "own_negatives_nce",
     "triplet_loss",
     "batch_hard_triplet_loss",
     "type_loss",
@@ -20,6 +21,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "info_nce": "pearl.losses.contrastive",
+        "own_negatives_nce": "pearl.losses.contrastive",
         "similarity_distillation": "pearl.losses.distill",
         "mine_pairs": "pearl.losses.multi_similarity",
         "multi_similarity_loss": "pearl.losses.multi_similarity",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-__all__ = ["info_nce"]
+__all__ = ["info_nce", "own_negatives_nce"]
 
 
 def info_nce(
@@ -45,4 +45,47 @@ def info_nce(
     )
     logits = a @ F.normalize(candidates, dim=-1).T / temperature
     target = torch.arange(len(a), device=a.device)
+    return F.cross_entropy(logits, target)
+
+
+def own_negatives_nce(
+    anchor: torch.Tensor,
+    positive: torch.Tensor,
+    negatives: torch.Tensor,
+    valid: torch.Tensor | None = None,
+    temperature: float = 0.07,
+) -> torch.Tensor:
+    """InfoNCE of each anchor against its positive and its *own* negatives only (cosine):
+    each anchor's softmax is over ``[positive[i], negatives[i, 0], ..., negatives[i, k-1]]``,
+    so a negative pushes away only the anchor it was chosen for ("New York Post" from
+    "The New York Times"), not the whole batch.
+
+    Parameters
+    ----------
+    anchor, positive : Tensor of shape (n, dim)
+    negatives : Tensor of shape (n, k, dim)
+    valid : Tensor of bool, shape (n, k), optional
+        Which negatives count (padding aside); every anchor needs one.
+    temperature : float, default=0.07
+
+    Returns
+    -------
+    Tensor
+        The mean loss over the anchors (a scalar).
+    """
+    if anchor.shape != positive.shape or anchor.dim() != 2:
+        raise ValueError("anchor and positive must both be (n, dim)")
+    if negatives.dim() != 3 or negatives.shape[0] != len(anchor):
+        raise ValueError(f"negatives must be (n, k, dim), got {tuple(negatives.shape)}")
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
+    a = F.normalize(anchor, dim=-1)
+    pos = (a * F.normalize(positive, dim=-1)).sum(-1, keepdim=True)
+    neg = torch.einsum("nd,nkd->nk", a, F.normalize(negatives, dim=-1))
+    if valid is not None:
+        if not bool(valid.any(dim=1).all()):
+            raise ValueError("every anchor needs at least one valid negative")
+        neg = neg.masked_fill(~valid, float("-inf"))
+    logits = torch.cat([pos, neg], dim=1) / temperature
+    target = torch.zeros(len(a), dtype=torch.long, device=a.device)
     return F.cross_entropy(logits, target)

@@ -12,13 +12,15 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-__all__ = ["content_words", "shared_word_negatives"]
+__all__ = ["content_words", "shared_word_negatives", "corpus_word_negatives", "NAME_TYPES"]
 
 #: Words that never make two names share a word (articles, prepositions, conjunctions).
 STOPWORDS = frozenset(
     "a an and at by de del der des di du en for from in la le les of on or the to van von y".split()
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
+#: the entity types whose phrases are names (of an organisation, a place, a person, a work...)
+NAME_TYPES = frozenset("EVENT FAC GPE LANGUAGE LAW LOC NORP ORG PERSON PRODUCT WORK_OF_ART".split())
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -85,3 +87,47 @@ def shared_word_negatives(
         best = [h for h in options if shared[h] == most]
         out[names[g]] = [names[h] for h in rng.sample(best, min(per_name, len(best)))]
     return out
+
+
+def corpus_word_negatives(
+    rows: Iterable,
+    per_name: int = 2,
+    *,
+    max_groups_per_word: int = 200,
+    exclude: Iterable[str] = (),
+    seed: int = 0,
+) -> dict[str, list[str]]:
+    """:func:`shared_word_negatives` of a corpus's names: each phrase typed as a name
+    (:data:`NAME_TYPES`) its own entity, its negatives the other names sharing the most
+    content words with it ("New York Post" for "The New York Times"), for ``pearl train``'s
+    word-negatives loss (``pearl mine --shared-words``).
+
+    Parameters
+    ----------
+    rows : iterable of PhraseRecord
+        :func:`pearl.data.corpus.read_corpus`'s rows.
+    per_name : int, default=2
+    max_groups_per_word : int, default=200
+        Words held by more names do not count (and would make the search quadratic).
+    exclude : iterable of str
+        Strings (evaluation data) neither given negatives nor returned as one, compared
+        case-insensitively.
+    seed : int, default=0
+
+    Returns
+    -------
+    dict
+        Name -> its negatives (names without any are left out).
+    """
+    banned = {s.casefold() for s in exclude}
+    names = sorted(
+        {
+            r.phrase
+            for r in rows
+            if r.label.rsplit("-", 1)[-1] in NAME_TYPES and r.phrase.casefold() not in banned
+        }
+    )
+    frame = pd.DataFrame({"text": names, "group": range(len(names))})
+    return shared_word_negatives(
+        frame, per_name, max_groups_per_word=max_groups_per_word, seed=seed
+    )

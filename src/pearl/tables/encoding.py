@@ -149,7 +149,7 @@ def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
     """The process-wide in-memory embedding cache of this encoder (keyed by its fingerprint;
     an encoder of another library, such as a ``SentenceTransformer``, has none and is keyed
     by the object itself, which the cache holds, so the key stays its own)."""
-    key = getattr(encoder, "fingerprint", None) or ("object", id(encoder))
+    key = getattr(encoder, "fingerprint", None) or f"object-{id(encoder)}"
     with _LOCK:
         cache = _CACHES.get(key)
         if cache is None:

@@ -36,7 +36,10 @@ class ConfigPaths:
     (:func:`pearl._io.check_io`): the trainers refuse, before any work, an output or
     checkpoint folder that overlaps an input."""
 
-    _INPUT_FIELDS = ("corpus", "augmented", "negatives", "teacher", "contexts", "triplets")
+    _INPUT_FIELDS = (
+        *("corpus", "augmented", "negatives", "teacher", "contexts", "triplets"),
+        "word_negatives",
+    )
     output: str
     checkpoint_dir: str
 
@@ -91,6 +94,10 @@ class TrainConfig(ConfigPaths):
         ``context_weight`` x Phrase-BERT's context objective (each anchor against its own
         masked context and another anchor's); ``max_contexts`` > 0 keeps only the first
         that many of a batch's anchors with a context (contexts dominate the step time).
+    word_negatives, word_negative_weight, word_negative_temperature
+        The TSV of ``pearl mine --shared-words`` (names sharing words with each name):
+        plus ``word_negative_weight`` x InfoNCE of each anchor that has such negatives
+        against its positive and its own negatives (issue 49, part 3).
     lr, char_lr, lr_decay, decay_steps, batch_size, epochs, max_steps, seed
         ``[optimisation]``: Adam at ``lr`` (``char_lr`` for the character encoder and
         type head), multiplied by ``lr_decay`` every ``decay_steps`` steps.
@@ -156,6 +163,9 @@ class TrainConfig(ConfigPaths):
     type_contrastive_temperature: float = 0.1
     type_batch_share: float = 0.0  # share of a batch drawn as typed groups
     type_group_size: int = 4
+    word_negatives: str = ""  # `pearl mine --shared-words` file: the word-negatives loss
+    word_negative_weight: float = 0.0
+    word_negative_temperature: float = 0.07
     # augmentation
     char_aug: bool = True
     token_aug: bool = True
@@ -205,6 +215,9 @@ class TrainConfig(ConfigPaths):
         check_float(self.type_batch_share, "type_batch_share", 0.0, 0.9)
         check_int(self.type_group_size, "type_group_size", 2)
         check_int(self.dev_every, "dev_every", 0)
+        check_float(self.word_negative_temperature, "word_negative_temperature", 1e-6)
+        if self.word_negative_weight > 0 and not self.word_negatives:
+            raise ValueError("word_negative_weight > 0 needs word_negatives = <file>")
 
     @property
     def levels(self) -> set[str]:
@@ -275,6 +288,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         *("context_weight", "max_contexts", "teacher", "distill_weight"),
         *("distill_temperature", "type_loss", "type_weight", "type_contrastive_weight"),
         *("type_contrastive_temperature", "type_batch_share", "type_group_size"),
+        *("word_negatives", "word_negative_weight", "word_negative_temperature"),
     ),
     "augmentation": ("char_aug", "token_aug", "phrase_aug", "augmenter_weights"),
     "optimisation": (

@@ -58,11 +58,20 @@ SPEC_OPTIONS: dict[str, dict[str, str]] = {
         "batch_share": "type_batch_share",
         "group_size": "type_group_size",
     },
+    "word_negatives": {
+        "weight": "word_negative_weight",
+        "temperature": "word_negative_temperature",
+        "negatives": "word_negatives",
+    },
 }
 #: the order in which a configuration's terms are summed (a configuration may set its own)
-LOSS_ORDER = ("contrastive", "context", "distill", "type", "type_contrastive")
+LOSS_ORDER = ("contrastive", "context", "distill", "type", "type_contrastive", "word_negatives")
 # the options that switch a term off when the list leaves it out
-_OFF = {"type": ("type_loss", False), "type_contrastive": ("type_contrastive_weight", 0.0)}
+_OFF = {
+    "type": ("type_loss", False),
+    "type_contrastive": ("type_contrastive_weight", 0.0),
+    "word_negatives": ("word_negative_weight", 0.0),
+}
 
 
 def flat_options(specs: Any, known: set[str]) -> dict[str, Any]:
@@ -135,6 +144,12 @@ def loss_specs(config: Any) -> list[dict[str, Any]]:
             "loss": "type_contrastive",
             "weight": config.type_contrastive_weight,
             "temperature": config.type_contrastive_temperature,
+        }
+    if get("word_negative_weight", 0.0) > 0:
+        made["word_negatives"] = {
+            "loss": "word_negatives",
+            "weight": config.word_negative_weight,
+            "temperature": config.word_negative_temperature,
         }
     order = getattr(config, "LOSS_ORDER", LOSS_ORDER)
     return [made[k] for k in order if k in made]

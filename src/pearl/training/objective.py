@@ -21,6 +21,7 @@ from pearl.losses import (
     batch_hard_triplet_loss,
     info_nce,
     multi_similarity_loss,
+    own_negatives_nce,
     similarity_distillation,
     supervised_contrastive_loss,
     triplet_loss,
@@ -36,6 +37,7 @@ __all__ = [
     "DistillationLoss",
     "TypeLoss",
     "TypeContrastiveLoss",
+    "WordNegativeLoss",
     "Objective",
     "LOSS_TERMS",
     "build_objective",
@@ -220,6 +222,39 @@ class TypeContrastiveLoss(LossTerm):
         return supervised_contrastive_loss(step.anchors, step.batch.types, self.temperature)
 
 
+class WordNegativeLoss(LossTerm):
+    """Names that share words but name another entity ("New York Post" for "The New
+    York Times"; ``pearl mine --shared-words``): each anchor that has such negatives
+    against its positive and its own negatives only (:func:`~pearl.losses.own_negatives_nce`),
+    so they push away the name they were chosen for without reshaping the whole batch."""
+
+    name = "word_negatives"
+
+    def __init__(
+        self,
+        negatives: dict[str, list[str]],
+        weight: float,
+        temperature: float = 0.07,
+        per_anchor: int = 2,
+    ) -> None:
+        super().__init__(weight)
+        self.negatives, self.temperature, self.per_anchor = negatives, temperature, per_anchor
+
+    def forward(self, step: StepEmbeddings) -> torch.Tensor | None:
+        anchors = step.batch.anchors
+        rows = [i for i, a in enumerate(anchors) if self.negatives.get(a)]
+        if not rows:
+            return None
+        lists = [self.negatives[anchors[i]][: self.per_anchor] for i in rows]
+        k = max(len(v) for v in lists)
+        texts = [v[j] if j < len(v) else v[0] for v in lists for j in range(k)]
+        valid = torch.tensor([[j < len(v) for j in range(k)] for v in lists])
+        negs = step.encode(texts).view(len(rows), k, -1)
+        return own_negatives_nce(
+            step.anchors[rows], step.positives[rows], negs, valid.to(negs.device), self.temperature
+        )
+
+
 class Objective(nn.Module):
     """The weighted sum of loss terms, with each term's value for the training log."""
 
@@ -260,6 +295,9 @@ LOSS_TERMS: dict[str, Callable[..., LossTerm]] = {
     ),
     "type": lambda spec, head=None, **_: TypeLoss(spec["weight"], head=head),
     "type_contrastive": lambda spec, **_: TypeContrastiveLoss(spec["weight"], spec["temperature"]),
+    "word_negatives": lambda spec, word_negatives, **_: WordNegativeLoss(
+        word_negatives, spec["weight"], spec["temperature"]
+    ),
 }
 
 
@@ -269,16 +307,27 @@ def build_objective(
     contexts: dict[str, str] | None = None,
     teacher=None,
     head: nn.Module | None = None,
+    word_negatives: dict[str, list[str]] | None = None,
 ) -> Objective:
     """The terms of ``config``'s loss specs (:func:`~pearl.training.loss_specs.loss_specs`),
     made by :data:`LOSS_TERMS` in the order they are summed: contrastive, context,
-    distillation, type, type-contrastive. The context and distillation terms need their
-    inputs (``contexts``: anchor -> context sentence; ``teacher``: texts -> embeddings);
+    distillation, type, type-contrastive, word negatives. The context, distillation and
+    word-negatives terms need their inputs (``contexts``: anchor -> context sentence;
+    ``teacher``: texts -> embeddings; ``word_negatives``: name -> names sharing its words);
     ``head`` is the type term's own classifier (default: the fused module's head)."""
-    inputs = {"contexts": contexts, "teacher": teacher, "head": head}
+    inputs = {
+        "contexts": contexts,
+        "teacher": teacher,
+        "head": head,
+        "word_negatives": word_negatives,
+    }
     terms = []
     for spec in loss_specs(config):
-        needs = {"context": "contexts", "distill": "teacher"}.get(spec["loss"])
+        needs = {
+            "context": "contexts",
+            "distill": "teacher",
+            "word_negatives": "word_negatives",
+        }.get(spec["loss"])
         if needs and inputs[needs] is None:
             raise ValueError(f"the {spec['loss']!r} loss needs its {needs}")
         terms.append(LOSS_TERMS[spec["loss"]](spec, **inputs))

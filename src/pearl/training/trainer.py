@@ -23,7 +23,6 @@ from safetensors.torch import load_file, save_file
 from sentence_transformers.util import batch_to_device
 
 from pearl._io import atomic_path, check_io, check_replaceable_dir
-from pearl.data.contexts import read_contexts
 from pearl.data.labels import LABELS
 from pearl.models.pearl_model import build_pearl_model, fusion_module
 from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
@@ -43,6 +42,7 @@ from pearl.training.config import RETIRED, TrainConfig
 from pearl.training.dataset import TrainingData, whole_groups
 from pearl.training.loop import StepLoop
 from pearl.training.objective import Objective, StepEmbeddings, build_objective
+from pearl.training.objective_inputs import objective_inputs
 from pearl.training.saving import (
     average_weights,
     dev_record,
@@ -51,7 +51,6 @@ from pearl.training.saving import (
     write_dev_log,
     write_training_log,
 )
-from pearl.training.teacher import TeacherEmbeddings
 
 __all__ = ["Trainer", "TrainResult", "train"]
 
@@ -281,23 +280,12 @@ class Trainer:
             data = TrainingData.from_files(
                 cfg.corpus, cfg.augmented, cfg.negatives if cfg.hard_negatives else None, **options
             )
-        teacher = None
-        contexts: dict[str, str] = {}
         if self.typed_rows and not data.eligible_types(cfg.type_group_size):
             raise ValueError(
                 f"type_batch_share needs an entity type with at least "
                 f"type_group_size = {cfg.type_group_size} training phrases"
             )
-        if cfg.contexts:
-            contexts = read_contexts(cfg.contexts)
-            covered = sum(a in contexts for a in data.anchors)
-            if not covered:
-                raise ValueError(f"no training phrase has a context in {cfg.contexts}")
-            logger.info("%d of %d training phrases have a context", covered, len(data))
-        if cfg.teacher:
-            teacher = TeacherEmbeddings(cfg.teacher)
-            teacher.require(data.anchors)  # fail now, not mid-run
-        self.objective = build_objective(cfg, contexts=contexts, teacher=teacher)
+        self.objective = build_objective(cfg, **objective_inputs(cfg, data))
         if cfg.dev_every:
             from pearl.evaluation.dev_proxy import dev_tasks
 
