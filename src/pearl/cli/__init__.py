@@ -97,6 +97,7 @@ NOT_PATHS = frozenset(
         "column",
         "keys",
         "scheduler",
+        "shared_words",
         "workers",
         "partitions",
         "query",
