@@ -1,3 +1,4 @@
+import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
@@ -207,3 +208,38 @@ def test_a_large_reference_is_searched_approximately_with_the_same_matches(
     assert sorted(set(made)) == ["_hnsw", "_sketch_index"]
     assert (exact["name"] == names[:60]).all()
     assert (approx["name"] == exact["name"]).mean() >= 0.95
+
+
+def test_each_distinct_left_key_is_searched_once(hash_encoder, monkeypatch):
+    import pearl.tables.join as join_module
+
+    seen = []
+    real = join_module.match_strings
+
+    def spy(queries, *args, **kwargs):
+        seen.append(list(queries))
+        return real(queries, *args, **kwargs)
+
+    monkeypatch.setattr(join_module, "match_strings", spy)
+    left = pd.DataFrame({"k": ["Paris", "Londn", "Paris", None, "Londn", "Paris"]})
+    right = pd.DataFrame({"k": ["London", "Paris", "Berlin"], "id": [1, 2, 3]})
+    out = fuzzy_join(left, right, on="k", model=hash_encoder, threshold=0.0)
+    assert seen == [["Paris", "Londn"]]
+    assert out["k_right"].tolist()[:3] == [out["k_right"][0], out["k_right"][1], out["k_right"][0]]
+    assert out["match_score"].tolist()[5] == out["match_score"].tolist()[0]
+    assert out["k_right"].isna().tolist()[3]
+
+
+def test_a_huge_query_list_is_encoded_outside_the_process_cache(hash_encoder, monkeypatch):
+    import pearl.tables.encoding as encoding
+
+    queries = ["alpha", "beta", "gamma"]
+    encoding.clear_caches(models=False)
+    monkeypatch.setattr(encoding, "QUERY_CACHE_MAX", 2)
+    big = encoding.query_vectors(queries, hash_encoder, 64)
+    assert encoding.get_cache(hash_encoder).n_encoded == 0  # nothing kept twice
+    monkeypatch.setattr(encoding, "QUERY_CACHE_MAX", 10)
+    small = encoding.query_vectors(queries, hash_encoder, 64)
+    assert encoding.get_cache(hash_encoder).n_encoded == 3
+    np.testing.assert_allclose(big, small, atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)

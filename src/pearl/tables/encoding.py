@@ -19,7 +19,7 @@ from pearl.encoders import (
     EmbeddingCache,
     load_encoder,
 )
-from pearl.encoders.base import is_embedding_model
+from pearl.encoders.base import is_embedding_model, normalize_rows
 
 __all__ = [
     "get_encoder",
@@ -30,6 +30,9 @@ __all__ = [
     "to_string_list",
     "is_missing",
     "expected_fingerprint",
+    "query_vectors",
+    "reference_vectors",
+    "QUERY_CACHE_MAX",
 ]
 
 _LOCK = threading.Lock()
@@ -222,3 +225,32 @@ def to_string_list(
 
 def _where(name: str, i: int, labels) -> str:
     return f"{name}[{i}]" if labels is None else f"{name} at row {labels[i]!r}"
+
+
+#: Above this many queries, :func:`query_vectors` encodes them outside the process cache.
+QUERY_CACHE_MAX = 100_000
+
+
+def query_vectors(queries: list[str], encoder, batch_size: int) -> np.ndarray:
+    """Unit embeddings of the queries: through the process cache, except above
+    :data:`QUERY_CACHE_MAX` queries, whose vectors would be held twice (a million rows)."""
+    big = len(queries) > QUERY_CACHE_MAX
+    if big:
+        vecs = encoder.encode(queries, batch_size=batch_size, show_progress_bar=True)
+    else:
+        vecs = get_cache(encoder, batch_size)(queries, show_progress_bar=len(queries) > 8192)
+    return normalize_rows(vecs)
+
+
+def reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray:
+    """Unit embeddings of a reference chunk, each distinct string encoded once (a right
+    table often repeats its keys). Not through the process cache: a streamed reference may
+    be larger than memory."""
+    position: dict[str, int] = {}
+    inverse = np.fromiter(
+        (position.setdefault(t, len(position)) for t in chunk), dtype=np.int64, count=len(chunk)
+    )
+    uniq = list(position)
+    vecs = encoder.encode(uniq, batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
+    vecs = normalize_rows(vecs)
+    return vecs if len(uniq) == len(chunk) else vecs[inverse]

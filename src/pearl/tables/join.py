@@ -322,8 +322,13 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     # Null keys never match: null left keys are not searched, null right keys not indexed.
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     live = np.flatnonzero(~lnull)
+    # each distinct key searched once (a left table often repeats its keys), then spread
+    position: dict[str, int] = {}
+    inverse = np.fromiter(
+        (position.setdefault(lkeys[i], len(position)) for i in live), np.int64, len(live)
+    )
     li, ls = match_strings(
-        [lkeys[i] for i in live],
+        list(position),
         stream.keys(),
         encoder,
         top_k=top_k,
@@ -335,6 +340,7 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
         exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
         ngram_exact_max=REFERENCE_EXACT_MAX,
     )
+    li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
         threshold = threshold_for_precision(
             ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pearl.encoders.base import normalize_rows
+from pearl.tables.encoding import query_vectors, reference_vectors
 from pearl.tables.nearest import (
     _block_rows,
     _drop_own,
@@ -443,15 +443,8 @@ def match_strings(
     scores : ndarray of float32, shape (n_queries, top_k); cosines, or match
         probabilities with a scorer; -inf where no match
     """
-    from pearl.tables.encoding import get_cache
-
-    cache = get_cache(encoder, batch_size)
     n = len(queries)
-    q = (
-        normalize_rows(cache(queries, show_progress_bar=n > 8192))
-        if queries
-        else np.zeros((0, 1), np.float32)
-    )
+    q = query_vectors(queries, encoder, batch_size) if n else np.zeros((0, 1), np.float32)
     ngrams = q_ng = None
     if scorer is not None:
         from pearl.tables.ngrams import NgramVectorizer
@@ -468,7 +461,7 @@ def match_strings(
         if not chunk:
             continue
         index = ReferenceIndex(
-            _reference_vectors(chunk, encoder, batch_size),
+            reference_vectors(chunk, encoder, batch_size),
             ngram_rows=ngrams.transform(chunk) if ngrams is not None else None,
             ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
             exact_max=exact_max,
@@ -484,17 +477,3 @@ def match_strings(
     if scorer is not None:
         best_i, best_s = keep_top(scorer, best_i, best_s, top_k)
     return best_i, best_s
-
-
-def _reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray:
-    """Unit embeddings of a reference chunk, each distinct string encoded once (a right
-    table often repeats its keys). Not through the process cache: a streamed reference may
-    be larger than memory."""
-    position: dict[str, int] = {}
-    inverse = np.fromiter(
-        (position.setdefault(t, len(position)) for t in chunk), dtype=np.int64, count=len(chunk)
-    )
-    uniq = list(position)
-    vecs = encoder.encode(uniq, batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
-    vecs = normalize_rows(vecs)
-    return vecs if len(uniq) == len(chunk) else vecs[inverse]
