@@ -30,13 +30,7 @@ def info_nce(
     Tensor
         The mean loss over the batch (a scalar).
     """
-    if anchor.shape != positive.shape or anchor.dim() != 2:
-        raise ValueError(
-            f"anchor and positive must both be (batch, dim), got "
-            f"{tuple(anchor.shape)} and {tuple(positive.shape)}"
-        )
-    if temperature <= 0:
-        raise ValueError("temperature must be > 0")
+    _check_pair(anchor, positive, temperature)
     a = F.normalize(anchor, dim=-1)
     candidates = (
         positive
@@ -46,6 +40,16 @@ def info_nce(
     logits = a @ F.normalize(candidates, dim=-1).T / temperature
     target = torch.arange(len(a), device=a.device)
     return F.cross_entropy(logits, target)
+
+
+def _check_pair(anchor: torch.Tensor, positive: torch.Tensor, temperature: float) -> None:
+    if anchor.shape != positive.shape or anchor.dim() != 2:
+        raise ValueError(
+            f"anchor and positive must both be (batch, dim), got "
+            f"{tuple(anchor.shape)} and {tuple(positive.shape)}"
+        )
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
 
 
 def own_negatives_nce(
@@ -73,12 +77,9 @@ def own_negatives_nce(
     Tensor
         The mean loss over the anchors (a scalar).
     """
-    if anchor.shape != positive.shape or anchor.dim() != 2:
-        raise ValueError("anchor and positive must both be (n, dim)")
+    _check_pair(anchor, positive, temperature)
     if negatives.dim() != 3 or negatives.shape[0] != len(anchor):
         raise ValueError(f"negatives must be (n, k, dim), got {tuple(negatives.shape)}")
-    if temperature <= 0:
-        raise ValueError("temperature must be > 0")
     a = F.normalize(anchor, dim=-1)
     pos = (a * F.normalize(positive, dim=-1)).sum(-1, keepdim=True)
     neg = torch.einsum("nd,nkd->nk", a, F.normalize(negatives, dim=-1))
