@@ -27,11 +27,19 @@ from pearl._io import atomic_path, read_json
 from pearl._validation import check_texts
 from pearl.paths import cache_dir
 
-__all__ = ["EmbeddingCache"]
+__all__ = ["EmbeddingCache", "cache_key"]
 
 logger = logging.getLogger(__name__)
 
 _FORMAT = 2
+
+
+def cache_key(encoder) -> str:
+    """The key of an encoder's embeddings: its ``fingerprint``, or for an encoder of
+    another library without one (a ``SentenceTransformer``), the object's own key (valid
+    while the object lives: the cache holding its embeddings holds it too)."""
+    fingerprint = getattr(encoder, "fingerprint", None)
+    return f"object-{id(encoder)}" if fingerprint is None else str(fingerprint)
 
 
 class EmbeddingCache:
@@ -68,16 +76,13 @@ class EmbeddingCache:
         self.read_only = read_only
         self.persist = persist and not read_only
         self.batch_size = batch_size
-        fingerprint = getattr(encoder, "fingerprint", None)
-        if fingerprint is None:
-            if persist or read_only:
-                raise ValueError(
-                    f"{type(encoder).__name__} has no fingerprint (pearl's encoders have "
-                    "one), so its embeddings cannot be kept on disk; use persist=False"
-                )
-            fingerprint = f"object-{id(encoder)}"
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(fingerprint))[:80]
-        self.fingerprint = str(fingerprint)
+        if getattr(encoder, "fingerprint", None) is None and (persist or read_only):
+            raise ValueError(
+                f"{type(encoder).__name__} has no fingerprint (pearl's encoders have "
+                "one), so its embeddings cannot be kept on disk; use persist=False"
+            )
+        self.fingerprint = cache_key(encoder)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.fingerprint)[:80]
         self.folder = Path(root or cache_dir() / "embeddings") / safe
         self._index: dict[str, int] = {}
         self._vectors: np.ndarray | None = None

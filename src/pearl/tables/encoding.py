@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from pearl.encoders import (
     load_encoder,
 )
 from pearl.encoders.base import is_embedding_model, normalize_rows
+from pearl.encoders.cache import cache_key
 
 __all__ = [
     "get_encoder",
@@ -30,6 +32,7 @@ __all__ = [
     "to_string_list",
     "is_missing",
     "expected_fingerprint",
+    "distinct",
     "query_vectors",
     "reference_vectors",
     "QUERY_CACHE_MAX",
@@ -152,7 +155,7 @@ def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
     """The process-wide in-memory embedding cache of this encoder (keyed by its fingerprint;
     an encoder of another library, such as a ``SentenceTransformer``, has none and is keyed
     by the object itself, which the cache holds, so the key stays its own)."""
-    key = getattr(encoder, "fingerprint", None) or f"object-{id(encoder)}"
+    key = cache_key(encoder)
     with _LOCK:
         cache = _CACHES.get(key)
         if cache is None:
@@ -242,15 +245,19 @@ def query_vectors(queries: list[str], encoder, batch_size: int) -> np.ndarray:
     return normalize_rows(vecs)
 
 
+def distinct(texts: Iterable[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct strings of ``texts`` in order of first appearance, and each text's
+    position among them (``uniq[inverse[i]] == texts[i]``)."""
+    position: dict[str, int] = {}
+    inverse = np.fromiter((position.setdefault(t, len(position)) for t in texts), dtype=np.int64)
+    return list(position), inverse
+
+
 def reference_vectors(chunk: list[str], encoder, batch_size: int) -> np.ndarray:
     """Unit embeddings of a reference chunk, each distinct string encoded once (a right
     table often repeats its keys). Not through the process cache: a streamed reference may
     be larger than memory."""
-    position: dict[str, int] = {}
-    inverse = np.fromiter(
-        (position.setdefault(t, len(position)) for t in chunk), dtype=np.int64, count=len(chunk)
-    )
-    uniq = list(position)
+    uniq, inverse = distinct(chunk)
     vecs = encoder.encode(uniq, batch_size=batch_size, show_progress_bar=len(uniq) > 8192)
     vecs = normalize_rows(vecs)
     return vecs if len(uniq) == len(chunk) else vecs[inverse]

@@ -14,7 +14,7 @@ from pearl._validation import (
     check_int,
 )
 from pearl.encoders import DEFAULT_MODEL
-from pearl.tables.encoding import get_encoder, to_string_list
+from pearl.tables.encoding import distinct, get_encoder, to_string_list
 from pearl.tables.frames import (
     from_pandas_table,
     is_table,
@@ -323,12 +323,9 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
     live = np.flatnonzero(~lnull)
     # each distinct key searched once (a left table often repeats its keys), then spread
-    position: dict[str, int] = {}
-    inverse = np.fromiter(
-        (position.setdefault(lkeys[i], len(position)) for i in live), np.int64, len(live)
-    )
+    queries, inverse = distinct(lkeys[i] for i in live)
     li, ls = match_strings(
-        list(position),
+        queries,
         stream.keys(),
         encoder,
         top_k=top_k,

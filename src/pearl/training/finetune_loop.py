@@ -19,6 +19,7 @@ same weights as an uninterrupted one.
 from __future__ import annotations
 
 import copy
+import inspect
 import logging
 import math
 import random
@@ -165,13 +166,6 @@ _RUN_OPTIONS = (
     "seed",
 )
 _LOSS_OPTIONS = ("alpha", "beta", "base", "epsilon", "temperature", "margin")
-#: the parameters each fine-tuning loss takes (of its ``[[objective]]`` spec)
-_LOSS_PARAMETERS = {
-    "ms": ("alpha", "beta", "base", "epsilon"),
-    "infonce": ("temperature",),
-    "triplet": ("margin",),
-}
-
 #: the sections of a ``pearl finetune`` configuration file, as those of ``pearl train``
 #: (:data:`pearl.training.config.SECTIONS`); the objective is one ``[[objective]]`` spec
 FINETUNE_SECTIONS: dict[str, tuple[str, ...]] = {
@@ -193,15 +187,13 @@ def _objective_options(specs: list, known: set[str]) -> dict[str, Any]:
         )
     spec = dict(specs[0])
     loss = spec.pop("loss", None)
-    if loss not in _LOSS_PARAMETERS:
-        raise ValueError(
-            f"[[objective]] loss must be one of {sorted(_LOSS_PARAMETERS)}, got {loss!r}"
-        )
-    foreign = sorted(set(spec) - set(_LOSS_PARAMETERS[loss]))
+    if loss not in GROUP_LOSSES:
+        raise ValueError(f"[[objective]] loss must be one of {sorted(GROUP_LOSSES)}, got {loss!r}")
+    takes = tuple(inspect.signature(GROUP_LOSSES[loss]).parameters)  # the loss's own options
+    foreign = sorted(set(spec) - set(takes))
     if foreign:
         raise ValueError(
-            f"[[objective]] loss = {loss!r} takes {', '.join(_LOSS_PARAMETERS[loss])}; "
-            f"not {', '.join(foreign)}"
+            f"[[objective]] loss = {loss!r} takes {', '.join(takes)}; not {', '.join(foreign)}"
         )
     return {"loss": loss, **spec}
 
