@@ -71,6 +71,34 @@ def test_resume_reaches_the_same_weights(training_files, tiny_model_dir, tmp_pat
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
 
 
+def test_an_interruption_before_the_first_checkpoint_keeps_the_char_pretraining(
+    training_files, tiny_model_dir, tmp_path, monkeypatch
+):
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "a"), show_progress_bar=False
+    ).train()
+    import pearl.training.trainer as trainer_module
+
+    calls = []
+    real = trainer_module.pretrain_char_encoder
+    monkeypatch.setattr(
+        trainer_module, "pretrain_char_encoder", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+
+    def killed_at_1(trainer, step, record):
+        if step == 1:  # checkpoint_every=2: no interval checkpoint yet
+            raise KeyboardInterrupt
+
+    cfg = _config(training_files, tiny_model_dir, tmp_path / "b")
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(cfg, show_progress_bar=False, on_step=killed_at_1).train()
+    resumed = Trainer(cfg, show_progress_bar=False).train(resume=True)
+    assert calls == [1] and resumed.steps == 9 and len(resumed.history) == 9
+    wa, wb = _weights(tmp_path / "a"), _weights(tmp_path / "b")
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
+
+
 def test_a_finished_run_extended_by_resume_equals_the_longer_run(
     training_files, tiny_model_dir, tmp_path
 ):

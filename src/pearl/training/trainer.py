@@ -231,7 +231,7 @@ class Trainer:
         ckpt = cfg.checkpoints
         state = self._load_state(model, ckpt, total) if resume else None
         if state is None:
-            state = self._fresh_state(model, data, ckpt)
+            state = self._fresh_state(model, data, ckpt, t_start)
         t0 = time.time()
         step, interrupted = self._run_steps(model, fusion, data, total, state, t_start)
         seconds = time.time() - t0
@@ -338,9 +338,10 @@ class Trainer:
         logger.info("resumed at step %d of %d", saved.step, total)
         return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
 
-    def _fresh_state(self, model, data: TrainingData, ckpt: Path) -> _RunState:
+    def _fresh_state(self, model, data: TrainingData, ckpt: Path, t_start: float) -> _RunState:
         """Pretrain the character encoder, keep the initial weights (for averaging, on disk
-        for resume) and make the optimizer."""
+        for resume), make the optimizer and checkpoint step 0 (an interruption before the
+        first interval does not repeat the pretraining)."""
         cfg = self.config
         created = not ckpt.exists()
         ckpt.mkdir(parents=True, exist_ok=True)
@@ -366,7 +367,9 @@ class Trainer:
             raise
         torch.manual_seed(cfg.seed + 1)
         opt, sched = self._optimizer(model)
-        return _RunState(opt, sched, initial, 0, [], 0.0)
+        state = _RunState(opt, sched, initial, 0, [], 0.0)
+        self._save_state(model, state, 0, t_start)
+        return state
 
     def _run_steps(
         self, model, fusion, data: TrainingData, total: int, state: _RunState, t_start: float
