@@ -231,11 +231,12 @@ def test_multi_column_join_keeps_polars(hash_encoder):
 
 
 def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
-    from pearl.tables.comparisons import _date_levels, _numeric_levels, _TextField
+    from pearl.tables.comparisons import _date_levels, _numeric_levels, _TextField, embed_fields
 
     a = pd.Series(["Anna Smith", "anna smith ", None, "", "Bob"])
     b = pd.Series(["anna smith", "Anna Smyth", "x", "x", "Zyx Qwv"])
-    field = _TextField(a, b, hash_encoder, None)
+    field = _TextField(a, b, None)
+    embed_fields([field], hash_encoder)
     i = np.arange(5)
     levels = field.levels(i, i)
     assert levels[0] == 4  # equal but for case and spaces
@@ -253,13 +254,43 @@ def test_candidates_without_identifier_like_fields(hash_encoder):
 
     left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
     right = left.iloc[::-1].reset_index(drop=True)
-    fields = [_TextField(left[c], right[c], None, None) for c in ("city", "kind")]
+    fields = [_TextField(left[c], right[c], None) for c in ("city", "kind")]
     records = (_records(fields, "left"), _records(fields, "right"))
     pairs = _candidates(fields, records, None, 3)
     # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
     assert len(pairs) == 3 * len(left)
     equal = {i for i, j in pairs if records[0][i] == records[1][j]}
     assert equal == set(range(len(left)))
+
+
+def test_fields_are_embedded_in_one_call_and_records_sum_their_fields(hash_encoder):
+    from pearl.encoders.base import normalize_rows
+    from pearl.tables.comparisons import _TextField, embed_fields
+    from pearl.tables.record_linkage import record_vectors
+
+    calls = []
+
+    class Counting:
+        def encode(self, texts):
+            calls.append(list(texts))
+            return hash_encoder.encode(texts)
+
+    left = pd.DataFrame({"name": ["Anna", "Paris", None], "city": ["Paris", "Lyon", ""]})
+    right = pd.DataFrame({"name": ["Anna", "Bob", "Lyon"], "city": ["Oslo", "Paris", None]})
+    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
+    embed_fields(fields, Counting())
+    # one call; "Paris" and "Lyon", values of both fields, embedded once
+    assert len(calls) == 1 and sorted(calls[0]) == ["Anna", "Bob", "Lyon", "Oslo", "Paris"]
+    unit = dict(zip(calls[0], normalize_rows(hash_encoder.encode(calls[0])), strict=True))
+    for tf in fields:  # a missing cell ("") gets a zero row, not an embedding
+        want = [unit[v] if v else np.zeros_like(unit["Anna"]) for v in tf.values]
+        np.testing.assert_allclose(tf.emb, np.stack(want), atol=1e-6)
+    rec = record_vectors(fields, "left")
+    np.testing.assert_allclose(rec[0], normalize_rows((unit["Anna"] + unit["Paris"])[None])[0])
+    np.testing.assert_allclose(rec[1], normalize_rows((unit["Paris"] + unit["Lyon"])[None])[0])
+    assert not rec[2].any()  # every field missing: a zero vector, never NaN
+    right_rec = record_vectors(fields, "right")
+    np.testing.assert_allclose(right_rec[2], unit["Lyon"], atol=1e-6)  # a missing city
 
 
 def test_cluster_and_deduplicate_rows_of_a_table(hash_encoder):

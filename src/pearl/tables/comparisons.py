@@ -202,12 +202,12 @@ class _TextField:
     """A text field's unique values, their embeddings and n-gram vectors, for the
     similarities of any pairs of rows."""
 
-    def __init__(self, left: pd.Series, right: pd.Series, encoder, scorer):
+    def __init__(self, left: pd.Series, right: pd.Series, scorer):
         from pearl.tables.ngrams import NgramVectorizer
 
         (lc, self.lnull), (rc, self.rnull) = _text_values(left), _text_values(right)
         self.left, self.right = lc, rc
-        uniq = sorted(set(lc) | set(rc))
+        self.values = uniq = sorted(set(lc) | set(rc))
         self.lower = [v.lower() for v in uniq]
         pos = {v: i for i, v in enumerate(uniq)}
         self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
@@ -218,11 +218,7 @@ class _TextField:
         self.folded = np.array([first.setdefault(f, i) for i, f in enumerate(folded)])
         self.ngrams = NgramVectorizer().fit(rc).transform(uniq)
         self.scorer = scorer
-        self.emb = None
-        if encoder is not None:
-            from pearl.encoders.base import normalize_rows
-
-            self.emb = normalize_rows(np.asarray(encoder.encode(uniq), dtype=np.float32))
+        self.emb: np.ndarray | None = None  # unit embeddings of ``values``: embed_fields
 
     def similarity(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """The field's similarity for row pairs, computed once per distinct value pair."""
@@ -257,6 +253,27 @@ class _TextField:
         typo = _one_edit_values(self.lower, self.lid[li[todo]], self.rid[ri[todo]])
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 3)
         return levels
+
+
+def embed_fields(fields: list[_TextField], encoder) -> None:
+    """Set each text field's value embeddings, every field's values embedded in one call
+    (a value held by several fields once; one length-sorted stream pads less than one
+    call per field)."""
+    from pearl.encoders.base import normalize_rows
+
+    if encoder is None or not fields:
+        return
+    # a missing cell's placeholder ("") is never compared: a zero row, not embedded
+    values = sorted(set().union(*(tf.values for tf in fields)) - {""})
+    if not values:
+        for tf in fields:
+            tf.emb = np.zeros((len(tf.values), 1), np.float32)
+        return
+    vectors = normalize_rows(np.asarray(encoder.encode(values), dtype=np.float32))
+    vectors = np.vstack([np.zeros((1, vectors.shape[1]), np.float32), vectors])
+    pos = {v: i + 1 for i, v in enumerate(values)}
+    for tf in fields:
+        tf.emb = vectors[[pos.get(v, 0) for v in tf.values]]
 
 
 def _distinct_pairs(a: np.ndarray, b: np.ndarray, n: int):
