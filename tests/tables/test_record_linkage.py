@@ -271,7 +271,7 @@ def test_fields_are_embedded_in_one_call_and_records_sum_their_fields(hash_encod
     calls = []
 
     class Counting:
-        def encode(self, texts):
+        def encode(self, texts, **kwargs):
             calls.append(list(texts))
             return hash_encoder.encode(texts)
 

@@ -19,6 +19,7 @@ from pearl.cli._common import (
     read_table,
     write_table,
 )
+from pearl.encoders import TABLE_BATCH_SIZE
 
 
 def cmd_join_distributed(args) -> int:
@@ -319,7 +320,13 @@ def add_join(sub) -> None:
         "columns reads RIGHT whole)",
     )
     model_arg(p)
-    p.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
+    p.add_argument(
+        "-b",
+        "--batch-size",
+        type=POSITIVE,
+        default=TABLE_BATCH_SIZE,
+        help=f"encoding batch size (default {TABLE_BATCH_SIZE})",
+    )
     _add_join_dask_options(p)
     p.set_defaults(func=cmd_join)
 

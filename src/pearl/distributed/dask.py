@@ -22,7 +22,7 @@ from pearl._validation import check_bool, check_choice, check_int
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_options, join_parts, model_arg
 from pearl.distributed.parquet import encode_to_parquet, join_to_parquet, read_table
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.index import EntityIndex
 from pearl.tables.matcher import check_matcher
@@ -120,7 +120,7 @@ def encode(
     column: str,
     model: Any = DEFAULT_MODEL,
     *,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     normalize: bool = False,
     handle_missing: str = "empty",
 ):
@@ -131,7 +131,7 @@ def encode(
     ddf : dask.dataframe.DataFrame
     column : str
     model : str, path or encoder, default=DEFAULT_MODEL
-    batch_size : int, default=64
+    batch_size : int, default=256
     normalize : bool, default=False
         L2-normalise the embeddings.
     handle_missing : {"empty", "error"}, default="empty"
@@ -175,7 +175,7 @@ def fuzzy_join(
     how: str = "left",
     return_score: bool = True,
     suffix: str = "_right",
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     right_shards: int = 1,
     index: str = "exact",
     matcher: Any = "combined",
@@ -243,7 +243,7 @@ def build_index(
     model: Any = DEFAULT_MODEL,
     *,
     index: str = "flat",
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     **index_options,
 ) -> EntityIndex:
     """An :class:`~pearl.EntityIndex` of a name column, the names encoded on the cluster.
@@ -259,7 +259,7 @@ def build_index(
     model : str or encoder, default=DEFAULT_MODEL
     index : {"flat", "ivf", "hnsw"}, default="flat"
         The faiss index, as :class:`~pearl.EntityIndex` takes it.
-    batch_size : int, default=64
+    batch_size : int, default=256
     **index_options
         Passed to :class:`~pearl.EntityIndex`.
 
@@ -302,7 +302,7 @@ def search(
     column: str,
     top_k: int = 5,
     *,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     matcher: Any = "combined",
     candidates: int = 10,
 ):
@@ -320,7 +320,7 @@ def search(
     column : str
         The column of queries.
     top_k : int, default=5
-    batch_size : int, default=64
+    batch_size : int, default=256
     matcher : {"combined", "cosine"} or MatchScorer, default="combined"
     candidates : int, default=10
         Candidates per signal that the combined matcher rescores.
@@ -372,7 +372,7 @@ def deduplicate(
     *,
     threshold: float | None = None,
     model: Any = DEFAULT_MODEL,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,

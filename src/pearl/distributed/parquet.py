@@ -15,7 +15,7 @@ from pearl._io import check_replaceable_dir, write_text_atomic
 from pearl._validation import MissingKeyError, check_int
 from pearl.distributed import partition as P
 from pearl.distributed.graph import check_frame, join_options, join_parts, model_arg
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.tables.encoding import expected_fingerprint
 
 # Dask is the `dask` extra: a clear error names the pip install when it is missing
@@ -135,7 +135,7 @@ def encode_to_parquet(
     *,
     model: Any = DEFAULT_MODEL,
     keys: list[str] | None = None,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     normalize: bool = False,
     partitions: int | None = None,
     show_progress_bar: bool = True,
@@ -156,7 +156,7 @@ def encode_to_parquet(
     model : str or encoder, default=DEFAULT_MODEL
     keys : list of str, optional
         Columns copied beside each embedding (``column`` always is).
-    batch_size : int, default=64
+    batch_size : int, default=256
     normalize : bool, default=False
         Unit-length embeddings.
     partitions : int, optional
@@ -203,7 +203,7 @@ def join_to_parquet(
     threshold: float | None = None,
     top_k: int = 1,
     how: str = "left",
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     right_shards: int = 1,
     index: str = "exact",
     matcher: str = "combined",

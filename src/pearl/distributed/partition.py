@@ -25,6 +25,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from pearl._io import atomic_path, read_json_object
+from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.join_output import assemble_join
@@ -92,7 +93,7 @@ def encode_partition(
     part: pd.DataFrame,
     column: str,
     model: Any,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     normalize: bool = False,
     handle_missing: str = "empty",
 ) -> np.ndarray:
@@ -117,7 +118,9 @@ class Query:
     texts: list[str]
 
 
-def query_embeddings(part: pd.DataFrame, column: str, model: Any, batch_size: int = 64) -> Query:
+def query_embeddings(
+    part: pd.DataFrame, column: str, model: Any, batch_size: int = TABLE_BATCH_SIZE
+) -> Query:
     """Unit embeddings of the non-null keys of a left partition, and their positions.
 
     Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``.
@@ -151,7 +154,7 @@ def reference_shard(
     column: str,
     partition: int,
     model: Any,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     ngrams: bool = False,
 ) -> Shard:
     """Embed one reference partition (null keys are kept as rows but never matched);

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pearl.encoders import TABLE_BATCH_SIZE
+
 __all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind"]
 
 
@@ -255,7 +257,7 @@ class _TextField:
         return levels
 
 
-def embed_fields(fields: list[_TextField], encoder) -> None:
+def embed_fields(fields: list[_TextField], encoder, batch_size: int = TABLE_BATCH_SIZE) -> None:
     """Set each text field's value embeddings, every field's values embedded in one call
     (a value held by several fields once; one length-sorted stream pads less than one
     call per field)."""
@@ -269,7 +271,8 @@ def embed_fields(fields: list[_TextField], encoder) -> None:
         for tf in fields:
             tf.emb = np.zeros((len(tf.values), 1), np.float32)
         return
-    vectors = normalize_rows(np.asarray(encoder.encode(values), dtype=np.float32))
+    vectors = encoder.encode(values, batch_size=batch_size)
+    vectors = normalize_rows(np.asarray(vectors, dtype=np.float32))
     vectors = np.vstack([np.zeros((1, vectors.shape[1]), np.float32), vectors])
     pos = {v: i + 1 for i, v in enumerate(values)}
     for tf in fields:

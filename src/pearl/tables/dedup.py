@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from pearl._validation import check_float, check_int
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import get_cache, get_encoder, to_string_list
 from pearl.tables.frames import column_like, is_table, table_columns
@@ -103,7 +103,7 @@ def cluster(
     n_clusters: int | None = None,
     threshold: float | None = None,
     model: Any = DEFAULT_MODEL,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,
@@ -228,7 +228,7 @@ def deduplicate(
     threshold: float | None = None,
     n_clusters: int | None = None,
     model: Any = DEFAULT_MODEL,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,

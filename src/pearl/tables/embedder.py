@@ -8,7 +8,7 @@ from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
 from pearl._validation import check_bool, check_choice, check_int
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import HeldModel, to_string_list
 
@@ -56,7 +56,7 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
     handle_missing : {"empty", "error"}, default="empty"
         Missing values (None, NaN, pd.NA) are embedded as the empty string, as in
         skrub's ``TextEncoder``, or raise ``ValueError``.
-    batch_size : int, default=64
+    batch_size : int, default=256
         Encoding batch size.
     device : str, optional
         Torch device.
@@ -93,7 +93,7 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
         n_components=None,
         normalize=True,
         handle_missing="empty",
-        batch_size=64,
+        batch_size=TABLE_BATCH_SIZE,
         device=None,
     ):
         self.model = model

@@ -17,6 +17,7 @@ from pearl.encoders import (
     DEFAULT_MODEL,
     GLOVE_NAMES,
     STRING_DISTANCE_NAMES,
+    TABLE_BATCH_SIZE,
     EmbeddingCache,
     load_encoder,
 )
@@ -88,7 +89,10 @@ class HeldModel:
     def _embeddings(self) -> EmbeddingCache:
         """This estimator's embedding cache over its model (rebuilt when the model,
         device or batch size parameters change)."""
-        device, batch_size = getattr(self, "device", None), getattr(self, "batch_size", 64)
+        device, batch_size = (
+            getattr(self, "device", None),
+            getattr(self, "batch_size", TABLE_BATCH_SIZE),
+        )
         key = (
             id(self.model) if is_embedding_model(self.model) else str(self.model),
             device,
@@ -151,7 +155,7 @@ def clear_caches(models: bool = True) -> None:
             _ENCODERS.clear()
 
 
-def get_cache(encoder, batch_size: int = 64) -> EmbeddingCache:
+def get_cache(encoder, batch_size: int = TABLE_BATCH_SIZE) -> EmbeddingCache:
     """The process-wide in-memory embedding cache of this encoder (keyed by its fingerprint;
     an encoder of another library, such as a ``SentenceTransformer``, has none and is keyed
     by the object itself, which the cache holds, so the key stays its own)."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from pearl._validation import check_choice, check_int, check_texts
-from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS
+from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS, TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import expected_fingerprint, get_encoder
 from pearl.tables.index_files import (
@@ -80,7 +80,7 @@ class EntityIndex:
         HNSW search breadth (higher: more exact, slower).
     nprobe : int, default=16
         IVF lists visited per query.
-    batch_size : int, default=64
+    batch_size : int, default=256
         Encoding batch size.
 
     Examples
@@ -98,7 +98,7 @@ class EntityIndex:
         hnsw_m: int = 32,
         ef_search: int = 128,
         nprobe: int = 16,
-        batch_size: int = 64,
+        batch_size: int = TABLE_BATCH_SIZE,
     ) -> None:
         self.model = model
         self.index = check_choice(index, "index", ("flat", "hnsw", "ivf"))

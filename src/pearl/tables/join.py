@@ -13,7 +13,7 @@ from pearl._validation import (
     MissingKeyError,
     check_int,
 )
-from pearl.encoders import DEFAULT_MODEL
+from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.tables.encoding import distinct, get_encoder, to_string_list
 from pearl.tables.frames import (
     from_pandas_table,
@@ -166,7 +166,7 @@ def fuzzy_join(
     return_score: bool = True,
     model: Any = DEFAULT_MODEL,
     suffix: str = "_right",
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     right_chunksize: int | None = None,
     matcher: Any = "combined",
     precision: float | None = None,
@@ -219,7 +219,7 @@ def fuzzy_join(
         Appended to right column names that clash with left ones. A name that would
         still clash (``<col>_right`` already exists) is a ``ValueError``: no input column
         is ever overwritten or duplicated.
-    batch_size : int, default=64
+    batch_size : int, default=256
     right_chunksize : int, optional
         Stream a DataFrame ``right`` in chunks of this many rows.
     matcher : {"combined", "cosine"} or MatchScorer, default="combined"

@@ -18,6 +18,7 @@ from pearl._validation import (
     check_float,
     check_int,
 )
+from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.matcher import check_matcher
 
 __all__ = [
@@ -151,7 +152,7 @@ class JoinOptions:
     threshold: float = 0.0
     return_score: bool = True
     suffix: str = "_right"
-    batch_size: int = 64
+    batch_size: int = TABLE_BATCH_SIZE
     matcher: Any = "combined"
     precision: float | None = None
     one_to_one: bool = False
@@ -173,7 +174,7 @@ class JoinOptions:
         threshold: float | None = None,
         return_score: bool = True,
         suffix: str = "_right",
-        batch_size: int = 64,
+        batch_size: int = TABLE_BATCH_SIZE,
         matcher: Any = "combined",
         precision: float | None = None,
         one_to_one: bool = False,

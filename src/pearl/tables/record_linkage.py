@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.comparisons import (
     LEVELS,
     _CodeField,
@@ -181,6 +182,7 @@ def link_tables(
     seed: int = 0,
     known_matches=None,
     one_to_one: bool = False,
+    batch_size: int = TABLE_BATCH_SIZE,
 ) -> tuple[np.ndarray, np.ndarray, FellegiSunter]:
     """Each left row's ``top_k`` right rows by Fellegi-Sunter match probability.
 
@@ -188,6 +190,7 @@ def link_tables(
     ``m`` is then learned from them instead of by EM (``u`` still comes from random
     pairs, the prior by EM on the candidates). ``one_to_one=True`` (with ``top_k=1``):
     each right row is given to at most one left row, see :func:`one_to_one_links`.
+    ``batch_size``: phrases per forward pass when the text fields' values are embedded.
 
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
     and probability ``-inf`` where a row has fewer candidates) and the fitted model, with
@@ -196,7 +199,9 @@ def link_tables(
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
-    kinds, fields, records = _compared_fields(left, right, left_on, right_on, encoder, scorer)
+    kinds, fields, records = _compared_fields(
+        left, right, left_on, right_on, encoder, scorer, batch_size
+    )
     pairs = _candidates(fields, records, encoder, candidates)
     rng = np.random.default_rng(seed)
     n_random = random_pairs if len(left) and len(right) else 0
@@ -243,7 +248,9 @@ def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _compared_fields(left, right, left_on, right_on, encoder, scorer):
+def _compared_fields(
+    left, right, left_on, right_on, encoder, scorer, batch_size: int = TABLE_BATCH_SIZE
+):
     """Each pair of key columns' kind and comparison field, and each side's records (its
     text fields joined), for :func:`_candidates` and :func:`_levels`."""
     kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
@@ -256,7 +263,7 @@ def _compared_fields(left, right, left_on, right_on, encoder, scorer):
         for a, b, k in zip(left_on, right_on, kinds, strict=True)
     ]
     text = [f for f in fields if isinstance(f, _TextField)]
-    embed_fields(text, encoder)
+    embed_fields(text, encoder, batch_size)
     records = (_records(text, "left"), _records(text, "right")) if text else ([], [])
     return kinds, fields, records
 
@@ -380,6 +387,7 @@ def multi_column_join(
         top_k=top_k,
         known_matches=_label_positions(known_matches, left_df.index, right_df.index),
         one_to_one=opts.one_to_one,
+        batch_size=opts.batch_size,
     )
     threshold = opts.threshold
     if opts.precision is not None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
 from pearl.tables.nearest import (
     _block_rows,
@@ -418,7 +419,7 @@ def match_strings(
     encoder,
     *,
     top_k: int = 1,
-    batch_size: int = 64,
+    batch_size: int = TABLE_BATCH_SIZE,
     block: int | None = None,
     scorer=None,
     candidates: int = 10,
