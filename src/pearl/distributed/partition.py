@@ -259,10 +259,14 @@ def best_probabilities(cands: Candidates, scorer, top_k: int) -> np.ndarray:
 
 def precision_threshold(probabilities: list[np.ndarray], precision: float) -> float:
     """The threshold of :func:`~pearl.tables.matcher.threshold_for_precision` over every
-    partition's best probabilities."""
+    partition's best probabilities, with their chance of being right estimated from them
+    all (:func:`~pearl.tables.calibration.chance_correct`), as the single-process join
+    does."""
+    from pearl.tables.calibration import chance_correct
     from pearl.tables.matcher import threshold_for_precision
 
-    return threshold_for_precision(np.concatenate([np.zeros(0), *probabilities]), precision)
+    best = np.concatenate([np.zeros(0), *probabilities])
+    return threshold_for_precision(best, precision, chance_correct(best))
 
 
 def join_partition(

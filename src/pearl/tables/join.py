@@ -14,6 +14,7 @@ from pearl._validation import (
     check_int,
 )
 from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
+from pearl.tables.calibration import chance_correct
 from pearl.tables.encoding import distinct, get_encoder, to_string_list
 from pearl.tables.frames import (
     from_pandas_table,
@@ -339,9 +340,10 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     )
     li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
-        threshold = threshold_for_precision(
-            ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision
-        )
+        # each link's chance of being right read from the table itself where it shows the
+        # rows with and without a partner apart (calibration.py; the Dask join does the same)
+        best = ls[:, 0] if ls.shape[1] else ls[:, :0].ravel()
+        threshold = threshold_for_precision(best, precision, chance_correct(best))
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls

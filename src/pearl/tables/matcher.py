@@ -351,9 +351,16 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.where(np.isneginf(p), -np.inf, z)
 
 
-def threshold_for_precision(probabilities: np.ndarray, precision: float) -> float:
+def threshold_for_precision(
+    probabilities: np.ndarray, precision: float, correct: np.ndarray | None = None
+) -> float:
     """The lowest probability threshold whose accepted matches have an expected precision
     (the mean of their calibrated probabilities) of at least ``precision``.
+
+    ``correct``, optional: each match's chance of being right where it is estimated
+    otherwise than by its probability (the same order: a table's own calibration,
+    :func:`~pearl.tables.calibration.chance_correct`); the expected precision is its mean,
+    the threshold still a probability.
 
     Returns
     -------
@@ -362,10 +369,17 @@ def threshold_for_precision(probabilities: np.ndarray, precision: float) -> floa
         confident match falls short.
     """
     precision = check_float(precision, "precision", 0.0, 1.0)
-    p = np.sort(np.asarray(probabilities, dtype=np.float64)[np.isfinite(probabilities)])[::-1]
+    p = np.asarray(probabilities, dtype=np.float64)
+    c = p if correct is None else np.asarray(correct, dtype=np.float64)
+    if c.shape != p.shape:
+        raise ValueError("correct must have one entry per probability")
+    keep = np.isfinite(p)
+    p, c = p[keep], c[keep]
     if not len(p):
         return 1.0
-    expected = np.cumsum(p) / np.arange(1, len(p) + 1)
+    order = np.argsort(-p, kind="stable")
+    p, c = p[order], c[order]
+    expected = np.cumsum(c) / np.arange(1, len(p) + 1)
     # a threshold accepts every tie of its value: only the last of a run of equal
     # probabilities is a cut point (Fellegi-Sunter gives one probability per comparison
     # pattern, shared by thousands of pairs)
