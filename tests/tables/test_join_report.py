@@ -133,3 +133,24 @@ def test_cli_join_writes_the_report(tmp_path, tiny_model_dir, capsys):
     for bad in (str(tmp_path / "l.csv"), str(tmp_path / "out.csv"), "-"):
         assert main([*base, "--report", bad]) == 2
     assert (tmp_path / "l.csv").read_bytes() == before
+
+
+def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
+    from test_calibration import _names
+
+    from pearl.tables.calibration import chance_correct
+    from pearl.tables.matcher import MatchScorer
+
+    rng = np.random.default_rng(0)
+    right = pd.DataFrame({"title": _names(150, rng)})
+    left = pd.DataFrame({"name": [t[:3] + t[4:] for t in right.title[:100]] + _names(50, rng)})
+    squeezed = MatchScorer((0.6, 1.6, 0.0), -0.5, "test")
+    report = join_report(
+        left, right, left_on="name", right_on="title", model=hash_encoder,
+        matcher=squeezed, precision=0.9,
+    )  # fmt: skip
+    np.testing.assert_allclose(report.chances, chance_correct(report.best_scores))
+    assert report.summary()["expected precision of the links"] >= 0.9
+    assert report.best_scores[:100].mean() < 0.9  # what the probabilities alone say
+    curve = report.expected_curve([0.0, report.details.threshold])
+    assert curve["expected precision"].iloc[1] >= 0.9

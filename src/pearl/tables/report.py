@@ -87,6 +87,10 @@ class JoinReport:
     ----------
     best_scores : ndarray of shape (n_left,)
         Each left row's best ``match_score`` (NaN: no candidate).
+    chances : ndarray of shape (n_left,)
+        Each best match's chance of being right, as ``precision=`` reads it: its
+        probability, or on one key column the table's own two groups where they are apart
+        (:func:`~pearl.tables.calibration.chance_correct`).
     """
 
     def __init__(
@@ -103,6 +107,13 @@ class JoinReport:
         first = details.scores[:, 0] if details.scores.shape[1] else np.zeros(len(details.ids))
         has = details.ids[:, 0] >= 0 if details.ids.shape[1] else np.zeros(len(first), bool)
         self.best_scores = np.where(has, first, np.nan).astype(np.float64)
+        # each link's chance of being right, as precision= reads it: on one key column
+        # from the table's own groups where they are apart (calibration.py)
+        self.chances = self.best_scores
+        if details.probability and details.model is None:
+            from pearl.tables.calibration import chance_correct
+
+            self.chances = chance_correct(self.best_scores)
 
     def summary(self) -> dict[str, Any]:
         """Rows, links made at the threshold, and (with probabilities) the expected
@@ -120,7 +131,7 @@ class JoinReport:
             "rows without a candidate": int(np.isnan(s).sum()),
         }
         if d.probability:
-            p = np.nan_to_num(s)
+            p = np.nan_to_num(self.chances)
             out["expected precision of the links"] = (
                 round(float(p[linked].mean()), 4) if linked.any() else None
             )
@@ -133,19 +144,22 @@ class JoinReport:
         """Expected precision and recall of the links over the threshold, read from the
         probabilities themselves (no labels): at threshold ``t`` the links are the best
         candidates with probability ``>= t``; their expected precision is the mean of
-        their probabilities, and the expected recall their sum over the sum of all best
-        candidates' probabilities. Empty with cosine scores (no probability to read)."""
+        their chances of being right (:attr:`chances`: the probabilities, or on one key
+        column the table's own groups where they are apart, as ``precision=`` reads
+        them), and the expected recall their sum over all best candidates'. Empty with
+        cosine scores (no probability to read)."""
         cols = ["threshold", "links", "expected precision", "expected recall"]
         if not self.details.probability:
             return pd.DataFrame(columns=cols)
-        p = self.best_scores[~np.isnan(self.best_scores)]  # rows with a candidate
-        total = p.sum()
+        live = ~np.isnan(self.best_scores)  # rows with a candidate
+        p, c = self.best_scores[live], self.chances[live]
+        total = c.sum()
         rows = []
         for t in thresholds:
             acc = p >= t
             n = int(acc.sum())
-            prec = float(p[acc].mean()) if n else np.nan
-            rec = float(p[acc].sum() / total) if total > 0 else np.nan
+            prec = float(c[acc].mean()) if n else np.nan
+            rec = float(c[acc].sum() / total) if total > 0 else np.nan
             rows.append((float(t), n, prec, rec))
         return pd.DataFrame(rows, columns=cols)
 
