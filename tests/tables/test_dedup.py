@@ -139,3 +139,18 @@ def test_abbreviations_merge_with_the_combined_matcher(hash_encoder):
     values = ["International Paper"] * 3 + ["Intl Paper", "Interstate Paper"]
     lab = cluster(values, model=hash_encoder, threshold=0.9)
     assert lab[0] == lab[3] != lab[4]
+
+
+def test_a_huge_column_is_encoded_outside_the_process_cache(hash_encoder, monkeypatch):
+    import pearl.tables.encoding as encoding
+    from pearl import cluster
+
+    values = ["alpha", "alpah", "beta", "gamma", "alpha"]
+    encoding.clear_caches(models=False)
+    monkeypatch.setattr(encoding, "QUERY_CACHE_MAX", 3)
+    big = cluster(values, model=hash_encoder)
+    assert encoding.get_cache(hash_encoder).n_encoded == 0  # a million values held once
+    monkeypatch.setattr(encoding, "QUERY_CACHE_MAX", 100)
+    small = cluster(values, model=hash_encoder)
+    assert encoding.get_cache(hash_encoder).n_encoded == 4
+    assert big.tolist() == small.tolist()

@@ -9,8 +9,7 @@ import numpy as np
 
 from pearl._validation import check_float, check_int
 from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
-from pearl.encoders.base import normalize_rows
-from pearl.tables.encoding import get_cache, get_encoder, to_string_list
+from pearl.tables.encoding import get_encoder, query_vectors, to_string_list
 from pearl.tables.frames import column_like, is_table, table_columns
 from pearl.tables.linkage import graph_average_linkage
 from pearl.tables.match_graph import match_graph
@@ -57,11 +56,9 @@ def _unique_embeddings(values, model, batch_size, exact: bool, show_progress_bar
     enc = get_encoder(model)
     if show_progress_bar is None:
         show_progress_bar = len(uniq) > 50_000
-    emb = (
-        normalize_rows(get_cache(enc, batch_size)(uniq, show_progress_bar=show_progress_bar))
-        if uniq
-        else None
-    )
+    # above QUERY_CACHE_MAX values, outside the process cache (a million values held twice
+    # broke an 8 GB limit with the default model)
+    emb = query_vectors(uniq, enc, batch_size, show_progress_bar) if uniq else None
     return texts, nulls, uniq, emb, enc
 
 

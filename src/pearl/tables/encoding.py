@@ -238,15 +238,22 @@ def _where(name: str, i: int, labels) -> str:
 QUERY_CACHE_MAX = 100_000
 
 
-def query_vectors(queries: list[str], encoder, batch_size: int) -> np.ndarray:
+def query_vectors(
+    queries: list[str], encoder, batch_size: int, show_progress_bar: bool | None = None
+) -> np.ndarray:
     """Unit embeddings of the queries: through the process cache, except above
-    :data:`QUERY_CACHE_MAX` queries, whose vectors would be held twice (a million rows)."""
-    big = len(queries) > QUERY_CACHE_MAX
-    if big:
-        vecs = encoder.encode(queries, batch_size=batch_size, show_progress_bar=True)
-    else:
-        vecs = get_cache(encoder, batch_size)(queries, show_progress_bar=len(queries) > 8192)
-    return normalize_rows(vecs)
+    :data:`QUERY_CACHE_MAX` queries, whose vectors would be held twice (a million rows)
+    and are normalised in place. The progress bar shows by default above 8,192 queries."""
+    if show_progress_bar is None:
+        show_progress_bar = len(queries) > 8192
+    if len(queries) <= QUERY_CACHE_MAX:
+        vecs = get_cache(encoder, batch_size)(queries, show_progress_bar=show_progress_bar)
+        return normalize_rows(vecs)
+    vecs = encoder.encode(queries, batch_size=batch_size, show_progress_bar=show_progress_bar)
+    vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs /= np.where(norms == 0, 1, norms)  # one copy of 1,000,000 x 512 floats is 2 GB
+    return vecs
 
 
 def distinct(texts: Iterable[str]) -> tuple[list[str], np.ndarray]:
