@@ -258,15 +258,11 @@ def best_probabilities(cands: Candidates, scorer, top_k: int) -> np.ndarray:
 
 
 def precision_threshold(probabilities: list[np.ndarray], precision: float) -> float:
-    """The threshold of :func:`~pearl.tables.matcher.threshold_for_precision` over every
-    partition's best probabilities, with their chance of being right estimated from them
-    all (:func:`~pearl.tables.calibration.chance_correct`), as the single-process join
-    does."""
-    from pearl.tables.calibration import chance_correct
-    from pearl.tables.matcher import threshold_for_precision
+    """The ``precision=`` threshold over every partition's best probabilities, as the
+    single-process join reads them (:func:`~pearl.tables.calibration.precision_threshold`)."""
+    from pearl.tables.calibration import precision_threshold as table_threshold
 
-    best = np.concatenate([np.zeros(0), *probabilities])
-    return threshold_for_precision(best, precision, chance_correct(best))
+    return table_threshold(np.concatenate([np.zeros(0), *probabilities]), precision)
 
 
 def join_partition(

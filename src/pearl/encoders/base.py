@@ -10,11 +10,17 @@ import numpy as np
 __all__ = ["Encoder", "cosine_matrix", "normalize_rows", "is_embedding_model"]
 
 
-def normalize_rows(x: np.ndarray) -> np.ndarray:
-    """L2-normalise rows as contiguous float32; rows of zeros stay zero."""
+def normalize_rows(x: np.ndarray, copy: bool = True) -> np.ndarray:
+    """L2-normalise rows as contiguous float32; rows of zeros stay zero. ``copy=False``
+    divides in place when ``x`` is contiguous float32 already (a million 512-d rows are
+    2 GB: a caller that owns them need not hold them twice)."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.where(norms == 0, 1, norms)
+    norms = np.where(norms == 0, 1, norms)
+    if copy:
+        return x / norms
+    x /= norms
+    return x
 
 
 def is_embedding_model(model: object) -> bool:

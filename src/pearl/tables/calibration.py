@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TwoGroups", "two_groups", "chance_correct"]
+__all__ = ["TwoGroups", "two_groups", "chance_correct", "precision_threshold"]
 
 #: Ashman's D above which two groups count as apart (the usual bound for a clean split).
 MIN_SEPARATION = 2.0
@@ -75,25 +75,19 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1.0 - p))
 
 
-def two_groups(
-    probabilities: np.ndarray, max_share: float = 1.0, iterations: int = 500
-) -> TwoGroups | None:
+def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | None:
     """Fit :class:`TwoGroups` to finite probabilities by EM; None for fewer than
-    :data:`MIN_MATCHES` of them or when they are all (nearly) equal.
-
-    ``max_share`` bounds the upper group's share (e.g. reference rows / queries).
-    """
+    :data:`MIN_MATCHES` of them or when they are all (nearly) equal."""
     p = np.asarray(probabilities, dtype=np.float64)
     x = _logit(p[np.isfinite(p)])
     if len(x) < MIN_MATCHES or np.std(x) < 1e-3:
         return None
-    top = float(np.clip(max_share, 1e-3, 1.0 - 1e-3))
     low, high = np.quantile(x, [0.25, 0.75])
     var, share = max(np.var(x) / 4, 1e-6), 0.5
     for _ in range(iterations):
         upper = share * np.exp(-0.5 * (x - high) ** 2 / var)
         resp = upper / np.maximum(upper + (1 - share) * np.exp(-0.5 * (x - low) ** 2 / var), 1e-300)
-        new_share = float(np.clip(resp.mean(), 1e-3, top))
+        new_share = float(np.clip(resp.mean(), 1e-3, 1.0 - 1e-3))
         w1, w0 = resp.sum(), (1 - resp).sum()
         new_high = float((resp * x).sum() / max(w1, 1e-12))
         new_low = float(((1 - resp) * x).sum() / max(w0, 1e-12))
@@ -105,16 +99,24 @@ def two_groups(
     return TwoGroups(share=share, low=low, high=high, sd=float(np.sqrt(var)))
 
 
-def chance_correct(probabilities: np.ndarray, max_share: float = 1.0) -> np.ndarray:
+def chance_correct(probabilities: np.ndarray) -> np.ndarray:
     """Each best match's chance of being right: the upper group's posterior where the
     table shows two trusted groups (:attr:`TwoGroups.trusted`), else the probabilities
-    as they are. Non-finite entries (no match) stay as they are. ``max_share`` bounds the
-    upper group's share (a join where many rows may link to one reference row: 1)."""
+    as they are. Non-finite entries (no match) stay as they are."""
     p = np.asarray(probabilities, dtype=np.float64)
-    fit = two_groups(p, max_share)
+    fit = two_groups(p)
     if fit is None or not fit.trusted:
         return p
     finite = np.isfinite(p)
     out = p.copy()
     out[finite] = fit.posterior(p[finite])
     return out
+
+
+def precision_threshold(best: np.ndarray, precision: float) -> float:
+    """The ``precision=`` threshold of a single-key join from its rows' best match
+    probabilities: :func:`~pearl.tables.matcher.threshold_for_precision` with each link's
+    :func:`chance_correct` (the single-process and the Dask join alike)."""
+    from pearl.tables.matcher import threshold_for_precision
+
+    return threshold_for_precision(best, precision, chance_correct(best))

@@ -14,7 +14,7 @@ from pearl._validation import (
     check_int,
 )
 from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
-from pearl.tables.calibration import chance_correct
+from pearl.tables.calibration import precision_threshold
 from pearl.tables.encoding import distinct, get_encoder, to_string_list
 from pearl.tables.frames import (
     from_pandas_table,
@@ -36,7 +36,7 @@ from pearl.tables.join_output import (
     match_names,
     output_columns,
 )
-from pearl.tables.matcher import scorer_for, threshold_for_precision
+from pearl.tables.matcher import scorer_for
 from pearl.tables.search import match_strings
 
 #: Up to this many reference rows in a chunk, the join's search is exact (embeddings and
@@ -342,8 +342,7 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     if scorer is not None and precision is not None:
         # each link's chance of being right read from the table itself where it shows the
         # rows with and without a partner apart (calibration.py; the Dask join does the same)
-        best = ls[:, 0] if ls.shape[1] else ls[:, :0].ravel()
-        threshold = threshold_for_precision(best, precision, chance_correct(best))
+        threshold = precision_threshold(ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision)
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = stream.rows_of(li), ls
