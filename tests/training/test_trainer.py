@@ -481,6 +481,9 @@ def test_word_negatives_train_from_a_pearl_mine_file(training_files, tiny_model_
     )
     result = Trainer(cfg, show_progress_bar=False).train()
     assert all(np.isfinite(r["word_negatives"]) for r in result.history)
+    # the training log and its plot list every term the objective logged
+    header = (tmp_path / "m" / "training" / "loss.tsv").read_text().splitlines()[0]
+    assert "word_negatives" in header.split("\t")
     empty = tmp_path / "none.tsv"
     empty.write_text("phrase\tnegative\nnot a training phrase\tx\n")
     with pytest.raises(ValueError, match="no training phrase has a word negative"):

@@ -125,9 +125,7 @@ def write_training_log(
             )
         )
     keys = ["step", "loss", "contrastive", "type", "lr", "phrases_per_s"]
-    for extra in ("distill", "context", "char_scale", "type_contrastive"):
-        if any(extra in r for r in history):  # a batch may lack one (e.g. no context)
-            keys.append(extra)
+    keys += [k for k in _logged_terms(history) if k not in keys]
     with atomic_path(log / "loss.tsv") as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write("\t".join(keys) + "\n")
         for r in history:
@@ -165,6 +163,17 @@ def write_dev_log(path: Path, history: list[dict]) -> None:
             f.write("\t".join(f"{r.get(k, float('nan')):g}" for k in keys) + "\n")
 
 
+def _logged_terms(history: list[dict]) -> list[str]:
+    """The loss terms (and ``char_scale``) that any step of ``history`` logged, in the
+    order they first appear: a batch may lack one (no context, no word negatives), and a
+    run logs whatever terms its objective has."""
+    skip = {"step", "loss", "lr", "phrases_per_s", "dev"}
+    seen: dict[str, None] = {}
+    for r in history:
+        seen.update((k, None) for k in r if k not in skip and not k.startswith("dev_"))
+    return list(seen)
+
+
 def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
     """The loss curves (moving average over ``window`` steps)."""
     from pearl._extras import pyplot
@@ -173,7 +182,7 @@ def plot_losses(history: list[dict], path: Path, window: int = 20) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     steps = np.array([r["step"] for r in history])
-    for key in ("loss", "contrastive", "type", "distill", "context", "type_contrastive"):
+    for key in ["loss"] + [k for k in _logged_terms(history) if k != "char_scale"]:
         vals = np.array([r.get(key, np.nan) for r in history], dtype=float)
         if len(vals) == 0 or np.all(np.isnan(vals)):
             continue
