@@ -118,6 +118,29 @@ def test_a_finished_run_extended_by_resume_equals_the_longer_run(
         torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
 
 
+def test_a_stopped_run_finished_at_its_step_equals_the_run_of_that_length(
+    training_files, tiny_model_dir, tmp_path
+):
+    # docs/training.md: a run stopped early is finished with --resume --set max_steps=N
+    Trainer(
+        _config(training_files, tiny_model_dir, tmp_path / "short", max_steps=4),
+        show_progress_bar=False,
+    ).train()
+
+    def stop_at_4(trainer, step, record):
+        if step == 4:
+            trainer.request_stop()
+
+    long = _config(training_files, tiny_model_dir, tmp_path / "cut", max_steps=7)
+    assert Trainer(long, show_progress_bar=False, on_step=stop_at_4).train().interrupted
+    at_4 = _config(training_files, tiny_model_dir, tmp_path / "cut", max_steps=4)
+    result = Trainer(at_4, show_progress_bar=False).train(resume=True)
+    assert not result.interrupted and result.steps == 4 and len(result.history) == 4
+    wa, wb = _weights(tmp_path / "short"), _weights(tmp_path / "cut")
+    for k in wa:
+        torch.testing.assert_close(wa[k], wb[k], rtol=0, atol=0, msg=k)
+
+
 def test_resume_cannot_shorten_a_run_past_its_checkpoint(training_files, tiny_model_dir, tmp_path):
     Trainer(
         _config(training_files, tiny_model_dir, tmp_path / "m", max_steps=6),
