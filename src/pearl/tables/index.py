@@ -260,8 +260,8 @@ class EntityIndex:
         from pearl.tables.search import ReferenceIndex
 
         if self._ngrams is None or self._ngrams[0].ngram_rows.shape[0] != len(self.names_):
-            vectorizer = NgramVectorizer().fit(self.names_)
-            rows = vectorizer.transform(self.names_)
+            vectorizer = NgramVectorizer()
+            rows = vectorizer.fit_transform(self.names_)  # the names' n-grams counted once
             self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
         return self._ngrams
 

@@ -105,8 +105,9 @@ def _ngram_top_k(left: list[str], right: list[str], width: int) -> np.ndarray:
     from pearl.tables.ngrams import NgramVectorizer
     from pearl.tables.search import ReferenceIndex
 
-    vec = NgramVectorizer().fit(right)
-    ids = ReferenceIndex(ngram_rows=vec.transform(right)).ngram_top_k(vec.transform(left), width)
+    vec = NgramVectorizer()
+    rows = vec.fit_transform(right)  # the right strings' n-grams counted once
+    ids = ReferenceIndex(ngram_rows=rows).ngram_top_k(vec.transform(left), width)
     return np.stack([np.repeat(np.arange(len(left)), ids.shape[1]), ids.ravel()], axis=1)
 
 

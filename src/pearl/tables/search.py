@@ -17,6 +17,7 @@ The one module of the table tools that imports faiss (a test checks it).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -446,11 +447,17 @@ def match_strings(
     """
     n = len(queries)
     q = query_vectors(queries, encoder, batch_size) if n else np.zeros((0, 1), np.float32)
-    ngrams = q_ng = None
+    ngrams = q_ng = whole = None
+    chunks = iter(chunks)
+    first = next(chunks, [])
     if scorer is not None:
         from pearl.tables.ngrams import NgramVectorizer
 
-        ngrams = NgramVectorizer().fit(idf_texts if idf_texts else queries)
+        ngrams = NgramVectorizer()
+        if idf_texts and first == idf_texts:  # one chunk, the IDF's texts: counted once
+            whole = ngrams.fit_transform(first)
+        else:
+            ngrams.fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None
     width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
     # the lists grow with the references seen, up to ``width``: a huge top_k costs no
@@ -458,12 +465,16 @@ def match_strings(
     best_s = np.zeros((n, 0), dtype=np.float32)
     best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
-    for chunk in chunks:
+    for chunk in itertools.chain([first], chunks):
         if not chunk:
             continue
+        if whole is not None and offset == 0:
+            rows = whole
+        else:
+            rows = ngrams.transform(chunk) if ngrams is not None else None
         index = ReferenceIndex(
             reference_vectors(chunk, encoder, batch_size),
-            ngram_rows=ngrams.transform(chunk) if ngrams is not None else None,
+            ngram_rows=rows,
             ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
             exact_max=exact_max,
             ngram_exact_max=ngram_exact_max,
