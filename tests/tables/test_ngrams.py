@@ -132,3 +132,13 @@ def test_idf_is_scikit_learns_smoothed_idf(n_features):
     before = counts.copy()
     v.weigh(counts)
     assert (counts != before).nnz == 0  # weighing leaves the caller's counts alone
+
+
+def test_idf_lookup_is_the_same_for_few_and_many_columns():
+    # few lookups search the seen columns, many gather a dense table: the same values
+    v = NgramVectorizer(n_features=2**12).fit(["Washington", "Beijing", "Paris", "New York"])
+    rng = np.random.default_rng(0)
+    for n in (3, 50_000):  # below and above n_columns // 64
+        cols = rng.integers(0, v.n_columns_, n)
+        cols[: min(n, 5)] = v.seen_[: min(n, 5)]  # seen columns among them
+        np.testing.assert_array_equal(v._idf_at(cols), v.idf_[cols])

@@ -117,3 +117,15 @@ def test_the_search_module_is_the_one_table_module_that_imports_faiss():
         if "import faiss" in p.read_text(encoding="utf-8")
     )
     assert importing == ["tables/search.py"]
+
+
+def test_shared_columns_keep_the_products_for_sparse_and_dense_maps():
+    from pearl.tables.nearest import _shared_columns
+
+    names = ["Washington", "Beijing", "Paris", "New York", "Washingtno", "Pekin"]
+    for width in (2**20, 2**6):  # few entries for the width (sorted maps) and many (dense)
+        v = NgramVectorizer(n_features=width).fit(names)
+        r_ng, q_ng = v.transform(names[:4]), v.transform(names[2:] + ["Zürich"])
+        q, r_t = _shared_columns(q_ng, r_ng)
+        assert q.shape[1] == r_t.shape[0] == len(np.unique(r_ng.indices))
+        np.testing.assert_allclose((q @ r_t).toarray(), (q_ng @ r_ng.T).toarray(), atol=1e-6)

@@ -108,6 +108,8 @@ class NgramVectorizer:
         return idf
 
     def _idf_at(self, columns: np.ndarray) -> np.ndarray:
+        if len(columns) >= self.n_columns_ // 64:  # many lookups: one dense table, gathered
+            return self.idf_[columns]
         at, found = positions_in(self.seen_, columns)
         if not len(self.seen_):
             return np.full(len(columns), self.unseen_idf_)
