@@ -9,8 +9,9 @@
 #          all-MiniLM-L6-v2 folder without its weights, and the weights' sha256;
 #   .gpu2: the low 16 bits and the training files (xz).
 # The weights travel exactly: setup.sh interleaves the halves and checks the sha256.
-# Move the shipped weights (src/pearl/pretrained/*/*.safetensors, *_static.safetensors)
-# out of the checkout for the calls, and back after them, so that it travels small.
+# The checkout travels too, and the shipped weights would take it over the limit: remove
+# them for the calls (`git ls-files -z 'src/pearl/pretrained/*.safetensors' | xargs -0 rm`)
+# and restore them right after (`git checkout -- src/pearl/pretrained`).
 #
 #   PIN=9ea0b26 experiments/device/stage.sh
 # then on the device, back to back:
