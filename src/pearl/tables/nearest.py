@@ -83,21 +83,14 @@ def _shared_columns(q_ng, r_ng):
     order: the same products, without the two million hashed columns' bookkeeping."""
     from scipy.sparse import csr_matrix
 
-    from pearl.tables.ngrams import positions_in
+    from pearl.tables.ngrams import distinct_columns, positions_in
 
     n_columns = r_ng.shape[1]
-    if r_ng.nnz + q_ng.nnz >= n_columns // 64:  # many entries: dense maps, no sorting
-        mask = np.zeros(n_columns, dtype=bool)
-        mask[r_ng.indices] = True
-        used = np.flatnonzero(mask)
-        remap = np.full(n_columns, -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        r_columns, at = remap[r_ng.indices], remap[q_ng.indices]
-        keep = at >= 0
-    else:
-        used = np.unique(r_ng.indices)
-        r_columns = np.searchsorted(used, r_ng.indices)
-        at, keep = positions_in(used, q_ng.indices)
+    used = distinct_columns(r_ng.indices, n_columns)
+    # both sides' columns looked up at once (one dense table when there are many)
+    at, keep = positions_in(used, np.concatenate([r_ng.indices, q_ng.indices]), n_columns)
+    k = len(r_ng.indices)
+    r_columns, at, keep = at[:k], at[k:], keep[k:]
     r = csr_matrix((r_ng.data, r_columns, r_ng.indptr), shape=(r_ng.shape[0], len(used)))
     rows = np.repeat(np.arange(q_ng.shape[0]), np.diff(q_ng.indptr))
     q = csr_matrix((q_ng.data[keep], (rows[keep], at[keep])), shape=(q_ng.shape[0], len(used)))

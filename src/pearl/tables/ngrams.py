@@ -12,7 +12,13 @@ import re
 
 import numpy as np
 
-__all__ = ["NgramVectorizer", "hashed_char_ngrams", "hashed_words", "positions_in"]
+__all__ = [
+    "NgramVectorizer",
+    "hashed_char_ngrams",
+    "hashed_words",
+    "positions_in",
+    "distinct_columns",
+]
 
 
 class NgramVectorizer:
@@ -108,9 +114,7 @@ class NgramVectorizer:
         return idf
 
     def _idf_at(self, columns: np.ndarray) -> np.ndarray:
-        if len(columns) >= self.n_columns_ // 64:  # many lookups: one dense table, gathered
-            return self.idf_[columns]
-        at, found = positions_in(self.seen_, columns)
+        at, found = positions_in(self.seen_, columns, self.n_columns_)
         if not len(self.seen_):
             return np.full(len(columns), self.unseen_idf_)
         return np.where(found, self.seen_idf_[at], self.unseen_idf_)
@@ -145,13 +149,40 @@ class NgramVectorizer:
         return self.weigh(counts[: len(texts)])
 
 
-def positions_in(sorted_values: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each of ``values`` sits in the sorted ``sorted_values`` (clipped to a valid
-    position), and whether it is there."""
-    at = np.minimum(np.searchsorted(sorted_values, values), max(len(sorted_values) - 1, 0))
+def _dense(n_values: int, n_columns: int) -> bool:
+    """Whether ``n_values`` lookups among ``n_columns`` possible columns go faster through a
+    dense table of the columns (filled once, then gathered) than through sorted searches."""
+    return n_values >= n_columns // 64
+
+
+def distinct_columns(columns: np.ndarray, n_columns: int | None = None) -> np.ndarray:
+    """The sorted distinct ``columns``; with ``n_columns`` (their range) and many of them,
+    marked in a dense table instead of sorted (the same array)."""
+    if n_columns is None or not _dense(len(columns), n_columns):
+        return np.unique(columns)
+    mask = np.zeros(n_columns, dtype=bool)
+    mask[columns] = True
+    return np.flatnonzero(mask)
+
+
+def positions_in(
+    sorted_values: np.ndarray, values: np.ndarray, n_columns: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``values`` sits in the sorted ``sorted_values`` (0 where it is not
+    there), and whether it is there. With ``n_columns`` (the range of both) and many
+    values, a dense table of positions is gathered instead of searched (the same answer)."""
     if not len(sorted_values):
-        return at, np.zeros(len(at), dtype=bool)
-    return at, sorted_values[at] == values
+        return np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=bool)
+    if n_columns is not None and _dense(len(values), n_columns):
+        table = np.full(n_columns, -1, dtype=np.int64)
+        table[sorted_values] = np.arange(len(sorted_values))
+        at = table[values]
+    else:
+        at = np.minimum(np.searchsorted(sorted_values, values), len(sorted_values) - 1)
+        at[sorted_values[at] != values] = -1
+    found = at >= 0
+    at[~found] = 0
+    return at, found
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
