@@ -167,3 +167,24 @@ def test_a_static_model_encodes_few_texts_on_one_thread_and_restores_the_thread_
     finally:
         torch.set_num_threads(before)
     np.testing.assert_allclose(few, many, atol=1e-6)
+
+
+def test_transformer_batches_are_formed_by_token_count(tiny_model_dir):
+    # one character length, 3 and 8 tokens: batched by characters (sentence-transformers'
+    # rule) every batch pads to 8 tokens; by tokens, half the batches hold 3
+    enc = PhraseEncoder(tiny_model_dir)
+    short, long_ = "information", "x y z w v u"  # 11 characters: 1 and 6 word pieces
+    assert len(short) == len(long_)
+    texts = [short, long_] * 8
+    seen: list[int] = []
+    hook = enc.model[0].register_forward_pre_hook(
+        lambda _m, args: seen.append(int(args[0]["attention_mask"].numel()))
+    )
+    try:
+        emb = enc.encode(texts, batch_size=4)
+    finally:
+        hook.remove()
+    lengths = [len(enc.model.tokenizer(t)["input_ids"]) for t in (short, long_)]
+    assert sum(seen) == 8 * sum(lengths)  # no padding at all: each batch holds one length
+    np.testing.assert_allclose(emb[0::2], enc.encode([short])[[0] * 8], atol=1e-5)
+    np.testing.assert_allclose(emb[1::2], enc.encode([long_])[[0] * 8], atol=1e-5)
