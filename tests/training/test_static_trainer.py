@@ -173,3 +173,18 @@ def test_static_training_stops_on_sigint_with_a_checkpoint(
     a = PhraseEncoder(tmp_path / "a").encode(["Albert Einstein", "Paris"])
     b = PhraseEncoder(tmp_path / "b").encode(["Albert Einstein", "Paris"])
     np.testing.assert_array_equal(a, b)
+
+
+def test_static_training_depends_on_its_seed_not_on_earlier_random_draws(
+    training_files, tiny_model_dir, tmp_path
+):
+    # the type head was made before the trainer seeded torch, so whatever drew random
+    # numbers before training (model2vec's distillation, other code in the process)
+    # changed the trained weights
+    def train(out, draws):
+        module = _module(tiny_model_dir)
+        torch.rand(draws)
+        StaticTrainer(_config(training_files, out), show_progress_bar=False, module=module).train()
+        return (out / "pearl_static.safetensors").read_bytes()
+
+    assert train(tmp_path / "a", 1) == train(tmp_path / "b", 1000)

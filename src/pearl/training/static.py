@@ -193,6 +193,7 @@ class StaticTrainer:
         check_fresh_run(cfg.checkpoints, resume)
         data, teacher, total = self._prepare()
         module = self._module or distill_static(cfg.backbone, cfg.pca_dims, cfg.n_buckets)
+        torch.manual_seed(cfg.seed)  # the type head's start is the seed's, whatever ran before
         head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
         objective = build_objective(cfg, teacher=teacher, head=head)
         params = list(module.parameters()) + (list(head.parameters()) if head else [])
