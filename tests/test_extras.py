@@ -92,6 +92,15 @@ def test_require_names_the_extra(monkeypatch):
     assert isinstance(info.value, ImportError)
 
 
+def test_require_says_what_failed_when_the_package_is_installed(monkeypatch):
+    # model2vec installed without its distiller's own dependency (skeletoken) said only
+    # "needs model2vec", which the user had
+    monkeypatch.setitem(sys.modules, "nltk.no_such_part", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'pearl\[train\]'") as info:
+        require("nltk.no_such_part", "reading WordNet")
+    assert "nltk.no_such_part" in str(info.value)
+
+
 def test_require_returns_the_module():
     assert require("nltk", "x").__name__ == "nltk"
     assert hasattr(pyplot("x"), "subplots")

@@ -73,8 +73,10 @@ def require(module: str, purpose: str, extra: str | None = None) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        # the package may be there and one of its own dependencies not: say what failed
         raise MissingExtraError(
-            f"{purpose} needs {dist}, an optional dependency of pearl: pip install 'pearl[{extra}]'"
+            f"{purpose} needs {dist}, an optional dependency of pearl: pip install "
+            f"'pearl[{extra}]' (importing {module} failed: {exc})"
         ) from exc
 
 
