@@ -6,7 +6,7 @@
 # same data files and machine; the weights are compared byte for byte and, where they
 # differ, both models are scored on quick tasks (pearl eval).
 #
-#   OLD=2c5ad1b~1 NEW=HEAD experiments/reproduce_short.sh   # -> experiments/results/reproduce_short.md
+#   OLD=2c5ad1b~1 NEW=HEAD experiments/reproduce_short.sh   # -> experiments/results/reproduce_short-NEW.md
 #   CMDS="static" NEW=<commit> ...   # only some of the three (train static finetune)
 #
 # Where the weights differ, score both on quick tasks:
