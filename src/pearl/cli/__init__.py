@@ -80,6 +80,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "finetune": (("pairs", "config", "model", "dev", "test"), ("output", "checkpoint_dir")),
     "aliases": (("corpus", "text", "wordnet", "replay", "negatives", "exclude"), ("output",)),
     "distill-static": (("model",), ("output",)),
+    "add-static": (("model", "static"), ("output",)),
     "train-static": (("config",), ("output",)),
     "matcher-weights": (("corpus", "model", "negatives", "aliases", "data"), ("output",)),
     "model-card": (("results", "speed"), ()),

@@ -226,6 +226,23 @@ def cmd_distill_static(args) -> int:
     return 0
 
 
+def cmd_add_static(args) -> int:
+    from pearl.encoders.resolve import resolve_model_path
+    from pearl.models.loading import open_model_folder
+    from pearl.models.surface import add_static
+    from pearl.training.saving import save_model
+
+    model, static = (open_model_folder(resolve_model_path(m)) for m in (args.model, args.static))
+    out = add_static(model, static, weights=tuple(args.weights))
+    save_model(out, Path(args.output), dtype=args.save_dtype)
+    print(
+        f"wrote {args.output}: {args.model} + {args.static} "
+        f"({out.get_embedding_dimension()} dimensions)",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_train_static(args) -> int:
     from pearl.training.config import load_config
     from pearl.training.static import StaticConfig, StaticTrainer
@@ -391,10 +408,41 @@ def add_matcher_weights(sub) -> None:
     p.set_defaults(func=cmd_matcher_weights)
 
 
+def add_add_static(sub) -> None:
+    """The ``pearl add-static`` command."""
+    p = sub.add_parser(
+        "add-static",
+        help="concatenate a static model's vector of the text to a transformer model's",
+        description="Write a model folder that encodes with --model and --static and "
+        "concatenates their unit vectors, each scaled by the square root of its weight, so "
+        "that the cosine is the weighted mean of the two models' cosines "
+        "(pearl.models.surface.StaticConcat).",
+    )
+    p.add_argument("-o", "--output", required=True, help="model folder to write")
+    model_arg(p)
+    p.add_argument("--static", default="pearl-static", help="static model (default pearl-static)")
+    p.add_argument(
+        "--weights",
+        type=float_between(0.0, float("inf")),
+        nargs=2,
+        default=[0.5, 0.5],
+        metavar=("MODEL", "STATIC"),
+        help="fixed weights of the two cosines (default 0.5 0.5)",
+    )
+    p.add_argument(
+        "--save-dtype",
+        choices=["float32", "float16"],
+        default="float16",
+        help="storage type of the weights (default float16; computed in float32)",
+    )
+    p.set_defaults(func=cmd_add_static)
+
+
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_train(sub)
     add_finetune(sub)
     add_distill_static(sub)
+    add_add_static(sub)
     add_train_static(sub)
     add_matcher_weights(sub)

@@ -52,6 +52,7 @@ def module_registry() -> dict[str, type]:
     from pearl.models.raw_text import RawTextTransformer
     from pearl.models.static import StaticPhraseEmbedding
     from pearl.models.strict_transformer import StrictTransformer
+    from pearl.models.surface import StaticConcat
 
     plain = {
         "Pooling": st.Pooling,
@@ -81,6 +82,7 @@ def module_registry() -> dict[str, type]:
             "pearl.models.raw_text.RawTextTransformer": RawTextTransformer,
             "pearl.models.static.StaticPhraseEmbedding": StaticPhraseEmbedding,
             "pearl.models.glove_sequence.GloveSequenceEncoder": GloveSequenceEncoder,
+            "pearl.models.surface.StaticConcat": StaticConcat,
         }
     )
     return registry

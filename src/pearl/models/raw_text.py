@@ -17,10 +17,13 @@ from pearl._validation import clean_text
 from pearl.models.char_encoder import encode_chars
 from pearl.models.strict_transformer import StrictTransformer
 
-__all__ = ["RawTextTransformer", "CHAR_IDS", "MAX_CHARS"]
+__all__ = ["RawTextTransformer", "CHAR_IDS", "MAX_CHARS", "TEXTS"]
 
 #: The feature that carries the raw text's byte ids from this module to CharFusion.
 CHAR_IDS = "pearl_char_ids"
+#: The feature that carries the input strings themselves (a list of str), for
+#: :class:`~pearl.models.surface.StaticConcat`.
+TEXTS = "pearl_texts"
 #: Bytes read per phrase (as CharFusion's default ``max_chars``).
 MAX_CHARS = 64
 
@@ -35,16 +38,16 @@ class RawTextTransformer(StrictTransformer):
         if features and inputs and all(isinstance(t, str) for t in inputs):
             texts = [prompt + t for t in inputs] if prompt else list(inputs)
             # as pearl.PhraseEncoder does: whitespace-only is ""
-            features[CHAR_IDS] = encode_chars([clean_text(t) for t in texts], MAX_CHARS)
+            texts = [clean_text(t) for t in texts]
+            features[CHAR_IDS] = encode_chars(texts, MAX_CHARS)
+            features[TEXTS] = texts
         return features
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
-        chars = features.pop(CHAR_IDS, None)
+        extra = {k: features.pop(k) for k in (CHAR_IDS, TEXTS) if k in features}
         try:
             out = super().forward(features, **kwargs)
         finally:
-            if chars is not None:
-                features[CHAR_IDS] = chars
-        if chars is not None:
-            out[CHAR_IDS] = chars
+            features.update(extra)
+        out.update(extra)
         return out
