@@ -18,6 +18,10 @@ SHARED_DATA = Path(
 )
 # the tests' data folder (the Makefile's value), for the code under test and its commands
 os.environ.setdefault("PEARL_DATA", str(SHARED_DATA))
+# float32 on every CPU, in this process and the ones it starts (Dask workers, CLI runs), so
+# that tests comparing with sentence-transformers' vectors hold bit for bit;
+# tests/encoders/test_precision.py covers "auto" and bfloat16
+os.environ["PEARL_COMPUTE_DTYPE"] = "float32"
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,6 @@ import pytest
 import torch
 
 from pearl import PhraseEncoder
-from pearl.encoders import phrase as phrase_module
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +96,7 @@ def test_fingerprint_tracks_weights(tmp_path, tiny_model_dir, encoder):
 
 
 def test_unknown_name_offline_fails_fast_naming_choices(monkeypatch):
-    monkeypatch.setattr(phrase_module, "_hub_reachable", lambda timeout=3.0: False)
+    monkeypatch.setattr("pearl.encoders.resolve._hub_reachable", lambda timeout=3.0: False)
     with pytest.raises(OSError, match="all-MiniLM-L6-v2, all-mpnet-base-v2"):
         PhraseEncoder("some-org/not-a-local-model")
 

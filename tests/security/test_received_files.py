@@ -101,7 +101,7 @@ def test_known_name_beats_a_folder_in_the_working_directory(tiny_model_dir, tmp_
 def test_a_bare_unknown_name_is_not_a_local_folder(tiny_model_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _copy(tiny_model_dir, tmp_path / "mymodel")
-    monkeypatch.setattr("pearl.encoders.phrase._hub_reachable", lambda: False)
+    monkeypatch.setattr("pearl.encoders.resolve._hub_reachable", lambda: False)
     with pytest.raises(OSError, match=r"\./mymodel"):
         PhraseEncoder("mymodel")
     assert PhraseEncoder("./mymodel").embedding_dim == 32

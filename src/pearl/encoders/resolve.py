@@ -25,10 +25,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import socket
 import tempfile
 import zipfile
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import urlparse
 
 from pearl.paths import cache_dir
 
@@ -39,6 +41,7 @@ __all__ = [
     "assemble_mpnet",
     "written_as_path",
     "model_folder",
+    "locate_model",
 ]
 
 #: The one default model of the package: ``PhraseEncoder()``, the table tools, the CLI and
@@ -216,3 +219,52 @@ def model_folder(model) -> str | None:
         except OSError:
             return None
     return str(model) if key is None and written_as_path(model) else None
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes"}:
+        return False
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _hub_snapshot(name: str, local_only: bool) -> tuple[Path, Path]:
+    """The local snapshot folder of a Hugging Face model and its cache folder (where the
+    snapshot's links lead)."""
+    from huggingface_hub import snapshot_download
+
+    repo = name if "/" in name else f"sentence-transformers/{name}"
+    snap = Path(snapshot_download(repo, local_files_only=local_only))
+    return snap, snap.parents[1]
+
+
+def locate_model(model: str) -> tuple[Path, Path | None, str]:
+    """``(local folder, where its links may lead, the name or path it was resolved to)``:
+    a known name or a folder, else a Hugging Face name from the local cache or the hub.
+
+    Raises
+    ------
+    OSError
+        An unknown name while the hub is not reachable (naming the offline choices).
+    """
+    target = resolve_model_path(model)
+    if Path(target).is_absolute():
+        return Path(target), None, target
+    try:  # a Hugging Face name already in the local HF cache: the same strict loader
+        snap, root = _hub_snapshot(target, local_only=True)
+    except Exception:  # noqa: BLE001 - not cached: try the hub below
+        snap = None
+    if snap is None:
+        offline = ", ".join(KNOWN_MODELS)
+        if not _hub_reachable():
+            raise OSError(
+                f"model {model!r} is neither a local folder nor a known offline model, and "
+                f"the Hugging Face hub is not reachable. Offline choices: {offline}, or the "
+                "path of a sentence-transformers folder."
+            )
+        snap, root = _hub_snapshot(target, local_only=False)
+    return snap, root, target

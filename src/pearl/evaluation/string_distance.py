@@ -125,7 +125,8 @@ class StringDistance:
 
 def load_model(name):
     """A benchmark model from a name: the String Distance baseline for
-    ``"string-distance"``, otherwise :func:`pearl.encoders.load_encoder`'s encoder (an
+    ``"string-distance"``, otherwise :func:`pearl.encoders.load_encoder`'s encoder,
+    computing in float32, the reference precision of every record, whatever the CPU (an
     object is returned as it is)."""
     import os
 
@@ -133,4 +134,9 @@ def load_model(name):
 
     if isinstance(name, str | os.PathLike) and os.fspath(name).lower() in STRING_DISTANCE_NAMES:
         return StringDistance()
-    return load_encoder(name) if isinstance(name, str | os.PathLike) else name
+    if not isinstance(name, str | os.PathLike):
+        return name
+    encoder = load_encoder(name)
+    if hasattr(encoder, "compute_dtype"):
+        encoder.compute_dtype = "float32"
+    return encoder

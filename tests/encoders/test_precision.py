@@ -1,0 +1,61 @@
+import numpy as np
+import pytest
+
+from pearl import PhraseEncoder
+from pearl.encoders.precision import native_bf16, resolve_compute_dtype
+
+
+def _cpuinfo(tmp_path, flags: str):
+    path = tmp_path / f"cpuinfo-{abs(hash(flags))}"  # native_bf16 caches by path
+    path.write_text(f"processor\t: 0\nflags\t\t: fpu sse2 {flags}\n\nprocessor\t: 1\n")
+    return str(path)
+
+
+def test_native_bf16_reads_the_cpu_flags(tmp_path):
+    assert native_bf16(_cpuinfo(tmp_path, "avx512f avx512_bf16")) is True
+    assert native_bf16(_cpuinfo(tmp_path, "amx_tile amx_bf16")) is True
+    assert native_bf16(_cpuinfo(tmp_path, "avx512f avx512bw avx2")) is False  # emulated
+    assert native_bf16(str(tmp_path / "missing")) is False
+
+
+def test_auto_follows_the_cpu_and_the_environment(monkeypatch):
+    import pearl.encoders.precision as precision
+
+    monkeypatch.delenv("PEARL_COMPUTE_DTYPE", raising=False)
+    monkeypatch.setattr(precision, "native_bf16", lambda: True)
+    assert resolve_compute_dtype("auto", None) == "bfloat16"
+    assert resolve_compute_dtype("auto", "cuda:0") == "float32"  # auto is for CPUs
+    assert resolve_compute_dtype("float32", "cpu") == "float32"
+    monkeypatch.setattr(precision, "native_bf16", lambda: False)
+    assert resolve_compute_dtype("auto", "cpu") == "float32"
+    assert resolve_compute_dtype("bfloat16", "cpu") == "bfloat16"  # asked for: given
+    monkeypatch.setenv("PEARL_COMPUTE_DTYPE", "bfloat16")
+    assert resolve_compute_dtype("auto", "cpu") == "bfloat16"
+    assert resolve_compute_dtype("float32", "cpu") == "float32"  # the argument wins
+    monkeypatch.setenv("PEARL_COMPUTE_DTYPE", "float64")
+    with pytest.raises(ValueError, match="PEARL_COMPUTE_DTYPE"):
+        resolve_compute_dtype("auto", "cpu")
+    with pytest.raises(ValueError, match="compute_dtype"):
+        resolve_compute_dtype("half", "cpu")
+
+
+def test_bfloat16_vectors_are_close_and_keyed_apart(tiny_pearl_dir):
+    texts = ["The New York Times", "nytimes.com", "", "Café 🙂", "x " * 100]
+    f32 = PhraseEncoder(str(tiny_pearl_dir), compute_dtype="float32")
+    b16 = PhraseEncoder(str(tiny_pearl_dir), compute_dtype="bfloat16")
+    a, b = f32.encode(texts * 30, normalize=True), b16.encode(texts * 30, normalize=True)
+    assert b.dtype == np.float32 and a.shape == b.shape
+    assert not np.array_equal(a, b)  # bfloat16 products ran
+    assert (a * b).sum(1).min() > 0.99
+    # the weights stay float32: training and saving see the float model
+    assert all(str(p.dtype) == "torch.float32" for p in b16.model.parameters())
+    assert f32.fingerprint != b16.fingerprint  # caches keep the two apart
+    with pytest.raises(ValueError, match="compute_dtype"):
+        PhraseEncoder(str(tiny_pearl_dir), compute_dtype="float16")
+
+
+def test_the_benchmark_computes_in_float32(tiny_pearl_dir, monkeypatch):
+    from pearl.evaluation.string_distance import load_model
+
+    monkeypatch.setenv("PEARL_COMPUTE_DTYPE", "bfloat16")
+    assert load_model(str(tiny_pearl_dir)).compute_dtype == "float32"
