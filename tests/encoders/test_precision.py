@@ -49,7 +49,11 @@ def test_bfloat16_vectors_are_close_and_keyed_apart(tiny_pearl_dir):
     assert (a * b).sum(1).min() > 0.99
     # the weights stay float32: training and saving see the float model
     assert all(str(p.dtype) == "torch.float32" for p in b16.model.parameters())
-    assert f32.fingerprint != b16.fingerprint  # caches keep the two apart
+    # one model (what indexes and matcher weights check); caches keep the two apart
+    from pearl.encoders.cache import cache_key
+
+    assert f32.fingerprint == b16.fingerprint
+    assert cache_key(f32) != cache_key(b16)
     with pytest.raises(ValueError, match="compute_dtype"):
         PhraseEncoder(str(tiny_pearl_dir), compute_dtype="float16")
 
@@ -59,3 +63,15 @@ def test_the_benchmark_computes_in_float32(tiny_pearl_dir, monkeypatch):
 
     monkeypatch.setenv("PEARL_COMPUTE_DTYPE", "bfloat16")
     assert load_model(str(tiny_pearl_dir)).compute_dtype == "float32"
+
+
+def test_an_index_saved_in_bfloat16_loads(tiny_model_dir, tmp_path, monkeypatch):
+    """On a CPU where "auto" is bfloat16, an index's recorded fingerprint is the model's."""
+    from pearl import EntityIndex
+
+    monkeypatch.setenv("PEARL_COMPUTE_DTYPE", "bfloat16")
+    names = ["The New York Times", "Washington Post", "New York Post"]
+    index = EntityIndex(model=str(tiny_model_dir)).build(names)
+    index.save(tmp_path / "idx")
+    loaded = EntityIndex.load(tmp_path / "idx", model=str(tiny_model_dir))
+    assert loaded.search(["NY Times"], top_k=1).names[0][0] in names

@@ -35,10 +35,12 @@ _FORMAT = 2
 
 
 def cache_key(encoder) -> str:
-    """The key of an encoder's embeddings: its ``fingerprint``, or for an encoder of
-    another library without one (a ``SentenceTransformer``), the object's own key (valid
-    while the object lives: the cache holding its embeddings holds it too)."""
-    fingerprint = getattr(encoder, "fingerprint", None)
+    """The key of an encoder's embeddings: its ``cache_fingerprint`` or ``fingerprint``, or
+    for an encoder of another library without one (a ``SentenceTransformer``), the object's
+    own key (valid while the object lives: the cache holding its embeddings holds it too)."""
+    fingerprint = getattr(encoder, "cache_fingerprint", None) or getattr(
+        encoder, "fingerprint", None
+    )
     return f"object-{id(encoder)}" if fingerprint is None else str(fingerprint)
 
 

@@ -174,10 +174,16 @@ class PhraseEncoder(Encoder):
         if self._fingerprint is None:
             p = Path(self.path)
             self._fingerprint = folder_fingerprint(p) if p.is_absolute() else self.path
-        key = self._fingerprint
         if self.max_seq_length != self._loaded_max_seq_length:  # other outputs, other key
-            key += f"+max_seq_length={self.max_seq_length}"
-        return key + ("+bfloat16" if self._dtype() == "bfloat16" else "")
+            return f"{self._fingerprint}+max_seq_length={self.max_seq_length}"
+        return self._fingerprint
+
+    @property
+    def cache_fingerprint(self) -> str:
+        """The key of this encoder's vectors in embedding caches: :attr:`fingerprint` (the
+        model's identity, what indexes and matcher weights check), marked when the
+        matrix products run in bfloat16, so caches keep the two precisions apart."""
+        return self.fingerprint + ("+bfloat16" if self._dtype() == "bfloat16" else "")
 
     def _dtype(self) -> str:
         """The resolved ``compute_dtype`` (float32 for a static model: no matrix products)."""
