@@ -13,18 +13,8 @@ TREE=data_out/recipe-$PIN
 export PYTHONPATH="$PWD/$TREE/src" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 PEARL=".venv/bin/python -m pearl.cli"
 ts() { date -u +%FT%TZ; }
-if [ ! -s data_out/corpus/corpus.tsv ]; then
-  echo "$(ts) build-corpus"; $PEARL build-corpus -o data_out/corpus --processes 2
-fi
-if [ ! -s data_out/augmented.tsv ]; then
-  echo "$(ts) augment"
-  $PEARL augment data_out/corpus/corpus.tsv -o data_out/augmented.tsv -m all-MiniLM-L6-v2 \
-    --mine-paraphrases
-fi
-if [ ! -s data_out/hard_negatives.tsv ]; then
-  echo "$(ts) mine"
-  $PEARL mine data_out/corpus/corpus.tsv -o data_out/hard_negatives.tsv -m all-MiniLM-L6-v2
-fi
+. experiments/data_stages.sh
+data_stages
 RESUME=""
 [ -f models/c32a.checkpoints/state.safetensors ] && RESUME="--resume"
 echo "$(ts) train $RESUME"

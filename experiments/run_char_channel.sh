@@ -16,18 +16,8 @@ export PYTHONPATH="$PWD/$TREE/src" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 PY=.venv/bin/python
 PEARL="$PY -m pearl.cli"
 ts() { date -u +%FT%TZ; }
-if [ ! -s data_out/corpus/corpus.tsv ]; then
-  echo "$(ts) build-corpus"; $PEARL build-corpus -o data_out/corpus --processes 2
-fi
-if [ ! -s data_out/augmented.tsv ]; then
-  echo "$(ts) augment"
-  $PEARL augment data_out/corpus/corpus.tsv -o data_out/augmented.tsv -m all-MiniLM-L6-v2 \
-    --mine-paraphrases
-fi
-if [ ! -s data_out/hard_negatives.tsv ]; then
-  echo "$(ts) mine"
-  $PEARL mine data_out/corpus/corpus.tsv -o data_out/hard_negatives.tsv -m all-MiniLM-L6-v2
-fi
+. experiments/data_stages.sh
+data_stages
 MODELS=""
 for ARM in ngram_bag attention both; do
   OUT=models/c49-$ARM

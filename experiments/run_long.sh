@@ -6,7 +6,7 @@
 # recipe) and 8 epochs of today's corpus (2 in the recipe; about 4,650 steps), the
 # development score logged every 250 steps (dev_every; <checkpoints>/dev.tsv) and a
 # checkpoint every 100 steps. The data stages are run_char_channel.sh's (same files, same
-# commands, run here when missing).
+# commands: experiments/data_stages.sh, run here when missing).
 # Idempotent: the run resumes from its checkpoint with the same command.
 #
 #   PIN=<commit> ARM=<attention|ngram_bag|both> nohup setsid nice -n 19 \
@@ -21,20 +21,10 @@ export PYTHONPATH="$PWD/$TREE/src" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export PEARL_DATA=${PEARL_DATA:-$(realpath ../shared/data)}
 PEARL=".venv/bin/python -m pearl.cli"
 ts() { date -u +%FT%TZ; }
-# the data stages of run_char_channel.sh, with the pinned code, each skipped when its
-# output exists (a bare machine rebuilds them: about 40 minutes here)
-if [ ! -s data_out/corpus/corpus.tsv ]; then
-  echo "$(ts) build-corpus"; $PEARL build-corpus -o data_out/corpus --processes 2
-fi
-if [ ! -s data_out/augmented.tsv ]; then
-  echo "$(ts) augment"
-  $PEARL augment data_out/corpus/corpus.tsv -o data_out/augmented.tsv -m all-MiniLM-L6-v2 \
-    --mine-paraphrases
-fi
-if [ ! -s data_out/hard_negatives.tsv ]; then
-  echo "$(ts) mine"
-  $PEARL mine data_out/corpus/corpus.tsv -o data_out/hard_negatives.tsv -m all-MiniLM-L6-v2
-fi
+# the data stages (experiments/data_stages.sh), with the pinned code, each skipped when
+# its output exists (a bare machine rebuilds them: about 40 minutes here)
+. experiments/data_stages.sh
+data_stages
 OUT=models/c49-long-$ARM
 if [ ! -s "$OUT/modules.json" ]; then
   RESUME=""
