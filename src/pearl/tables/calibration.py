@@ -8,12 +8,17 @@ few links above 0.9. The best candidates of a table where some rows have no part
 two groups, the rows with their partner and the rows without; where the table shows these
 groups well apart, each link's chance of being right is read from them.
 
-The two groups are fitted by EM as a mixture of two normal distributions of equal
-variance on the probabilities' logits (so the chance of being right is a logistic function
-of the logit: ranks never change, Platt scaling fitted without labels). The fit
-is used only where it is trustworthy: the groups separated by Ashman's D > 2 (their means
-more than two standard deviations apart) and lying on both sides of the matcher's own 0.5.
-A table whose rows all have partners shows one group, is not split, and keeps the
+The two groups are fitted by EM as a mixture of two Student-t distributions
+(:data:`DEGREES` degrees of freedom) of equal scale on the probabilities' logits: Platt
+scaling fitted without labels, with tails. Two normal groups were used first; on large
+tables (100,000 people on one key) the right links' logits have a long upper tail and the
+rows without a partner a skewed one, a normal mixture then collapses into one group, and
+``precision=`` kept 3% of the partners (experiments/results/calibration_tails.md). Each
+link's chance is the upper group's posterior, read on the logit clamped to the interval
+where that posterior rises (a t-mixture's posterior falls back to the share far out on both
+sides), so ranks never change. The fit is used only where it is trustworthy: the groups
+separated by more than two scales (Ashman's D) and lying on both sides of the matcher's
+own 0.5. A table whose rows all have partners shows one group, is not split, and keeps the
 matcher's probabilities.
 """
 
@@ -29,21 +34,23 @@ __all__ = ["TwoGroups", "two_groups", "chance_correct", "precision_threshold"]
 MIN_SEPARATION = 2.0
 #: Fewer best matches than this are taken as they are (no fit).
 MIN_MATCHES = 20
+#: The groups' degrees of freedom (Student-t): tails that a few far links cannot drag.
+DEGREES = 5.0
 _EPS = 1e-6
 
 
 @dataclass(frozen=True)
 class TwoGroups:
-    """Two normal groups of equal variance on the logits of a table's best probabilities.
+    """Two Student-t groups of equal scale on the logits of a table's best probabilities.
 
     Attributes
     ----------
     share : float
         The upper group's share (the links estimated right).
     low, high : float
-        The groups' mean logits.
+        The groups' centres (logits).
     sd : float
-        Their common standard deviation.
+        Their common scale.
     """
 
     share: float
@@ -53,7 +60,7 @@ class TwoGroups:
 
     @property
     def separation(self) -> float:
-        """Ashman's D: the distance of the means in standard deviations."""
+        """Ashman's D: the distance of the centres in scales."""
         return (self.high - self.low) / self.sd
 
     @property
@@ -63,16 +70,26 @@ class TwoGroups:
         return self.separation > MIN_SEPARATION and self.low < 0.0 < self.high
 
     def posterior(self, probabilities: np.ndarray) -> np.ndarray:
-        """Each probability's chance of belonging to the upper group."""
-        x = _logit(probabilities)
-        slope = (self.high - self.low) / self.sd**2
+        """Each probability's chance of belonging to the upper group, non-decreasing in
+        the probability."""
+        # the log-ratio of the two t densities rises between the roots of
+        # (x - low)(x - high) = DEGREES * sd**2 and falls back outside: clamp to them
+        middle = (self.high + self.low) / 2
+        reach = np.sqrt(((self.high - self.low) / 2) ** 2 + DEGREES * self.sd**2)
+        x = np.clip(_logit(probabilities), middle - reach, middle + reach)
+        ratio = _log_density(x, self.high, self.sd) - _log_density(x, self.low, self.sd)
         prior = np.log(self.share / (1.0 - self.share))
-        return 1.0 / (1.0 + np.exp(-(prior + slope * (x - (self.high + self.low) / 2))))
+        return 1.0 / (1.0 + np.exp(-(prior + ratio)))
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(np.asarray(p, dtype=np.float64), _EPS, 1.0 - _EPS)
     return np.log(p / (1.0 - p))
+
+
+def _log_density(x: np.ndarray, centre: float, scale: float) -> np.ndarray:
+    """A Student-t log density up to the constant both groups share."""
+    return -(DEGREES + 1) / 2 * np.log1p((x - centre) ** 2 / (DEGREES * scale**2))
 
 
 def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | None:
@@ -85,13 +102,16 @@ def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | 
     low, high = np.quantile(x, [0.25, 0.75])
     var, share = max(np.var(x) / 4, 1e-6), 0.5
     for _ in range(iterations):
-        upper = share * np.exp(-0.5 * (x - high) ** 2 / var)
-        resp = upper / np.maximum(upper + (1 - share) * np.exp(-0.5 * (x - low) ** 2 / var), 1e-300)
+        # E step: responsibilities and each point's t weight (far points weigh less)
+        d_high, d_low = (x - high) ** 2 / var, (x - low) ** 2 / var
+        log_ratio = (DEGREES + 1) / 2 * (np.log1p(d_low / DEGREES) - np.log1p(d_high / DEGREES))
+        resp = 1.0 / (1.0 + np.exp(-np.clip(np.log(share / (1 - share)) + log_ratio, -700, 700)))
+        w_high = resp * (DEGREES + 1) / (DEGREES + d_high)
+        w_low = (1 - resp) * (DEGREES + 1) / (DEGREES + d_low)
         new_share = float(np.clip(resp.mean(), 1e-3, 1.0 - 1e-3))
-        w1, w0 = resp.sum(), (1 - resp).sum()
-        new_high = float((resp * x).sum() / max(w1, 1e-12))
-        new_low = float(((1 - resp) * x).sum() / max(w0, 1e-12))
-        new_var = float((resp * (x - new_high) ** 2 + (1 - resp) * (x - new_low) ** 2).mean())
+        new_high = float((w_high * x).sum() / max(w_high.sum(), 1e-12))
+        new_low = float((w_low * x).sum() / max(w_low.sum(), 1e-12))
+        new_var = float((w_high * (x - new_high) ** 2 + w_low * (x - new_low) ** 2).mean())
         done = abs(new_share - share) < 1e-9 and abs(new_high - high) + abs(new_low - low) < 1e-9
         share, high, low, var = new_share, new_high, new_low, max(new_var, 1e-6)
         if done:
