@@ -371,7 +371,7 @@ def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
 
 
 def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_encoder, monkeypatch):
-    from pearl.tables import comparisons, record_linkage
+    from pearl.tables import nearest, record_linkage
 
     left, right, _ = _people()
     keys = ["first", "last", "city", "born", "zip"]
@@ -380,10 +380,10 @@ def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_enco
     monkeypatch.setattr(
         record_linkage, "_per_field", lambda fn, items: seen.append(1) or per_field(fn, items)
     )
-    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(nearest.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     ids2, p2, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert seen  # candidates and levels went through the per-field map
-    monkeypatch.setattr(comparisons.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(nearest.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     ids1, p1, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
     np.testing.assert_array_equal(ids1, ids2)
     np.testing.assert_array_equal(p1, p2)

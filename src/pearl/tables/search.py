@@ -32,6 +32,7 @@ from pearl.tables.nearest import (
     _drop_own,
     _exact_ngram_top_k,
     _shared_columns,
+    for_blocks,
     merge_top_k,
     sketch,
     top_k_of,
@@ -343,10 +344,11 @@ class ReferenceIndex:
         c = min(per_signal, len(r))
         block = block or _block_rows(len(r), 1024, 1 << 23)
         q_ng, r_t = _shared_columns(q_ng, r_ng)  # the same products, on r_ng's columns only
-        for s in range(0, len(q), block):
+
+        def one(s: int, e: int) -> None:
             # both similarities negated in place: each signal's c best are the c smallest
-            emb = q[s : s + block] @ r.T
-            ng = (q_ng[s : s + block] @ r_t).toarray()
+            emb = q[s:e] @ r.T
+            ng = (q_ng[s:e] @ r_t).toarray()
             np.negative(emb, out=emb)
             np.negative(ng, out=ng)
             parts = [np.argpartition(x, c - 1, axis=1)[:, :c] for x in (emb, ng)]
@@ -354,9 +356,11 @@ class ReferenceIndex:
             cand.sort(axis=1)
             prob = scorer.score(-np.take_along_axis(emb, cand, 1), -np.take_along_axis(ng, cand, 1))
             prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
-            best_i[s : s + block], best_s[s : s + block] = merge_top_k(
-                best_i[s : s + block], best_s[s : s + block], self.ids[cand], prob, width
+            best_i[s:e], best_s[s:e] = merge_top_k(
+                best_i[s:e], best_s[s:e], self.ids[cand], prob, width
             )
+
+        for_blocks(one, len(q), block)
         return best_i, best_s
 
     # -- the rows searched with themselves ------------------------------------------------

@@ -1,0 +1,86 @@
+import threading
+
+import numpy as np
+import pytest
+
+from pearl.tables import nearest
+from pearl.tables.matcher import MatchScorer
+from pearl.tables.nearest import _exact_ngram_top_k, for_blocks, thread_map, top_k_of
+from pearl.tables.ngrams import NgramVectorizer
+from pearl.tables.search import ReferenceIndex
+
+
+def _unit(rng, n, d=16):
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def four_threads(monkeypatch):
+    monkeypatch.setattr(nearest, "cpu_threads", lambda: 4)
+
+
+def test_thread_map_keeps_the_order_and_opens_no_pool_inside_a_pool(four_threads):
+    main = threading.get_ident()
+    seen = []
+
+    def inner(x):
+        seen.append(threading.get_ident())
+        return x * x
+
+    def outer(x):
+        here = threading.get_ident()
+        out = thread_map(inner, range(x))
+        assert all(t == here for t in seen[-x:])  # the nested items ran on this thread
+        return out
+
+    assert thread_map(outer, range(1, 9)) == [[i * i for i in range(x)] for x in range(1, 9)]
+    assert any(t != main for t in seen)
+    assert thread_map(str, []) == []
+
+
+def test_blocks_cover_every_row_once_in_order(four_threads):
+    bounds = for_blocks(lambda s, e: (s, e), 1000, 300)
+    assert bounds[0][0] == 0 and bounds[-1][1] == 1000
+    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
+    assert len(bounds) >= 4 and all(e - s <= 300 for s, e in bounds)  # every thread has rows
+    assert for_blocks(lambda s, e: (s, e), 10, 300) == [(0, 10)]  # too few rows to split
+    assert for_blocks(lambda s, e: (s, e), 0, 300) == []
+
+
+def _names(n, seed):
+    rng = np.random.default_rng(seed)
+    letters = list("abcdefghijklmnop")  # a small alphabet: many tied n-gram cosines
+    return [
+        "".join(rng.choice(letters, 6)) + " " + "".join(rng.choice(letters, 4)) for _ in range(n)
+    ]
+
+
+def test_exact_searches_on_threads_give_the_one_thread_answers(monkeypatch):
+    rng = np.random.default_rng(0)
+    q, r = _unit(rng, 700), _unit(rng, 500)
+    q[:50] = r[:50]  # exact ties with their own rows
+    refs, queries = _names(500, 1), _names(700, 2)
+    v = NgramVectorizer().fit(refs)
+    q_ng, r_ng = v.transform(queries), v.transform(refs)
+    scorer = MatchScorer((4.0, 3.0, 1.0), -3.0, "test")
+    index = ReferenceIndex(r, ngram_rows=r_ng)
+
+    def run():
+        return (
+            top_k_of(q, r, np.arange(500), 5, block=100),
+            top_k_of(q, r, np.arange(500), 1, block=100),
+            _exact_ngram_top_k(q_ng, r_ng, 4),
+            _exact_ngram_top_k(r_ng, r_ng, 3, same_rows=True),
+            index.best(q, q_ng, scorer, 3, block=100),
+        )
+
+    monkeypatch.setattr(nearest, "cpu_threads", lambda: 1)
+    one = run()
+    monkeypatch.setattr(nearest, "cpu_threads", lambda: 4)
+    many = run()
+    for a, b in zip(one, many, strict=True):
+        for x, y in zip(
+            a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,), strict=True
+        ):
+            np.testing.assert_array_equal(x, y)
