@@ -25,6 +25,7 @@ import numpy as np
 from pearl._io import read_json
 from pearl._validation import clean_text
 from pearl.models.char_ngrams import char_ngram_ids
+from pearl.models.wordpiece import AsciiWordPiece
 
 __all__ = [
     "StaticInference",
@@ -146,6 +147,7 @@ class StaticInference:
             raise OSError(f"corrupt pearl-static module in {folder}: {exc!r}") from exc
         self.tokenizer.no_padding()
         self._check_tables(folder)
+        self._ascii = AsciiWordPiece.from_tokenizer(self.tokenizer)  # None: not BERT's
         self.normalize = bool(normalize)
         self.prompts = self._prompts(folder)
 
@@ -196,16 +198,7 @@ class StaticInference:
         """
         texts = [clean_text(t) for t in texts]
         n = len(texts)
-        if self.tokenizer.padding is None:  # the same ids, in one call (tokenizers' threads)
-            batch = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-            token_ids = [e.ids for e in batch]
-        else:  # a padding tokenizer would pad a batch to its longest text
-            encode = self.tokenizer.encode
-            token_ids = [encode(t, add_special_tokens=False).ids for t in texts]
-        lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=n)
-        flat = np.fromiter(
-            (i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum())
-        )
+        flat, lengths = self._token_ids(texts)
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
         emb = _bag_mean(self.tokens, flat, offsets[:n], n)
         ids, starts = char_ngram_ids(texts, self.n_buckets, self.ngram_range, self.max_chars)
@@ -214,3 +207,15 @@ class StaticInference:
             norms = np.linalg.norm(emb, axis=1, keepdims=True)
             emb /= np.maximum(norms, _NORM_EPS)
         return emb
+
+    def _token_ids(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every text's token ids, text after text, and each text's count (int64)."""
+        if self._ascii is not None:  # BERT's WordPiece: printable ASCII without Encodings
+            return self._ascii.flat_ids(texts)
+        batch = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+        token_ids = [e.ids for e in batch]
+        lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(texts))
+        flat = np.fromiter(
+            (i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum())
+        )
+        return flat, lengths
