@@ -75,3 +75,33 @@ def test_an_index_saved_in_bfloat16_loads(tiny_model_dir, tmp_path, monkeypatch)
     index.save(tmp_path / "idx")
     loaded = EntityIndex.load(tmp_path / "idx", model=str(tiny_model_dir))
     assert loaded.search(["NY Times"], top_k=1).names[0][0] in names
+
+
+def test_bfloat16_on_a_cpu_computes_attention_with_plain_products(tiny_model_dir, monkeypatch):
+    from transformers import PreTrainedModel
+
+    from pearl.encoders import precision
+
+    enc = PhraseEncoder(str(tiny_model_dir), compute_dtype="bfloat16")
+    (bert,) = [m for m in enc.model.modules() if isinstance(m, PreTrainedModel)]
+    assert bert.config._attn_implementation == "sdpa"
+    seen = []
+    forward = bert.forward
+    monkeypatch.setattr(
+        bert,
+        "forward",
+        lambda *a, **k: seen.append(bert.config._attn_implementation) or forward(*a, **k),
+    )
+    texts = [f"phrase number {i}" for i in range(40)]
+    bf16 = enc.encode(texts, batch_size=8)
+    assert seen and set(seen) == {"eager"}
+    assert bert.config._attn_implementation == "sdpa"  # switched back after the call
+    seen.clear()
+    f32 = PhraseEncoder(str(tiny_model_dir), compute_dtype="float32")
+    f32._model = enc.model  # the same weights, computed in float32
+    ref = f32.encode(texts, batch_size=8)
+    assert set(seen) == {"sdpa"}
+    cos = (bf16 * ref).sum(1) / np.linalg.norm(bf16, axis=1) / np.linalg.norm(ref, axis=1)
+    assert cos.min() > 0.99
+    with precision.compute_context("bfloat16", "cuda:0", enc.model):  # only on a CPU
+        assert bert.config._attn_implementation == "sdpa"
