@@ -77,7 +77,9 @@ def test_an_index_saved_in_bfloat16_loads(tiny_model_dir, tmp_path, monkeypatch)
     assert loaded.search(["NY Times"], top_k=1).names[0][0] in names
 
 
-def test_bfloat16_on_a_cpu_computes_attention_with_plain_products(tiny_model_dir, monkeypatch):
+def test_bfloat16_on_a_cpu_computes_short_batches_attention_with_plain_products(
+    tiny_model_dir, monkeypatch
+):
     from transformers import PreTrainedModel
 
     from pearl.encoders import precision
@@ -87,21 +89,25 @@ def test_bfloat16_on_a_cpu_computes_attention_with_plain_products(tiny_model_dir
     assert bert.config._attn_implementation == "sdpa"
     seen = []
     forward = bert.forward
-    monkeypatch.setattr(
-        bert,
-        "forward",
-        lambda *a, **k: seen.append(bert.config._attn_implementation) or forward(*a, **k),
-    )
-    texts = [f"phrase number {i}" for i in range(40)]
-    bf16 = enc.encode(texts, batch_size=8)
-    assert seen and set(seen) == {"eager"}
-    assert bert.config._attn_implementation == "sdpa"  # switched back after the call
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs["input_ids"].shape[1], bert.config._attn_implementation))
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(bert, "forward", spy)
+    short = [f"phrase number {i}" for i in range(20)]
+    long = [" ".join(f"word{j}" for j in range(i, i + 40)) for i in range(12)]
+    bf16 = enc.encode(short + long, batch_size=8)
+    by_length = {length < precision.PLAIN_ATTENTION_TOKENS: impl for length, impl in seen}
+    assert by_length == {True: "eager", False: "sdpa"}  # short batches plain, long fused
+    assert len({impl for _, impl in seen if _ < precision.PLAIN_ATTENTION_TOKENS}) == 1
+    assert bert.config._attn_implementation == "sdpa"  # switched back after each batch
     seen.clear()
     f32 = PhraseEncoder(str(tiny_model_dir), compute_dtype="float32")
     f32._model = enc.model  # the same weights, computed in float32
-    ref = f32.encode(texts, batch_size=8)
-    assert set(seen) == {"sdpa"}
+    ref = f32.encode(short + long, batch_size=8)
+    assert {impl for _, impl in seen} == {"sdpa"}
     cos = (bf16 * ref).sum(1) / np.linalg.norm(bf16, axis=1) / np.linalg.norm(ref, axis=1)
     assert cos.min() > 0.99
-    with precision.compute_context("bfloat16", "cuda:0", enc.model):  # only on a CPU
+    with precision.attention_for(enc.model, "bfloat16", "cuda:0", 4):  # only on a CPU
         assert bert.config._attn_implementation == "sdpa"

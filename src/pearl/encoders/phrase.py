@@ -14,7 +14,12 @@ from tqdm.auto import tqdm
 from pearl._validation import InputTypeError, check_bool, check_choice, check_int, check_texts
 from pearl.encoders.base import Encoder, normalize_rows
 from pearl.encoders.fingerprint import folder_fingerprint
-from pearl.encoders.precision import COMPUTE_DTYPES, compute_context, resolve_compute_dtype
+from pearl.encoders.precision import (
+    COMPUTE_DTYPES,
+    attention_for,
+    compute_context,
+    resolve_compute_dtype,
+)
 from pearl.encoders.resolve import DEFAULT_MODEL, locate_model, written_as_path
 
 __all__ = ["PhraseEncoder", "DEFAULT_MODEL"]
@@ -413,7 +418,7 @@ class PhraseEncoder(Encoder):
         tokens it read (FEBRL4's names and addresses). Batches of similar token counts pad
         3% and encode about a quarter faster; the vectors are the same to 1.6e-7.
         """
-        with compute_context(self._dtype(), self.device, self.model):
+        with compute_context(self._dtype(), self.device):
             return self._encode_sorted(chunk, batch_size, normalize)
 
     def _encode_sorted(self, chunk: list[str], batch_size: int, normalize: bool) -> np.ndarray:
@@ -430,7 +435,7 @@ class PhraseEncoder(Encoder):
             show_progress_bar=False,
         )
         tokenizer = getattr(model[0], "tokenizer", None)
-        if not isinstance(model[0], Transformer) or tokenizer is None or len(chunk) <= batch_size:
+        if not chunk or not isinstance(model[0], Transformer) or tokenizer is None:
             return encode(chunk)
         ids = tokenizer(
             chunk,
@@ -445,11 +450,12 @@ class PhraseEncoder(Encoder):
         out: np.ndarray | None = None
         for s in range(0, len(chunk), batch_size):
             at = order[s : s + batch_size]
-            emb = encode([chunk[i] for i in at])
+            with attention_for(model, self._dtype(), self.device, int(tokens[at[0]])):
+                emb = encode([chunk[i] for i in at])
             if out is None:
                 out = np.empty((len(chunk), emb.shape[1]), dtype=emb.dtype)
             out[at] = emb
-        assert out is not None  # len(chunk) > batch_size here
+        assert out is not None  # chunk is not empty here
         return out
 
     def save(self, path: str | os.PathLike) -> None:

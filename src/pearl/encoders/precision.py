@@ -3,9 +3,10 @@
 CPUs with native bfloat16 dot products (x86 ``avx512_bf16`` or ``amx_bf16``: AMD Zen 4 and
 later, Intel Cooper Lake, Sapphire Rapids and later) multiply bfloat16 matrices about twice
 as fast as float32 ones. Under ``torch.autocast`` the weights stay float32 and each matrix
-product runs in bfloat16 (attention with plain products, :func:`_plain_attention`):
-pearl-minilm then encodes short phrases 2.16x faster on this project's machine, with a
-cosine of at least 0.99995 to its float32 vectors (``benchmarks/speed/compute_dtype.py``). On a CPU without them bfloat16 is emulated and
+product runs in bfloat16 (a short batch's attention with plain products,
+:func:`attention_for`): pearl-minilm then encodes short phrases 1.9-2.2x faster on this
+project's machine, with a cosine of at least 0.99995 to its float32 vectors
+(``benchmarks/speed/compute_dtype.py``). On a CPU without them bfloat16 is emulated and
 slower, so ``"auto"`` (the default of :class:`~pearl.PhraseEncoder`) picks it only where the
 CPU flags say it is native; training never uses it.
 """
@@ -22,7 +23,14 @@ from typing import Any
 
 from pearl._validation import check_choice
 
-__all__ = ["COMPUTE_DTYPES", "ENV", "native_bf16", "resolve_compute_dtype", "compute_context"]
+__all__ = [
+    "COMPUTE_DTYPES",
+    "ENV",
+    "attention_for",
+    "compute_context",
+    "native_bf16",
+    "resolve_compute_dtype",
+]
 
 #: the values of ``PhraseEncoder(compute_dtype=...)``
 COMPUTE_DTYPES = ("auto", "float32", "bfloat16")
@@ -30,6 +38,9 @@ COMPUTE_DTYPES = ("auto", "float32", "bfloat16")
 ENV = "PEARL_COMPUTE_DTYPE"
 #: CPU flags (Linux ``/proc/cpuinfo``) of native bfloat16 dot products
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
+#: batches of fewer tokens a text than this compute attention with plain products in
+#: bfloat16 on a CPU (:func:`attention_for`)
+PLAIN_ATTENTION_TOKENS = 32
 
 
 @functools.cache
@@ -68,31 +79,38 @@ def resolve_compute_dtype(compute_dtype: str, device: str | None) -> str:
 
 
 @contextlib.contextmanager
-def compute_context(compute_dtype: str, device: str | None, model: Any = None) -> Iterator[None]:
+def compute_context(compute_dtype: str, device: str | None) -> Iterator[None]:
     """``torch.autocast`` to bfloat16 on ``device`` for ``"bfloat16"``, nothing else for
-    ``"float32"`` (a resolved value of :func:`resolve_compute_dtype`). On a CPU the
-    transformers models inside ``model`` also compute attention with plain matrix products
-    for the duration (:func:`_plain_attention`)."""
+    ``"float32"`` (a resolved value of :func:`resolve_compute_dtype`)."""
     if compute_dtype != "bfloat16":
         yield
         return
     import torch
 
-    kind = (device or "cpu").split(":")[0]
-    with (
-        torch.autocast(kind, dtype=torch.bfloat16),
-        _plain_attention(model if kind == "cpu" else None),
-    ):
+    with torch.autocast((device or "cpu").split(":")[0], dtype=torch.bfloat16):
         yield
+
+
+def attention_for(
+    model: Any, compute_dtype: str, device: str | None, tokens: int
+) -> contextlib.AbstractContextManager:
+    """The attention a batch of at most ``tokens`` tokens a text computes best with:
+    plain matrix products (:func:`_plain_attention`) for a batch shorter than
+    :data:`PLAIN_ATTENTION_TOKENS` in bfloat16 on a CPU, the model's own otherwise."""
+    cpu = (device or "cpu").split(":")[0] == "cpu"
+    if compute_dtype == "bfloat16" and cpu and tokens < PLAIN_ATTENTION_TOKENS:
+        return _plain_attention(model)
+    return contextlib.nullcontext()
 
 
 @contextlib.contextmanager
 def _plain_attention(model: Any) -> Iterator[None]:
     """Switch the transformers models inside ``model`` from PyTorch's fused attention
     (``"sdpa"``) to plain matrix products (``"eager"``) and back. Under bfloat16 autocast on
-    a CPU the fused kernel is the slow one (2.6x the plain products on batches of short
-    phrases): pearl-minilm encodes 4,366 instead of 2,963 phrases/s, at a cosine of at
-    least 0.99995 to its float32 vectors either way (5,000 PPDB phrases)."""
+    a CPU the fused kernel is the slow one on short texts (batches of 256 with 12 heads:
+    4.3 / 8.0 / 7.8 ms against 2.1 / 2.1 / 4.0 ms at 8 / 16 / 24 tokens, even at 32, twice
+    as fast from 40 tokens on): pearl-minilm encodes 4,366 instead of 2,963 PPDB phrases/s,
+    at a cosine of at least 0.99995 to its float32 vectors either way."""
     switched = []
     transformers = sys.modules.get("transformers")  # not imported: no such model to switch
     if model is not None and transformers is not None and hasattr(model, "modules"):
