@@ -107,3 +107,42 @@ def test_blas_runs_on_one_thread_inside_the_pool_only(four_threads):
     with controller.limit(limits=2, user_api="blas"):
         assert thread_map(blas_threads, range(4)) == [[1]] * 4
         assert blas_threads() == [2]  # restored when the pool is done
+
+
+def test_pools_started_from_several_threads_share_one_blas_limit(four_threads, monkeypatch):
+    calls = []
+
+    class Limit:
+        def restore_original_limits(self):
+            calls.append("restore")
+
+    class Controller:
+        def limit(self, limits, user_api):
+            calls.append(("limit", limits, user_api))
+            return Limit()
+
+    monkeypatch.setattr(nearest, "_blas_controller", Controller)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first(_):  # its pool starts first and ends while the second one still runs
+        first_in.set()
+        assert second_in.wait(5)
+        return list(calls)
+
+    def second(_):
+        assert first_in.wait(5)
+        second_in.set()
+        assert first_out.wait(5)
+        return list(calls)
+
+    a = threading.Thread(target=lambda: thread_map(first, range(2)) and first_out.set())
+    b = threading.Thread(target=lambda: thread_map(second, range(2)))
+    a.start()
+    b.start()
+    a.join(10)
+    b.join(10)
+    # one limit for both pools, undone once, after the last: with a limit per pool, the
+    # first pool's end would put the threads back under the second, and the second's end
+    # would leave BLAS at one thread
+    assert calls == [("limit", 1, "blas"), "restore"]
+    assert nearest._blas_pools == {"running": 0, "limit": None}
