@@ -1,7 +1,8 @@
 """Exact nearest-row search in NumPy and SciPy: blocked top-k of unit rows by inner
 product, merged across chunks with one tie rule, exact top-k of sparse n-gram rows, and
 the random-projection sketch that the approximate n-gram search indexes. The building
-blocks of :class:`~pearl.tables.search.ReferenceIndex`."""
+blocks of :class:`~pearl.tables.search.ReferenceIndex`. The blocks of an exact search run
+on the CPUs' threads (:func:`thread_map`, also record linkage's per-field work)."""
 
 from __future__ import annotations
 
