@@ -418,10 +418,13 @@ class PhraseEncoder(Encoder):
         tokens it read (FEBRL4's names and addresses). Batches of similar token counts pad
         3% and encode about a quarter faster; the vectors are the same to 1.6e-7.
         """
-        with compute_context(self._dtype(), self.device):
-            return self._encode_sorted(chunk, batch_size, normalize)
+        dtype = self._dtype()
+        with compute_context(dtype, self.device):
+            return self._encode_sorted(chunk, batch_size, normalize, dtype)
 
-    def _encode_sorted(self, chunk: list[str], batch_size: int, normalize: bool) -> np.ndarray:
+    def _encode_sorted(
+        self, chunk: list[str], batch_size: int, normalize: bool, dtype: str
+    ) -> np.ndarray:
         from functools import partial
 
         from sentence_transformers.sentence_transformer.modules import Transformer
@@ -450,7 +453,7 @@ class PhraseEncoder(Encoder):
         out: np.ndarray | None = None
         for s in range(0, len(chunk), batch_size):
             at = order[s : s + batch_size]
-            with attention_for(model, self._dtype(), self.device, int(tokens[at[0]])):
+            with attention_for(model, dtype, self.device, int(tokens[at[0]])):
                 emb = encode([chunk[i] for i in at])
             if out is None:
                 out = np.empty((len(chunk), emb.shape[1]), dtype=emb.dtype)

@@ -74,8 +74,12 @@ def resolve_compute_dtype(compute_dtype: str, device: str | None) -> str:
         )
     if compute_dtype != "auto":
         return compute_dtype
-    cpu = (device or "cpu").split(":")[0] == "cpu"
-    return "bfloat16" if cpu and native_bf16() else "float32"
+    return "bfloat16" if _device_kind(device) == "cpu" and native_bf16() else "float32"
+
+
+def _device_kind(device: str | None) -> str:
+    """``"cpu"``, ``"cuda"``...: a torch device string without its index."""
+    return (device or "cpu").split(":")[0]
 
 
 @contextlib.contextmanager
@@ -87,7 +91,7 @@ def compute_context(compute_dtype: str, device: str | None) -> Iterator[None]:
         return
     import torch
 
-    with torch.autocast((device or "cpu").split(":")[0], dtype=torch.bfloat16):
+    with torch.autocast(_device_kind(device), dtype=torch.bfloat16):
         yield
 
 
@@ -97,7 +101,7 @@ def attention_for(
     """The attention a batch of at most ``tokens`` tokens a text computes best with:
     plain matrix products (:func:`_plain_attention`) for a batch shorter than
     :data:`PLAIN_ATTENTION_TOKENS` in bfloat16 on a CPU, the model's own otherwise."""
-    cpu = (device or "cpu").split(":")[0] == "cpu"
+    cpu = _device_kind(device) == "cpu"
     if compute_dtype == "bfloat16" and cpu and tokens < PLAIN_ATTENTION_TOKENS:
         return _plain_attention(model)
     return contextlib.nullcontext()

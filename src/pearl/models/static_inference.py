@@ -25,7 +25,7 @@ import numpy as np
 from pearl._io import read_json
 from pearl._validation import clean_text
 from pearl.models.char_ngrams import char_ngram_ids
-from pearl.models.wordpiece import AsciiWordPiece
+from pearl.models.wordpiece import AsciiWordPiece, encoding_ids
 
 __all__ = [
     "StaticInference",
@@ -212,10 +212,4 @@ class StaticInference:
         """Every text's token ids, text after text, and each text's count (int64)."""
         if self._ascii is not None:  # BERT's WordPiece: printable ASCII without Encodings
             return self._ascii.flat_ids(texts)
-        batch = self.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-        token_ids = [e.ids for e in batch]
-        lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(texts))
-        flat = np.fromiter(
-            (i for t in token_ids for i in t), dtype=np.int64, count=int(lengths.sum())
-        )
-        return flat, lengths
+        return encoding_ids(self.tokenizer, texts)

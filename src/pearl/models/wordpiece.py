@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AsciiWordPiece"]
+__all__ = ["AsciiWordPiece", "encoding_ids"]
 
 _PRINTABLE = re.compile(r"[\x20-\x7e]*\Z")
 _WORDS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9 ]")
@@ -110,15 +110,11 @@ class AsciiWordPiece:
         lengths[fast_at] = fast_lengths
         if not len(slow_at):
             return ids, lengths
-        slow = self.tokenizer.encode_batch_fast(
-            [texts[i] for i in slow_at], add_special_tokens=False
-        )
-        slow_ids = [e.ids for e in slow]
-        lengths[slow_at] = [len(t) for t in slow_ids]
+        slow_ids, lengths[slow_at] = encoding_ids(self.tokenizer, [texts[i] for i in slow_at])
         flat = np.empty(int(lengths.sum()), dtype=np.int64)
         starts = np.cumsum(lengths) - lengths
         flat[_spans(starts[fast_at], lengths[fast_at])] = ids
-        flat[_spans(starts[slow_at], lengths[slow_at])] = list(itertools.chain(*slow_ids))
+        flat[_spans(starts[slow_at], lengths[slow_at])] = slow_ids
         return flat, lengths
 
     def _ascii_ids(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -141,6 +137,15 @@ class AsciiWordPiece:
             keep = at >= (lengths - cap)[text_of] if self.keep_last else at < cap
             ids, lengths = ids[keep], np.minimum(lengths, cap)
         return ids, lengths
+
+
+def encoding_ids(tokenizer: Any, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``tokenizer``'s ids of ``texts`` (no special tokens), text after text, and each
+    text's count, both int64: tokenizers' own batch encoding."""
+    token_ids = [e.ids for e in tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+    lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(texts))
+    flat = np.fromiter(itertools.chain(*token_ids), dtype=np.int64, count=int(lengths.sum()))
+    return flat, lengths
 
 
 def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -77,7 +77,8 @@ class TwoGroups:
         middle = (self.high + self.low) / 2
         reach = np.sqrt(((self.high - self.low) / 2) ** 2 + DEGREES * self.sd**2)
         x = np.clip(_logit(probabilities), middle - reach, middle + reach)
-        ratio = _log_density(x, self.high, self.sd) - _log_density(x, self.low, self.sd)
+        var = self.sd**2
+        ratio = _log_t((x - self.high) ** 2 / var) - _log_t((x - self.low) ** 2 / var)
         prior = np.log(self.share / (1.0 - self.share))
         return 1.0 / (1.0 + np.exp(-(prior + ratio)))
 
@@ -87,9 +88,10 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1.0 - p))
 
 
-def _log_density(x: np.ndarray, centre: float, scale: float) -> np.ndarray:
-    """A Student-t log density up to the constant both groups share."""
-    return -(DEGREES + 1) / 2 * np.log1p((x - centre) ** 2 / (DEGREES * scale**2))
+def _log_t(d: np.ndarray) -> np.ndarray:
+    """A Student-t log density of points ``d`` squared scales from the centre, up to the
+    constant both groups share."""
+    return -(DEGREES + 1) / 2 * np.log1p(d / DEGREES)
 
 
 def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | None:
@@ -104,7 +106,7 @@ def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | 
     for _ in range(iterations):
         # E step: responsibilities and each point's t weight (far points weigh less)
         d_high, d_low = (x - high) ** 2 / var, (x - low) ** 2 / var
-        log_ratio = (DEGREES + 1) / 2 * (np.log1p(d_low / DEGREES) - np.log1p(d_high / DEGREES))
+        log_ratio = _log_t(d_high) - _log_t(d_low)
         resp = 1.0 / (1.0 + np.exp(-np.clip(np.log(share / (1 - share)) + log_ratio, -700, 700)))
         w_high = resp * (DEGREES + 1) / (DEGREES + d_high)
         w_low = (1 - resp) * (DEGREES + 1) / (DEGREES + d_low)

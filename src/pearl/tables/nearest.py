@@ -150,9 +150,10 @@ def top_k_of(
 
     def one(s: int, e: int) -> None:
         qb = q[s:e]
-        if not hasattr(buffers, "sims"):
-            buffers.sims = np.empty((min(block, len(q)), len(r)), dtype=np.float32)
-        sims = buffers.sims[: len(qb)]
+        sims = getattr(buffers, "sims", None)
+        if sims is None or len(sims) < len(qb):  # as large as the blocks for_blocks cut
+            sims = buffers.sims = np.empty((len(qb), len(r)), dtype=np.float32)
+        sims = sims[: len(qb)]
         np.matmul(qb, r.T, out=sims)
         if kk == 1:  # argmax keeps the first (lowest id) of equal scores, as the merge does
             j = sims.argmax(axis=1)[:, None]
