@@ -19,12 +19,11 @@ import statistics
 import time
 from pathlib import Path
 
-from pearl_lab import data_root
+from pearl_lab import data_root, ppdb_phrases
 
 from pearl import PhraseEncoder
 from pearl.encoders.base import normalize_rows
 from pearl.encoders.precision import native_bf16
-from pearl.evaluation.tasks.paraphrase import load_ppdb
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -38,8 +37,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--name", default="compute_dtype")
     args = ap.parse_args()
-    p1, p2, _ = load_ppdb(args.data / "benchmark" / "ppdb" / "ppdb.json")
-    texts = list(dict.fromkeys(p1 + p2))[: args.n]
+    texts = ppdb_phrases(args.n, args.data)
     enc = {d: PhraseEncoder(args.model, compute_dtype=d) for d in ("float32", "bfloat16")}
     vecs = {d: normalize_rows(e.encode(texts, batch_size=args.batch_size)) for d, e in enc.items()}
     times: dict[str, list[float]] = {d: [] for d in enc}

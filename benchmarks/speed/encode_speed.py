@@ -23,23 +23,13 @@ import time
 from pathlib import Path
 
 import torch
-from pearl_lab import data_root
+from pearl_lab import data_root, ppdb_phrases
 from sentence_transformers import SentenceTransformer
 
 from pearl import PhraseEncoder
 from pearl.encoders.resolve import resolve_model_path
-from pearl.evaluation.tasks.paraphrase import load_ppdb
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-
-
-def phrases(n: int, data: Path) -> list[str]:
-    """The first n distinct phrases of PPDB (used here for timing only)."""
-    p1, p2, _ = load_ppdb(data / "benchmark" / "ppdb" / "ppdb.json")
-    uniq = list(dict.fromkeys(p1 + p2))
-    if len(uniq) < n:
-        raise SystemExit(f"only {len(uniq)} distinct phrases available")
-    return uniq[:n]
 
 
 def main() -> None:
@@ -61,7 +51,7 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    texts = phrases(args.n, args.data)
+    texts = ppdb_phrases(args.n, args.data)
     path = resolve_model_path(args.model)
     st = SentenceTransformer(path, device="cpu")
     pe = PhraseEncoder(args.model)

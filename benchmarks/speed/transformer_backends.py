@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from pearl_lab import data_root
+from pearl_lab import data_root, ppdb_phrases
 
 from pearl import PhraseEncoder
-from pearl.evaluation.tasks.paraphrase import load_ppdb
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -128,8 +127,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--data", type=Path, default=data_root())
     args = ap.parse_args()
-    p1, p2, _ = load_ppdb(args.data / "benchmark" / "ppdb" / "ppdb.json")
-    texts = list(dict.fromkeys(p1 + p2))[: args.n]
+    texts = ppdb_phrases(args.n, args.data)
     enc = PhraseEncoder(args.model)
     transformer = enc.model[0]
     tokenizer, max_len = transformer.tokenizer, transformer.max_seq_length

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["REPOSITORY", "data_root"]
+__all__ = ["REPOSITORY", "data_root", "ppdb_phrases"]
 
 #: the repository this lab belongs to
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -27,3 +27,15 @@ def data_root() -> Path:
     """``$PEARL_DATA``, or the repository's convention: ``../shared/data`` beside it (the
     Makefile's value)."""
     return Path(os.environ.get("PEARL_DATA") or REPOSITORY.parent / "shared" / "data")
+
+
+def ppdb_phrases(n: int, data: Path) -> list[str]:
+    """The first ``n`` distinct phrases of PPDB under ``data`` (the speed benchmarks'
+    phrases: for timing only)."""
+    from pearl.evaluation.tasks.paraphrase import load_ppdb
+
+    p1, p2, _ = load_ppdb(data / "benchmark" / "ppdb" / "ppdb.json")
+    uniq = list(dict.fromkeys(p1 + p2))
+    if len(uniq) < n:
+        raise SystemExit(f"only {len(uniq)} distinct phrases available")
+    return uniq[:n]
