@@ -28,6 +28,7 @@ import numpy as np
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
 from pearl.tables.nearest import (
+    SharedLimit,
     _block_rows,
     _drop_own,
     _exact_ngram_top_k,
@@ -72,17 +73,35 @@ def _hnsw(x: np.ndarray, links: int, build_width: int, search_width: int):
     return index
 
 
+def _one_openmp_thread():
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    return lambda: faiss.omp_set_num_threads(before)
+
+
+#: faiss's OpenMP on one thread while a sketch's quantiser is trained: its k-means of 16
+#: centroids per pair of dimensions opens thousands of tiny parallel regions, and each
+#: waits for every thread, so that another busy process on the machine made the training
+#: of 10,000 rows take 16-41 s on two threads against 0.17 s on one (0.11 s on two when
+#: the machine is idle).
+_sketch_training = SharedLimit(_one_openmp_thread)
+
+
 def _sketch_index(r_ng):
     """A faiss index of the :func:`sketch` of sparse n-gram rows: 4-bit product
     quantisation of its dimensions in pairs, scanned with SIMD lookups
     (``IndexPQFastScan``, 32 bytes a row). On 20,000 corpus phrases it searches 5,000
     queries in 0.11 s where the flat float sketch takes 0.26 s, and the combined search's
-    top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``)."""
+    top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``). Trained on one
+    OpenMP thread (:data:`_sketch_training`)."""
     import faiss
 
     x = sketch(r_ng)
     index = faiss.IndexPQFastScan(x.shape[1], x.shape[1] // 2, 4, faiss.METRIC_INNER_PRODUCT)
-    index.train(x)
+    with _sketch_training.hold():
+        index.train(x)
     index.add(x)
     return index
 
