@@ -11,6 +11,7 @@ types; it does not take part in :meth:`forward`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from typing import Any
@@ -151,7 +152,10 @@ class CharFusion(Module):
         if self.raw_text and char_ids is not None:
             chars = char_ids[:, : self.max_chars].to(input_ids.device)
         else:
-            rows = [ids[k].tolist() for ids, k in zip(input_ids, keep, strict=True)]
+            # one conversion of the batch, not a tensor index and a list per row (6% of
+            # pearl-minilm's encoding of short titles)
+            kept = zip(input_ids.tolist(), keep.tolist(), strict=True)
+            rows = [list(itertools.compress(ids, k)) for ids, k in kept]
             texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
             chars = encode_chars(texts, self.max_chars).to(input_ids.device)
         if not self.char_encoder.config["subword_vocab"]:
