@@ -594,6 +594,31 @@ def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypat
     assert main(bad) != 0 and not (tmp_path / "o4.csv").exists()
 
 
+def test_join_on_names_the_same_key_columns_of_both_tables(
+    tmp_path, hash_encoder, monkeypatch, capsys
+):
+    import pandas as pd
+
+    left = pd.DataFrame({"name": ["anna smith", "john berg"], "city": ["oslo", "bergen"]})
+    right = pd.DataFrame({"name": ["john bergg", "anna smyth"], "city": ["bergen", "oslo"]})
+    left.to_csv(tmp_path / "l.csv", index=False)
+    right.to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.setattr("pearl.tables.encoding._ENCODERS", {("glove", None): hash_encoder})
+    args = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "-m", "glove"]
+    args += ["--threshold", "0"]
+    assert main([*args, "--on", "name", "city", "-o", str(tmp_path / "on.csv")]) == 0
+    both = ["--left-on", "name", "city", "--right-on", "name", "city"]
+    assert main([*args, *both, "-o", str(tmp_path / "sides.csv")]) == 0
+    on = pd.read_csv(tmp_path / "on.csv", dtype=str)
+    pd.testing.assert_frame_equal(on, pd.read_csv(tmp_path / "sides.csv", dtype=str))
+    assert on["name_right"].tolist() == ["anna smyth", "john bergg"]
+    capsys.readouterr()
+    # both ways at once, or one side only: a one-line error, nothing written
+    for bad in (["--on", "name", "--left-on", "name"], ["--left-on", "name"], []):
+        assert main([*args, *bad, "-o", str(tmp_path / "bad.csv")]) == 2
+        assert "--on" in capsys.readouterr().err and not (tmp_path / "bad.csv").exists()
+
+
 def test_running_out_of_memory_says_what_was_needed(tmp_path, monkeypatch, capsys):
     import numpy as np
 

@@ -56,9 +56,28 @@ def _keys(columns: list[str]) -> str | list[str]:
     return columns[0] if len(columns) == 1 else list(columns)
 
 
+def _key_args(p, left_help: str = "column(s) of LEFT to match") -> None:
+    """``--on`` (the same column names in both tables), or ``--left-on`` and ``--right-on``."""
+    p.add_argument("--on", nargs="+", help="column(s) of the same name(s) in LEFT and RIGHT")
+    p.add_argument("--left-on", nargs="+", help=left_help)
+    p.add_argument("--right-on", nargs="+", help="column(s) of RIGHT to match")
+
+
+def _sides(args) -> None:
+    """``args.left_on``/``args.right_on`` from ``--on``, or a clear error when the key
+    columns are named both ways or only on one side."""
+    if args.on is not None:
+        if args.left_on is not None or args.right_on is not None:
+            raise ValueError("name the key columns with --on, or with --left-on and --right-on")
+        args.left_on = args.right_on = args.on
+    elif args.left_on is None or args.right_on is None:
+        raise ValueError("name the key columns: --on COL..., or --left-on COL... --right-on COL...")
+
+
 def cmd_join(args) -> int:
     from pearl.tables import join_report
 
+    _sides(args)
     check_output(args.output, [args.left, args.right], "--output")
     if args.report == "-":
         raise ValueError("--report '-': name a file for the page")
@@ -122,6 +141,7 @@ def cmd_review(args) -> int:
     from pearl.tables import join_report
     from pearl.tables.review import check_review_table, review_pairs
 
+    _sides(args)
     labelled = None
     if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
         labelled = check_review_table(read_table(args.output), args.output)
@@ -167,8 +187,7 @@ def add_review(sub) -> None:
     )
     p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
     p.add_argument("right", help="right table file")
-    p.add_argument("--left-on", required=True, nargs="+", help="column(s) of LEFT to match")
-    p.add_argument("--right-on", required=True, nargs="+", help="column(s) of RIGHT to match")
+    _key_args(p)
     p.add_argument("-o", "--output", required=True, help="labels CSV to write (or add to)")
     p.add_argument("-n", type=POSITIVE, default=20, help="pairs to ask about (default 20)")
     p.add_argument("--threshold", type=COSINE, default=None, help="as pearl join's")
@@ -265,14 +284,11 @@ def add_join(sub) -> None:
     p.add_argument(
         "right", help="right table file (a CSV or TSV is read in chunks, see --right-chunksize)"
     )
-    p.add_argument(
-        "--left-on",
-        required=True,
-        nargs="+",
-        help="string column of LEFT to match; several columns (as many as --right-on) "
+    _key_args(
+        p,
+        "string column of LEFT to match; several columns (as many as --right-on) "
         "link records field by field into one match probability",
     )
-    p.add_argument("--right-on", required=True, nargs="+", help="column(s) of RIGHT to match")
     p.add_argument(
         "-o",
         "--output",
