@@ -223,3 +223,14 @@ def test_cli_options_are_checked_by_type_and_range(argv, option, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2 and option in capsys.readouterr().err
+
+
+def test_an_empty_table_file_is_named_in_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "zero.csv").write_text("")
+    (tmp_path / "b.csv").write_text("name\nacme\n")
+    out = tmp_path / "out.csv"
+    assert main(["dedup", str(tmp_path / "zero.csv"), "--column", "name", "-o", str(out)]) == 2
+    assert "zero.csv is empty" in capsys.readouterr().err and not out.exists()
+    join = ["join", str(tmp_path / "b.csv"), str(tmp_path / "zero.csv"), "--on", "name"]
+    assert main([*join, "-o", str(out)]) == 2
+    assert "zero.csv is empty" in capsys.readouterr().err and not out.exists()

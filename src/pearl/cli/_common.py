@@ -134,16 +134,19 @@ def read_table(path: str, chunksize: int | None = None):
     suffix, compression = _format(path)
     if suffix in PARQUET and not compression:
         return read_parquet(p)
-    return pd.read_csv(
-        p,
-        dtype=str,
-        keep_default_na=True,
-        encoding="utf-8",
-        encoding_errors="replace",
-        chunksize=chunksize,
-        sep="\t" if suffix in TSV else ",",
-        compression=compression,
-    )
+    try:
+        return pd.read_csv(
+            p,
+            dtype=str,
+            keep_default_na=True,
+            encoding="utf-8",
+            encoding_errors="replace",
+            chunksize=chunksize,
+            sep="\t" if suffix in TSV else ",",
+            compression=compression,
+        )
+    except pd.errors.EmptyDataError:  # pandas says "No columns to parse from file"
+        raise ValueError(f"{path} is empty: a table needs at least a header line") from None
 
 
 def _check_readable(p: Path, what: str) -> None:
