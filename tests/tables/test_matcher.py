@@ -146,6 +146,10 @@ def test_precision_picks_the_threshold(hash_encoder):
         fuzzy_join(
             left, right, left_on="name", right_on="title", model=hash_encoder, matcher="magic"
         )
+    # both decision points at once: an error, not a threshold silently ignored
+    for on in ("name", ["name", "name"]):
+        with pytest.raises(ValueError, match="not both"):
+            fuzzy_join(left, left, on=on, model=hash_encoder, threshold=0.3, precision=0.9)
 
 
 MARGIN = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))

@@ -324,7 +324,8 @@ def add_join(sub) -> None:
         dest="precision",
         type=float_between(0.0, 1.0),
         help="with --matcher combined: pick the threshold so that the expected "
-        "precision of the matches is at least this (e.g. 0.9); --precision is "
+        "precision of the matches is at least this (e.g. 0.9), instead of "
+        "--threshold (not with it); --precision is "
         "the older name (in sentence-transformers, precision means quantization)",
     )
     _add_join_linkage_options(p)

@@ -232,7 +232,7 @@ def fuzzy_join(
     precision : float, optional
         With a combined matcher, choose the threshold so that the expected precision of
         the accepted matches (the mean of their probabilities) is at least this, instead
-        of giving ``threshold``.
+        of giving ``threshold`` (giving both is a ``ValueError``).
     known_matches : sequence of (left label, right label) pairs, optional
         With several key columns: rows known to match, by their index labels in
         ``left`` and ``right`` (positions for polars and pyarrow tables). The

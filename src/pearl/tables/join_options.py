@@ -200,6 +200,10 @@ class JoinOptions:
                 "key column, each left row gets its own best candidates"
             )
         matcher = check_matcher_and_precision(matcher, precision)
+        if precision is not None and given is not None:
+            raise ValueError(
+                "give threshold= or precision=, not both: precision= chooses the threshold"
+            )
         # on several columns the score is a Fellegi-Sunter probability, whatever the matcher
         resolved = check_threshold(given, "combined" if multi else matcher, records=multi)
         return cls(
