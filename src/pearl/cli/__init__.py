@@ -112,6 +112,7 @@ NOT_PATHS = frozenset(
         "index",
         "queries",
         "matcher",
+        "on",
         "left_on",
         "right_on",
         "threshold",

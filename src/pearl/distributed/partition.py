@@ -29,12 +29,12 @@ from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.join_output import assemble_join
+from pearl.tables.matcher import keep_top
 from pearl.tables.ngrams import NgramVectorizer
 from pearl.tables.search import (
     ReferenceIndex,
     hnsw_bytes,
     index_from_bytes,
-    keep_top,
     merge_top_k,
 )
 

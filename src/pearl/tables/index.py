@@ -298,7 +298,7 @@ class EntityIndex:
     def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
         queries at a time (a block's candidates stay small)."""
-        from pearl.tables.search import keep_top
+        from pearl.tables.matcher import keep_top
 
         index, vectorizer = self._reference()
         keep = min(top_k, len(self))

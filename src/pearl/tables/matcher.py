@@ -34,6 +34,7 @@ __all__ = [
     "nonnegative_logistic",
     "check_matcher",
     "scorer_for",
+    "keep_top",
 ]
 
 logger = logging.getLogger(__name__)
@@ -402,3 +403,16 @@ def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
     if isinstance(matcher, MatchScorer):
         return matcher
     return None if matcher == "cosine" else MatchScorer.for_encoder(encoder)
+
+
+def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
+    the scorer's width, because fewer references exist, is padded to the runner-up column
+    its probabilities read)."""
+    real = ids.shape[1]
+    pad = max(0, min(scorer.width(top_k), 2) - real)
+    ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
+    raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
+    ids, probs = scorer.keep_top(ids, raw, top_k)
+    width = min(top_k, real)
+    return ids[:, :width], probs[:, :width]

@@ -137,6 +137,13 @@ def merge_top_k(
     return np.take_along_axis(all_i, order, 1), np.take_along_axis(all_s, order, 1)
 
 
+def _ranked(ids: np.ndarray, scores: np.ndarray, width: int):
+    """Each row's ``width`` best candidates by score, ties to the lower id
+    (:func:`merge_top_k` with nothing to merge)."""
+    none = np.zeros((len(ids), 0), np.int64)
+    return merge_top_k(none, none.astype(scores.dtype), ids, scores, width)
+
+
 def _block_rows(n_ref: int, cap: int, cells: int = 1 << 24) -> int:
     """Query rows per block, so that a block of similarities holds about ``cells`` floats
     (64 MB): small blocks are reused instead of page-faulting gigabytes in and out."""

@@ -27,11 +27,13 @@ import numpy as np
 
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
+from pearl.tables.matcher import keep_top
 from pearl.tables.nearest import (
     SharedLimit,
     _block_rows,
     _drop_own,
     _exact_ngram_top_k,
+    _ranked,
     _shared_columns,
     for_blocks,
     merge_top_k,
@@ -42,7 +44,6 @@ from pearl.tables.nearest import (
 __all__ = [
     "EXACT_MAX",
     "ReferenceIndex",
-    "keep_top",
     "match_strings",
     "merge_top_k",
     "sketch",
@@ -81,11 +82,9 @@ def _one_openmp_thread():
     return lambda: faiss.omp_set_num_threads(before)
 
 
-#: faiss's OpenMP on one thread while a sketch's quantiser is trained: its k-means of 16
-#: centroids per pair of dimensions opens thousands of tiny parallel regions, and each
-#: waits for every thread, so that another busy process on the machine made the training
-#: of 10,000 rows take 16-41 s on two threads against 0.17 s on one (0.11 s on two when
-#: the machine is idle).
+#: faiss on one OpenMP thread while a sketch's quantiser is trained: its k-means opens
+#: thousands of tiny parallel regions, each waiting for every thread (with another busy
+#: process on the machine, 10,000 rows took 16-41 s on two threads, 0.17 s on one).
 _sketch_training = SharedLimit(_one_openmp_thread)
 
 
@@ -94,8 +93,7 @@ def _sketch_index(r_ng):
     quantisation of its dimensions in pairs, scanned with SIMD lookups
     (``IndexPQFastScan``, 32 bytes a row). On 20,000 corpus phrases it searches 5,000
     queries in 0.11 s where the flat float sketch takes 0.26 s, and the combined search's
-    top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``). Trained on one
-    OpenMP thread (:data:`_sketch_training`)."""
+    top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``)."""
     import faiss
 
     x = sketch(r_ng)
@@ -399,13 +397,6 @@ class ReferenceIndex:
         return emb, ng
 
 
-def _ranked(ids: np.ndarray, scores: np.ndarray, width: int):
-    """Each row's ``width`` best candidates by score, ties to the lower id
-    (:func:`merge_top_k` with nothing to merge)."""
-    none = np.zeros((len(ids), 0), np.int64)
-    return merge_top_k(none, none.astype(scores.dtype), ids, scores, width)
-
-
 def _self_top_k(x: np.ndarray, top_k: int, exact_max: float) -> np.ndarray:
     """The ``top_k`` nearest other rows of each unit row of ``x`` by inner product: exact
     up to ``exact_max`` rows, else a faiss HNSW graph (built on all of
@@ -422,19 +413,6 @@ def _self_top_k(x: np.ndarray, top_k: int, exact_max: float) -> np.ndarray:
         index = _hnsw(x, HNSW_LINKS, HNSW_BUILD_WIDTH, max(HNSW_SEARCH_WIDTH, k + 1))
         ids = index.search(x, k + 1)[1].astype(np.int64)
     return _drop_own(ids, k)
-
-
-def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
-    the scorer's width, because fewer references exist, is padded to the runner-up column
-    its probabilities read)."""
-    real = ids.shape[1]
-    pad = max(0, min(scorer.width(top_k), 2) - real)
-    ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
-    raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
-    ids, probs = scorer.keep_top(ids, raw, top_k)
-    width = min(top_k, real)
-    return ids[:, :width], probs[:, :width]
 
 
 def match_strings(
