@@ -24,6 +24,27 @@ def test_forward_shapes_padding_invariance_and_empty_rows():
     assert 1e6 < n_params < 5e6  # "a few million parameters" with a BERT vocabulary
 
 
+def test_inference_attends_through_the_fused_kernel_with_the_layer_s_outputs(monkeypatch):
+    # the layer's own inference path computes a slow masked softmax; at inference the
+    # encoder calls PyTorch's fused attention itself, with the same outputs
+    torch.manual_seed(0)
+    enc = CharEncoder(out_dim=16, dim=32, subword_vocab=100).eval()
+    ids = encode_chars(["new york times", "nyt", "", "🙂 café"])
+    sub = torch.tensor([[5, 6, 9], [7, 0, 0], [0, 0, 0], [8, 4, 0]])
+    layer_path = enc(ids, sub).detach()  # autograd on: the layer's own forward
+    calls = []
+    real = enc.attention.forward
+    monkeypatch.setattr(enc.attention, "forward", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with torch.inference_mode():
+        fused = enc(ids, sub)
+    assert calls == []
+    torch.testing.assert_close(fused, layer_path, atol=1e-5, rtol=1e-5)  # the empty row too
+    enc.train()
+    with torch.no_grad():
+        enc(ids, sub)  # training mode: the layer's own forward (its dropout)
+    assert calls == [1]
+
+
 def test_learns_to_separate_typos_from_other_words():
     torch.manual_seed(0)
     enc = CharEncoder(out_dim=16, dim=32)

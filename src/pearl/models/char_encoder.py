@@ -115,7 +115,28 @@ class CharEncoder(nn.Module):
         # an all-padding row (empty phrase) attends to its first position instead of nothing
         safe = pad.clone()
         safe[:, 0] = False
-        h = self.attention(x, src_key_padding_mask=safe)
+        if self.training or torch.is_grad_enabled():
+            h = self.attention(x, src_key_padding_mask=safe)
+        else:
+            h = _attend(self.attention, x, safe)
         keep = (~pad).unsqueeze(-1).to(h.dtype)
         pooled = (h * keep).sum(1) / keep.sum(1).clamp(min=1.0)
         return self.project(pooled)
+
+
+def _attend(layer: nn.TransformerEncoderLayer, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+    """``layer(x, src_key_padding_mask=pad)`` at inference, its attention through PyTorch's
+    fused kernel (``scaled_dot_product_attention``): the layer's own inference path
+    computes a masked softmax that took 9% of pearl-minilm's encoding of short titles,
+    twice the fused kernel's time at 48-72 positions. The same outputs to about 1e-6 at
+    the positions that are not padding (in float32; under bfloat16 autocast both compute
+    their products in bfloat16)."""
+    if layer.norm_first or layer.activation_relu_or_gelu != 1:  # not CharEncoder's layer
+        return layer(x, src_key_padding_mask=pad)
+    attn = layer.self_attn
+    b, n, d = x.shape
+    qkv = nn.functional.linear(x, attn.in_proj_weight, attn.in_proj_bias)
+    q, k, v = qkv.view(b, n, 3, attn.num_heads, d // attn.num_heads).permute(2, 0, 3, 1, 4)
+    a = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=~pad[:, None, None, :])
+    x = layer.norm1(x + attn.out_proj(a.transpose(1, 2).reshape(b, n, d)))
+    return layer.norm2(x + layer.linear2(torch.relu(layer.linear1(x))))
