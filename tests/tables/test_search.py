@@ -1,4 +1,6 @@
 import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -72,7 +74,8 @@ def test_the_sketch_quantiser_trains_on_one_openmp_thread_and_gives_them_back(mo
     # its k-means opens thousands of tiny parallel regions: with another busy process on
     # the machine, training 10,000 rows took 16-41 s on two OpenMP threads, 0.17 s on one
     faiss = pytest.importorskip("faiss")
-    seen = []
+    seen: list = []
+    together: list = []
     real = faiss.IndexPQFastScan
 
     class Recorded:
@@ -80,6 +83,8 @@ def test_the_sketch_quantiser_trains_on_one_openmp_thread_and_gives_them_back(mo
             self.index = real(*args)
 
         def train(self, x):
+            if together:  # the threads' trainings overlap
+                together[0].wait(5)
             seen.append(faiss.omp_get_max_threads())
             self.index.train(x)
 
@@ -87,13 +92,23 @@ def test_the_sketch_quantiser_trains_on_one_openmp_thread_and_gives_them_back(mo
             return getattr(self.index, name)
 
     monkeypatch.setattr(faiss, "IndexPQFastScan", Recorded)
+    rows = NgramVectorizer().fit_transform([f"name {i} {i * 7}" for i in range(300)])
+
+    def search() -> list:
+        index = ReferenceIndex(ngram_rows=rows, exact_max=40)
+        return index.ngram_top_k(rows[:5], 1)[:, 0].tolist()
+
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(2)
     try:
-        rows = NgramVectorizer().fit_transform([f"name {i} {i * 7}" for i in range(300)])
-        index = ReferenceIndex(ngram_rows=rows, exact_max=40)
-        assert index.ngram_top_k(rows[:5], 1)[:, 0].tolist() == [0, 1, 2, 3, 4]
+        assert search() == [0, 1, 2, 3, 4]
         assert seen == [1] and faiss.omp_get_max_threads() == 2
+        # OpenMP's count is each thread's own: two threads training at once (record
+        # linkage's fields) both train on one thread
+        together.append(threading.Barrier(2))
+        with ThreadPoolExecutor(2) as pool:
+            assert list(pool.map(lambda _: search(), range(2))) == [[0, 1, 2, 3, 4]] * 2
+        assert seen == [1, 1, 1] and faiss.omp_get_max_threads() == 2
     finally:
         faiss.omp_set_num_threads(before)
 

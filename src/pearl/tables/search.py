@@ -17,9 +17,10 @@ The one module of the table tools that imports faiss (a test checks it).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,6 @@ from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
 from pearl.tables.matcher import keep_top
 from pearl.tables.nearest import (
-    SharedLimit,
     _block_rows,
     _drop_own,
     _exact_ngram_top_k,
@@ -74,18 +74,21 @@ def _hnsw(x: np.ndarray, links: int, build_width: int, search_width: int):
     return index
 
 
-def _one_openmp_thread():
+@contextlib.contextmanager
+def _one_openmp_thread() -> Iterator[None]:
+    """faiss on one OpenMP thread while a sketch's quantiser is trained: its k-means opens
+    thousands of tiny parallel regions, each waiting for every thread (with another busy
+    process on the machine, 10,000 rows took 16-41 s on two threads, 0.17 s on one).
+    OpenMP's thread count is the calling thread's own, so threads training at once (record
+    linkage's fields) each set and restore theirs."""
     import faiss
 
     before = faiss.omp_get_max_threads()
     faiss.omp_set_num_threads(1)
-    return lambda: faiss.omp_set_num_threads(before)
-
-
-#: faiss on one OpenMP thread while a sketch's quantiser is trained: its k-means opens
-#: thousands of tiny parallel regions, each waiting for every thread (with another busy
-#: process on the machine, 10,000 rows took 16-41 s on two threads, 0.17 s on one).
-_sketch_training = SharedLimit(_one_openmp_thread)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 def _sketch_index(r_ng):
@@ -98,7 +101,7 @@ def _sketch_index(r_ng):
 
     x = sketch(r_ng)
     index = faiss.IndexPQFastScan(x.shape[1], x.shape[1] // 2, 4, faiss.METRIC_INNER_PRODUCT)
-    with _sketch_training.hold():
+    with _one_openmp_thread():
         index.train(x)
     index.add(x)
     return index
