@@ -16,6 +16,9 @@ The public API:
 from typing import TYPE_CHECKING
 
 from pearl._lazy import lazy_exports
+from pearl._openmp import short_spin
+
+short_spin()  # before torch or faiss load their OpenMP runtime (pearl._openmp says why)
 
 __all__ = [
     "DEFAULT_MODEL",
