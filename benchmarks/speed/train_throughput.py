@@ -26,6 +26,8 @@ from pearl.data.labels import LABELS
 from pearl.encoders.resolve import resolve_model_path
 from pearl.models import build_pearl_model, fusion_module
 from pearl.training import Trainer, TrainingData, load_config
+from pearl.training.objective import build_objective
+from pearl.training.objective_inputs import objective_inputs
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -66,6 +68,8 @@ def main() -> None:
     )
     fusion = fusion_module(pearl)
     trainer = Trainer(cfg, show_progress_bar=False)
+    # the objective train() builds from the configuration (its terms and their inputs)
+    trainer.objective = build_objective(cfg, **objective_inputs(cfg, data))
     pearl_opt = torch.optim.Adam(pearl.parameters(), lr=cfg.lr)
     plain = SentenceTransformer(backbone, device="cpu")
     plain.max_seq_length = cfg.max_seq_length
