@@ -145,5 +145,4 @@ def test_pools_started_from_several_threads_share_one_blas_limit(four_threads, m
     # first pool's end would put the threads back under the second, and the second's end
     # would leave BLAS at one thread
     assert calls == [("limit", 1, "blas"), "restore"]
-    assert nearest._blas_pools.running == 0
-    assert nearest._blas_pools.undo is None
+    assert nearest._blas_pools == {"running": 0, "limit": None}

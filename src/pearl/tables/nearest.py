@@ -58,7 +58,7 @@ def thread_map(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         finally:
             _pool_thread.active = False
 
-    with _blas_pools.hold(), ThreadPoolExecutor(workers) as pool:
+    with _one_blas_thread(), ThreadPoolExecutor(workers) as pool:
         return list(pool.map(run, items))
 
 
@@ -69,50 +69,30 @@ def _blas_controller() -> Any:
     return ThreadpoolController()
 
 
-class SharedLimit:
-    """A process-wide setting that several threads may hold at once (a thread count of a
-    native library): made when the first holder enters, undone when the last leaves, so
-    that the setting always comes back to what it was, whatever order holders end in.
-
-    Parameters
-    ----------
-    apply : callable
-        Makes the setting and returns a callable that undoes it.
-    """
-
-    def __init__(self, apply: Callable[[], Callable[[], object]]) -> None:
-        self.apply = apply
-        self.running = 0
-        self.undo: Callable[[], object] | None = None
-        self._lock = threading.Lock()
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        """The setting in force for the block (shared with other holders)."""
-        with self._lock:
-            if not self.running:
-                self.undo = self.apply()
-            self.running += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self.running -= 1
-                if not self.running and self.undo is not None:
-                    self.undo()
-                    self.undo = None
+_blas_lock = threading.Lock()
+_blas_pools: dict[str, Any] = {"running": 0, "limit": None}
 
 
-def _limit_blas() -> Callable[[], object]:
-    return _blas_controller().limit(limits=1, user_api="blas").restore_original_limits
-
-
-#: BLAS on one thread while :func:`thread_map`'s pools run: a pool spreads the work over
-#: the CPUs already, and BLAS's own threads on top of it oversubscribe them (AutoFJ with
-#: pearl-static: 5.9 s with BLAS threads inside the pool, 4.9 s with one). The BLAS
-#: libraries are those loaded when the first pool ran, NumPy's among them. Pools started
-#: from several threads at once (Dask's workers) share the one limit.
-_blas_pools = SharedLimit(_limit_blas)
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while :func:`thread_map`'s pools run: a pool spreads the work
+    over the CPUs already, and BLAS's own threads on top of it oversubscribe them (AutoFJ
+    with pearl-static: 5.9 s with BLAS threads inside the pool, 4.9 s with one). The BLAS
+    libraries are those loaded when the first pool ran, NumPy's among them. Pools started
+    from several threads at once (Dask's workers) share one limit, undone when the last
+    ends, so that the BLAS threads always come back to what they were."""
+    with _blas_lock:
+        if not _blas_pools["running"]:
+            _blas_pools["limit"] = _blas_controller().limit(limits=1, user_api="blas")
+        _blas_pools["running"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_pools["running"] -= 1
+            if not _blas_pools["running"]:
+                _blas_pools["limit"].restore_original_limits()
+                _blas_pools["limit"] = None
 
 
 def for_blocks(work: Callable[[int, int], R], n: int, block: int) -> list[R]:
