@@ -121,7 +121,13 @@ def main() -> None:
                 print(json.dumps(rows[-1]), flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{args.name}.json").write_text(json.dumps(rows, indent=1) + "\n")
-    cmd = "python benchmarks/speed/busy_machine.py" + (f" --n {args.n}" if args.n != 2_000 else "")
+    changed = {
+        k: v for k, v in vars(args).items() if k not in ("data", "name") and v != ap.get_default(k)
+    }
+    cmd = "python benchmarks/speed/busy_machine.py" + "".join(
+        f" --{k.replace('_', '-')} " + (" ".join(map(str, v)) if isinstance(v, list) else str(v))
+        for k, v in changed.items()
+    )
     lines = [
         "# Encoding beside other work, by how OpenMP waits",
         "",
