@@ -146,3 +146,20 @@ def test_pools_started_from_several_threads_share_one_blas_limit(four_threads, m
     # would leave BLAS at one thread
     assert calls == [("limit", 1, "blas"), "restore"]
     assert nearest._blas_pools == {"running": 0, "limit": None}
+
+
+def test_a_rows_sketch_is_the_same_in_any_matrix_and_keeps_cosines_roughly():
+    # the projection of an n-gram column depends on the column alone, so a query sketched
+    # on its own lands where the same row sketched among the references does
+    names = _names(300, seed=3)
+    vec = NgramVectorizer()
+    rows = vec.fit_transform(names)
+    whole = nearest.sketch(rows)
+    assert whole.shape == (300, nearest.SKETCH_DIM) and whole.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(whole, axis=1), 1.0, atol=1e-5)
+    for i in (0, 17, 299):
+        np.testing.assert_allclose(nearest.sketch(rows[i]), whole[i : i + 1], atol=1e-6)
+    np.testing.assert_allclose(nearest.sketch(rows[5:40]), whole[5:40], atol=1e-6)
+    exact = (rows @ rows.T).toarray()
+    assert np.abs(whole @ whole.T - exact).mean() < 0.1
+    assert np.array_equal(nearest.sketch(rows[:0]), np.zeros((0, nearest.SKETCH_DIM)))
