@@ -60,7 +60,7 @@ def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table.assign(key=parts.agg(" ".join, axis=1).str.split().str.join(" "))
 
 
-def _warm_up(model: str, single: bool) -> None:
+def warm_up(model: str, single: bool) -> None:
     """Libraries imported and the model loaded before any clock (as benchmarks/quality/
     febrl.py does; since 2026-11-26, before which pearl's first call paid them and
     splink's imports were already outside its clock): a join of 20 other people."""
@@ -164,7 +164,7 @@ def main() -> None:
         from pearl.tables.matcher import MatchScorer
 
         matcher = MatchScorer.from_file(args.weights, args.model)
-    _warm_up(args.model, args.single_key)
+    warm_up(args.model, args.single_key)
     results = []
     for removed in () if args.no_febrl else (0.0, 0.3, 0.5, 0.7):
         a, b, true = febrl4(removed)
