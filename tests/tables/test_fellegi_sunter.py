@@ -83,3 +83,20 @@ def test_a_level_seen_neither_by_chance_nor_among_matches_is_no_evidence():
     assert model.log_ratios()[0][1] == 0.0
     proba = model.predict_proba(np.array([[1, 1], [2, 1], [0, 1]]))
     assert proba[2] < proba[0] < proba[1]
+
+
+def test_u_without_the_matches_among_small_tables_random_pairs():
+    # in small tables the random pairs hold many matches: a quarter here, so agreement
+    # looks common among non-matches; unmixing with the fitted m recovers u
+    rng = np.random.default_rng(0)
+    m = [np.array([0.05, 0.15, 0.8]), np.array([0.1, 0.9])]
+    u = [np.array([0.8, 0.15, 0.05]), np.array([0.7, 0.3])]
+    random_pairs = np.concatenate([_draw(rng, m, 25_000), _draw(rng, u, 75_000)])
+    model = FellegiSunter([3, 2]).fit_u(random_pairs)
+    assert model.u_[0][2] > 0.2  # mixed: the matches' agreement counted as chance
+    model.m_ = m
+    model.unmix_u(0.25)
+    for fitted, true in zip(model.u_, u, strict=True):
+        np.testing.assert_allclose(fitted, true, atol=0.01)
+    model.unmix_u(0.0)  # no matches among them: u as fit_u gave it
+    np.testing.assert_allclose(model.u_[0][2], (random_pairs[:, 0] == 2).mean(), atol=1e-4)

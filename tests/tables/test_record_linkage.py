@@ -488,3 +488,27 @@ def test_large_tables_search_records_approximately_with_the_same_links(hash_enco
     approx = fuzzy_join(left, right, on=keys, model=hash_encoder)
     assert graphs  # the records' embeddings went through an HNSW graph
     assert (approx["rid"] == truth).mean() == (exact["rid"] == truth).mean() == 1.0
+
+
+def test_small_tables_link_records_that_agree_on_every_field(hash_encoder):
+    # five and four rows: the random pairs are all 20 pairs, two or three of them
+    # matches, so a shared phone or city looked common by chance: no row was linked
+    # (0.43 and 0.31 for the first two)
+    left = pd.DataFrame(
+        {
+            "name": ["Acme Corp", "Globex Inc.", "Initech", "\U0001f600 Emoji Co", None],
+            "city": ["Boston", None, "Austin", "Paris", "Berlin"],
+            "phone": ["617-555-0101", "(212) 555 0199", None, "+33 1 23 45 67 89", "030 1234567"],
+        }
+    )
+    right = pd.DataFrame(
+        {
+            "name": ["ACME Corporation", "Globex Incorporated", "Umbrella", "Emoji Company"],
+            "city": ["Boston", "New York", "Raccoon City", "Paris"],
+            "phone": ["6175550101", "212-555-0199", "555-0000", "0123456789"],
+        }
+    )
+    out = fuzzy_join(left, right, on=["name", "city", "phone"], model=hash_encoder)
+    assert out["name_right"].iloc[:2].tolist() == ["ACME Corporation", "Globex Incorporated"]
+    assert out["match_score"].iloc[:2].gt(0.5).all()
+    assert out["name_right"].iloc[2:].isna().all()  # the emoji row's phone differs

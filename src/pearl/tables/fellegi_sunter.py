@@ -52,6 +52,24 @@ class FellegiSunter:
         counts = [self._counts(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
         self.u_ = [(c + 0.5) / (c + 0.5).sum() for c in counts]  # smoothed
         self.u_seen_ = [c >= 1 for c in counts]
+        self.random_counts_ = counts
+        return self
+
+    def unmix_u(self, match_share: float) -> FellegiSunter:
+        """``u`` with the matches among the random pairs taken out: a level's share among
+        random pairs is ``match_share * m + (1 - match_share) * u``, solved for ``u`` with
+        the fitted ``m`` (negative counts clipped to 0, then smoothed as :meth:`fit_u`).
+        ``match_share`` is the share of matches among all pairs of the two tables. In
+        tables of millions of pairs it is negligible (splink takes random pairs as
+        non-matches); in small ones the matches are a large part of the random pairs, and
+        agreeing on a phone number looked common among non-matches because matches agree.
+        """
+        share = float(np.clip(match_share, 0.0, 0.5))
+        out = []
+        for counts, m in zip(self.random_counts_, self.m_, strict=True):
+            clean = np.maximum(counts - share * counts.sum() * m, 0.0) / (1 - share)
+            out.append((clean + 0.5) / (clean + 0.5).sum())
+        self.u_ = out
         return self
 
     def log_ratios(self) -> list[np.ndarray]:
