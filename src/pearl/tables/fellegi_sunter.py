@@ -44,7 +44,12 @@ class FellegiSunter:
         """Field ``f``'s ``m`` from the levels ``gamma`` of pairs that match (each with a
         ``weight``: EM's expected matches), and which levels they show at least once."""
         counts = self._counts(gamma, self.n_levels[f], weight)
-        self.m_[f] = (counts + 0.5) / (counts + 0.5).sum()  # smoothed
+        # smoothed: half a pair on every level, and as much again on agreement (matches
+        # mostly agree): a flat half-pair a level alone outweighed a small table's few
+        # matches, so that m looked like u
+        smoothed = counts + 0.5
+        smoothed[-1] += 0.5 * len(counts)
+        self.m_[f] = smoothed / smoothed.sum()
         self.m_seen_[f] = counts >= 1
 
     def fit_u(self, gamma: np.ndarray) -> FellegiSunter:
@@ -58,12 +63,14 @@ class FellegiSunter:
     def unmix_u(self, match_share: float) -> FellegiSunter:
         """``u`` with the matches among the random pairs taken out: a level's share among
         random pairs is ``match_share * m + (1 - match_share) * u``, solved for ``u`` with
-        the fitted ``m`` (negative counts clipped to 0, then smoothed as :meth:`fit_u`).
+        the current ``m`` (negative counts clipped to 0, then smoothed as :meth:`fit_u`).
         ``match_share`` is the share of matches among all pairs of the two tables. In
         tables of millions of pairs it is negligible (splink takes random pairs as
-        non-matches); in small ones the matches are a large part of the random pairs, and
-        agreeing on a phone number looked common among non-matches because matches agree.
-        """
+        non-matches); in small ones, or for a field of many values (a phone agrees by
+        chance in about one pair in a million), the matches are much of the random pairs'
+        agreement, which then looked common among non-matches. Where the candidates are
+        all the pairs, the EM can no longer prefer "no matches at all" (``u`` had been the
+        candidates' own distribution, which fitted them alone)."""
         share = float(np.clip(match_share, 0.0, 0.5))
         out = []
         for counts, m in zip(self.random_counts_, self.m_, strict=True):
@@ -79,7 +86,11 @@ class FellegiSunter:
         a large weight, its ``m`` estimated from a few hundred pairs and its ``u`` from
         tens of thousands.)"""
         out = []
+        off = getattr(self, "off_", [False] * len(self.n_levels))
         for f, n in enumerate(self.n_levels):
+            if off[f]:  # switched off by check_sane: no evidence, whatever u becomes
+                out.append(np.zeros(n))
+                continue
             ratio = np.log(self.m_[f]) - np.log(self.u_[f])
             u_seen = getattr(self, "u_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
             m_seen = getattr(self, "m_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
@@ -167,16 +178,26 @@ class FellegiSunter:
             total += np.where(g >= 0, ratio[np.maximum(g, 0)], 0.0)
         return total
 
-    def fit(self, gamma: np.ndarray, prior: float = 0.1, max_prior: float = 1.0) -> FellegiSunter:
-        """EM for ``m`` and the prior on candidate comparisons, ``u`` kept (call
-        :meth:`fit_u` first). ``m`` starts at levels weighted towards agreement; after
-        :meth:`fit_m` (known matches) it is kept and only the prior is fitted. The EM runs
-        on the distinct comparison vectors, each weighted by how often it occurs.
+    def fit(
+        self,
+        gamma: np.ndarray,
+        prior: float = 0.1,
+        max_prior: float = 1.0,
+        candidate_share: float = 0.0,
+    ) -> FellegiSunter:
+        """EM for ``m`` and the prior on candidate comparisons (call :meth:`fit_u` first).
+        ``m`` starts at levels weighted towards agreement; after :meth:`fit_m` (known
+        matches) it is kept and only the prior is fitted. The EM runs on the distinct
+        comparison vectors, each weighted by how often it occurs.
 
         ``max_prior`` bounds the share of matches among the candidates by what the tables
         allow (at most ``min(n_left, n_right)`` true pairs among them): without it the EM
         can settle on a looser notion of a match ("the same city") that takes most
-        candidates, so that every row is linked."""
+        candidates, so that every row is linked.
+
+        ``candidate_share``, the candidates' share of all pairs of the two tables: each
+        round then takes the matches (all among the candidates) out of the random pairs'
+        ``u`` (:meth:`unmix_u`); with 0, ``u`` is kept as :meth:`fit_u` gave it."""
         max_prior = float(np.clip(max_prior, 1e-6, 1 - 1e-6))
         patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
         if getattr(self, "m_from_labels_", False):
@@ -193,7 +214,10 @@ class FellegiSunter:
         seen = getattr(self, "m_seen_", None) or [np.ones(n, dtype=bool) for n in self.n_levels]
         self.m_seen_ = [s if k else np.ones(len(s), bool) for s, k in zip(seen, keep, strict=True)]
         total = max(float(counts.sum()), 1.0)
+        unmix = candidate_share > 0 and hasattr(self, "random_counts_")
         for it in range(self.max_iter):
+            if unmix:
+                self.unmix_u(self.prior_ * candidate_share)
             w = self._posterior(patterns) * counts  # expected matches per pattern
             old = list(self.m_)
             for f in range(len(self.n_levels)):
@@ -208,15 +232,17 @@ class FellegiSunter:
         return self
 
     def check_sane(self, names: list[str] | None = None) -> list[int]:
-        """Fields whose fitted model contradicts itself: agreement of any degree (every
-        level above the lowest, a clear mismatch) no more likely among matches than among
-        non-matches (``m <= u``), so that agreeing would count *against* a match. Their
-        evidence is switched off (``m`` set to ``u``, a log ratio of 0 at every level)
-        with a warning naming them; returns their indices."""
+        """Fields whose fitted model contradicts itself: agreement (the top level) no more
+        likely among matches than among non-matches (``m <= u``), so that agreeing would
+        count *against* a match. Their evidence is switched off (a log ratio of 0 at every
+        level, ``m`` set to ``u``) with a warning naming them; returns their indices.
+        (Agreement of any degree was compared before: a column of few close values,
+        years 1 and 2, had every pair "close" by chance, and an exact agreement that
+        only matches showed was switched off with it.)"""
         bad = [
             f
             for f in range(len(self.n_levels))
-            if self.n_levels[f] > 1 and self.m_[f][1:].sum() <= self.u_[f][1:].sum()
+            if self.n_levels[f] > 1 and self.m_[f][-1] <= self.u_[f][-1]
         ]
         if bad:
             shown = [names[f] if names else str(f) for f in bad]
@@ -230,10 +256,11 @@ class FellegiSunter:
                 stacklevel=3,
             )
             fixed = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
+            off = list(getattr(self, "off_", [False] * len(self.n_levels)))
             for f in bad:
                 self.m_[f] = self.u_[f].copy()
-                fixed[f] = True  # a refit keeps them switched off
-            self.m_fixed_ = fixed
+                fixed[f] = off[f] = True  # a refit keeps them switched off
+            self.m_fixed_, self.off_ = fixed, off
         return bad
 
     def _posterior(self, gamma: np.ndarray) -> np.ndarray:

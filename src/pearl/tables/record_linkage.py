@@ -295,29 +295,13 @@ def _probabilities(
         return np.zeros(0), model
     # at most min(n_left, n_right) true pairs among the candidates
     max_prior = min(n_left, n_right) / len(pairs)
-    model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior)
-    if model.check_sane(names):
-        model.fit(gamma, prior=model.prior_, max_prior=max_prior)  # the prior without them
-    _unmix_random_pairs(model, gamma, max_prior, len(pairs) / max(n_left * n_right, 1))
+    # the matches among the random pairs taken out of u as the EM goes (small tables)
+    share = len(pairs) / max(n_left * n_right, 1)
+    model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
+    if model.check_sane(names):  # the prior without them
+        model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
     offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
-
-
-def _unmix_random_pairs(model, gamma, max_prior: float, candidate_share: float) -> None:
-    """``u`` refitted without the matches among the random pairs, and ``m`` and the prior
-    refitted with it, until the share of matches among all pairs settles. The matches
-    are taken to be among the candidates (``prior_ * candidates``), so their share of
-    all pairs is ``prior_ * candidate_share``. It matters most in small tables and for
-    fields of many values: a phone number agrees by chance in one pair of a million, so
-    among a thousand rows' random pairs its agreement is mostly the matches'."""
-    share = model.prior_ * candidate_share
-    for _ in range(20):
-        model.unmix_u(share)
-        model.fit(gamma, prior=model.prior_, max_prior=max_prior)
-        new = model.prior_ * candidate_share
-        if abs(new - share) < 1e-4 * max(share, 1e-6):
-            return
-        share = new
 
 
 def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np.ndarray):
