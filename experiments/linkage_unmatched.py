@@ -20,6 +20,7 @@ Two kinds of data, neither a held-out benchmark:
         --name linkage_people_scale     # needs splink
     python experiments/linkage_unmatched.py --no-febrl --people "" \
         --companies 1000,10000,100000 --name linkage_companies
+    python experiments/linkage_unmatched.py --first-calls 8 --people 10000  # needs splink
 
 Writes ``experiments/results/linkage_unmatched.{json,md}``; with ``--single-key`` the
 same tables are joined on one key column (the fields joined by spaces, as a user without
@@ -27,7 +28,10 @@ record linkage would), at the default (0.5 on the match probability), ``threshol
 (every row's best candidate, the single-key default before 2026-11-25) and
 ``precision=0.9``, into ``linkage_unmatched_single_key.{json,md}``, with the best cut of
 ``threshold=0``'s scores read from the labels (the ceiling of any threshold on that
-ranking, since 2026-11-26). Times are wall time with
+ranking, since 2026-11-26). ``--first-calls RUNS --people N`` times pearl's first and
+second call against splink's run in RUNS fresh processes, into
+``linkage_first_call.{md,json}`` (run it with nothing else on the machine). Times are
+wall time with
 libraries imported and the model loaded by a join of 20 other people first (since
 2026-11-26; earlier records timed those in pearl's first call).
 """
@@ -139,6 +143,59 @@ def run_splink(a, b, true) -> dict:
     return {"decision": "splink, p >= 0.5", "seconds": seconds, **scores(pairs, true)}
 
 
+def first_call_times(n: int) -> dict:
+    """``--first-calls``: this fresh process's times of pearl's first and second call
+    (after :func:`warm_up`) and of splink's run, on ``n`` x ``n`` people."""
+    warm_up("pearl-static", single=False)
+    a, b, true = people(n)
+    rows = run(a, b, ["first", "surname", "city", "dob"], true, "pearl-static")
+    splink = run_splink(a, b, true)
+    return {
+        "pearl, first call": rows[0]["seconds"],
+        "pearl, second call": rows[1]["seconds"],
+        "splink": splink["seconds"],
+        "pearl F1": rows[0]["f1"],
+        "splink F1": splink["f1"],
+    }
+
+
+def first_calls(n: int, runs: int) -> None:
+    """``--first-calls``: :func:`first_call_times` in ``runs`` fresh processes, written to
+    ``linkage_first_call.{md,json}``."""
+    import statistics
+    import subprocess
+    import sys
+
+    times = []
+    for _ in range(runs):
+        cmd = [sys.executable, __file__, "--one-first-call", str(n)]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        times.append(json.loads(out.strip().splitlines()[-1]))
+        print(times[-1], flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "linkage_first_call.json").write_text(json.dumps(times, indent=1) + "\n")
+    lines = [
+        "# Multi-column linkage: pearl-static's first call against splink",
+        "",
+        f"`python experiments/linkage_unmatched.py --first-calls {runs} --people {n}`:"
+        f" {n:,} x {n:,} synthetic people, {runs} fresh processes, each after a warm-up"
+        " join of 20 other people; seconds of wall time.",
+        "",
+        "| what | median | min | max |",
+        "|---|---:|---:|---:|",
+    ]
+    for key in ("pearl, first call", "pearl, second call", "splink"):
+        xs = [t[key] for t in times]
+        lines.append(f"| {key} | {statistics.median(xs):.2f} | {min(xs):.2f} | {max(xs):.2f} |")
+    worse = sum(t["pearl, first call"] > t["splink"] for t in times)
+    lines += [
+        "",
+        f"pearl's first call took longer than splink's in {worse} of {runs} processes;"
+        f" F1 {times[0]['pearl F1']:.4f} (pearl) and {times[0]['splink F1']:.4f} (splink).",
+    ]
+    (OUT / "linkage_first_call.md").write_text("\n".join(lines) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-m", "--model", default="pearl-static")
@@ -157,7 +214,21 @@ def main() -> None:
     ap.add_argument("--companies", default="", help="sizes of the companies tables (default none)")
     ap.add_argument("--splink", action="store_true", help="also run splink on the people tables")
     ap.add_argument("--no-febrl", action="store_true", help="only the people tables")
+    ap.add_argument(
+        "--first-calls",
+        type=int,
+        default=0,
+        metavar="RUNS",
+        help="time pearl's first call against splink in RUNS fresh processes on --people N",
+    )
+    ap.add_argument("--one-first-call", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one_first_call:
+        print(json.dumps(first_call_times(args.one_first_call)))
+        return
+    if args.first_calls:
+        first_calls(int(args.people.split(",")[0]), args.first_calls)
+        return
     stem = args.name or ("linkage_unmatched_single_key" if args.single_key else "linkage_unmatched")
     matcher = None
     if args.weights is not None:
