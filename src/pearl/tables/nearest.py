@@ -255,9 +255,10 @@ def _projection(columns: np.ndarray, dim: int, per_feature: int = 4):
 
 
 def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
-    """Unit float32 rows of a seeded sparse random projection of sparse rows to ``dim``
-    dimensions (cosines approximately kept), a chunk of rows at a time: the projection of
-    a million rows is dense (0.5 GB); its float64 intermediate is never whole."""
+    """Unit float32 rows of a hashed sparse random projection of sparse rows to ``dim``
+    dimensions (cosines approximately kept; :func:`_projection`), a chunk of rows at a
+    time: the projection of a million rows is dense (0.5 GB); its float64 intermediate is
+    never whole."""
     from scipy.sparse import csr_matrix
 
     ng = csr_matrix(ng)

@@ -283,7 +283,8 @@ def _probabilities(
     """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
     EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
     probability of each pair."""
-    n_right = n_left if n_right is None else n_right  # one table: cluster_records
+    one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
+    n_right = n_left if n_right is None else n_right
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(_levels(fields, *random_rows))
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
@@ -296,7 +297,7 @@ def _probabilities(
     # at most min(n_left, n_right) true pairs among the candidates
     max_prior = min(n_left, n_right) / len(pairs)
     # the matches among the random pairs taken out of u as the EM goes (small tables)
-    share = len(pairs) / max(n_left * n_right, 1)
+    share = len(pairs) / max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
     if model.check_sane(names):  # the prior without them
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
