@@ -265,14 +265,15 @@ def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
     used = np.zeros(ng.shape[1], dtype=bool)
     used[ng.indices] = True
     columns = np.flatnonzero(used)
-    position = np.cumsum(used, dtype=np.int64) - 1  # each used column's row in the table
-    compact = csr_matrix(
-        (ng.data, position[ng.indices], ng.indptr), shape=(ng.shape[0], len(columns))
-    )
+    position = (np.cumsum(used) - 1).astype(np.int32)  # each used column's row in the table
     comp_t = _projection(columns, dim)
     out = np.empty((ng.shape[0], dim), dtype=np.float32)
     for s in range(0, ng.shape[0], chunk):
-        part = (compact[s : s + chunk] @ comp_t).toarray()
+        rows = ng[s : s + chunk]  # its columns renumbered a chunk at a time (no whole copy)
+        rows = csr_matrix(
+            (rows.data, position[rows.indices], rows.indptr), shape=(rows.shape[0], len(columns))
+        )
+        part = (rows @ comp_t).toarray()
         norms = np.linalg.norm(part, axis=1, keepdims=True)
         out[s : s + chunk] = part / np.where(norms > 0, norms, 1.0)
     return out
