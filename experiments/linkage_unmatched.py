@@ -50,6 +50,7 @@ from pearl_lab.synthetic import FEBRL_FIELDS, companies, febrl4, people
 import pearl
 
 OUT = Path(__file__).resolve().parent / "results"
+PEOPLE_KEYS = ["first", "surname", "city", "dob"]
 
 
 def scores(pred: set, true: set) -> dict:
@@ -69,7 +70,7 @@ def warm_up(model: str, single: bool) -> None:
     febrl.py does; since 2026-11-26, before which pearl's first call paid them and
     splink's imports were already outside its clock): a join of 20 other people."""
     a, b, _ = people(20, seed=99)
-    keys = ["first", "surname", "city", "dob"]
+    keys = PEOPLE_KEYS
     if single:
         a, b, keys = one_key(a, keys), one_key(b, keys), "key"
     pearl.fuzzy_join(a, b, on=keys, model=model, how="inner")
@@ -113,7 +114,7 @@ def run_splink(a, b, true) -> dict:
     columns (blocking on the date of birth and on first name + surname; u by random
     sampling, m by EM on each blocking rule), pairs predicted at probability 0.5."""
     import splink.comparison_library as cl
-    from splink import DuckDBAPI, Linker, SettingsCreator, block_on
+    from splink import SettingsCreator, block_on
 
     t0 = time.perf_counter()
     settings = SettingsCreator(
@@ -127,13 +128,25 @@ def run_splink(a, b, true) -> dict:
             cl.DateOfBirthComparison("dob", input_is_string=True, datetime_format="%Y-%m-%d"),
         ],
     )
-    db_api = DuckDBAPI()
-    linker = Linker([db_api.register(df.astype(str)) for df in (a, b)], settings)
-    linker.training.estimate_probability_two_random_records_match(
-        [block_on("first", "surname", "dob")], recall=0.7
+    tables = [df.astype(str) for df in (a, b)]
+    sure, em_rules = (
+        block_on("first", "surname", "dob"),
+        [block_on("first", "surname"), block_on("dob")],
     )
+    return _splink_links(tables, settings, sure, em_rules, true, t0)
+
+
+def _splink_links(tables, settings, sure, em_rules, true, t0: float) -> dict:
+    """splink's pipeline on two tables: the prior from the ``sure`` blocking rule (recall
+    0.7), u by random sampling, m by EM on each of ``em_rules``, pairs predicted at
+    probability 0.5; the row of the results table, timed from ``t0``."""
+    from splink import DuckDBAPI, Linker
+
+    db_api = DuckDBAPI()
+    linker = Linker([db_api.register(df) for df in tables], settings)
+    linker.training.estimate_probability_two_random_records_match([sure], recall=0.7)
     linker.training.estimate_u_using_random_sampling(max_pairs=1e6)
-    for rule in (block_on("first", "surname"), block_on("dob")):
+    for rule in em_rules:
         linker.training.estimate_parameters_using_expectation_maximisation(rule)
     pred = linker.inference.predict(threshold_match_probability=0.5).as_pandas_dataframe()
     first = pred["source_dataset_l"].iloc[0] if len(pred) else None
@@ -150,7 +163,7 @@ def run_splink_companies(a, b, true) -> dict:
     name and street by Jaro-Winkler levels, city, phone and postcode exact; u by random
     sampling, m by EM on each blocking rule; pairs predicted at probability 0.5."""
     import splink.comparison_library as cl
-    from splink import DuckDBAPI, Linker, SettingsCreator, block_on
+    from splink import SettingsCreator, block_on
 
     t0 = time.perf_counter()
     tables = [
@@ -169,20 +182,8 @@ def run_splink_companies(a, b, true) -> dict:
             cl.ExactMatch("postcode"),
         ],
     )
-    db_api = DuckDBAPI()
-    linker = Linker([db_api.register(df) for df in tables], settings)
-    linker.training.estimate_probability_two_random_records_match(
-        [block_on("phone", "postcode")], recall=0.7
-    )
-    linker.training.estimate_u_using_random_sampling(max_pairs=1e6)
-    for rule in (block_on("postcode"), block_on("phone")):
-        linker.training.estimate_parameters_using_expectation_maximisation(rule)
-    pred = linker.inference.predict(threshold_match_probability=0.5).as_pandas_dataframe()
-    first = pred["source_dataset_l"].iloc[0] if len(pred) else None
-    rows = zip(pred["rec_id_l"], pred["rec_id_r"], pred["source_dataset_l"], strict=True)
-    pairs = {(int(x), int(y)) if src == first else (int(y), int(x)) for x, y, src in rows}
-    seconds = time.perf_counter() - t0
-    return {"decision": "splink, p >= 0.5", "seconds": seconds, **scores(pairs, true)}
+    sure, em_rules = block_on("phone", "postcode"), [block_on("postcode"), block_on("phone")]
+    return _splink_links(tables, settings, sure, em_rules, true, t0)
 
 
 def first_call_times(n: int) -> dict:
@@ -190,7 +191,7 @@ def first_call_times(n: int) -> dict:
     (after :func:`warm_up`) and of splink's run, on ``n`` x ``n`` people."""
     warm_up("pearl-static", single=False)
     a, b, true = people(n)
-    rows = run(a, b, ["first", "surname", "city", "dob"], true, "pearl-static")
+    rows = run(a, b, PEOPLE_KEYS, true, "pearl-static")
     splink = run_splink(a, b, true)
     return {
         "pearl, first call": rows[0]["seconds"],
@@ -288,8 +289,7 @@ def main() -> None:
             print(json.dumps(results[-1]), flush=True)
     for n in [int(x) for x in args.people.split(",") if x]:
         a, b, true = people(n)
-        keys = ["first", "surname", "city", "dob"]
-        rows = run(a, b, keys, true, args.model, args.single_key, matcher)
+        rows = run(a, b, PEOPLE_KEYS, true, args.model, args.single_key, matcher)
         if args.splink:
             rows.append(run_splink(a, b, true))
         for row in rows:
