@@ -148,6 +148,17 @@ def test_pools_started_from_several_threads_share_one_blas_limit(four_threads, m
     assert nearest._blas_pools == {"running": 0, "limit": None}
 
 
+def test_the_sketch_is_the_same_with_a_dense_or_a_sparse_projection_table(monkeypatch):
+    # small inputs multiply by a dense table (faster), large ones by the sparse one
+    rows = NgramVectorizer().fit_transform(_names(200, seed=5))
+    monkeypatch.setattr(nearest, "DENSE_PROJECTION", 0)
+    sparse = nearest.sketch(rows)
+    monkeypatch.setattr(nearest, "DENSE_PROJECTION", 1 << 40)
+    dense = nearest.sketch(rows)
+    np.testing.assert_allclose(dense, sparse, atol=1e-6)
+    assert np.abs(sparse).max() > 0
+
+
 def test_a_rows_sketch_is_the_same_in_any_matrix_and_keeps_cosines_roughly():
     # the projection of an n-gram column depends on the column alone, so a query sketched
     # on its own lands where the same row sketched among the references does

@@ -254,6 +254,12 @@ def _projection(columns: np.ndarray, dim: int, per_feature: int = 4):
     return csr_matrix((values, cols, indptr), shape=(len(keys), dim))
 
 
+#: Entries (used columns x dimensions) up to which :func:`sketch` multiplies by a dense
+#: projection table (32 MB): 20,000 names use about 53,000 columns, and the product took
+#: 18 ms against 29 ms with the sparse table, which larger inputs keep.
+DENSE_PROJECTION = 1 << 23
+
+
 def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
     """Unit float32 rows of a hashed sparse random projection of sparse rows to ``dim``
     dimensions (cosines approximately kept; :func:`_projection`), a chunk of rows at a
@@ -267,13 +273,16 @@ def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
     columns = np.flatnonzero(used)
     position = (np.cumsum(used) - 1).astype(np.int32)  # each used column's row in the table
     comp_t = _projection(columns, dim)
+    if len(columns) * dim <= DENSE_PROJECTION:  # the product with a dense table is faster
+        comp_t = comp_t.toarray()
     out = np.empty((ng.shape[0], dim), dtype=np.float32)
     for s in range(0, ng.shape[0], chunk):
         rows = ng[s : s + chunk]  # its columns renumbered a chunk at a time (no whole copy)
         rows = csr_matrix(
             (rows.data, position[rows.indices], rows.indptr), shape=(rows.shape[0], len(columns))
         )
-        part = (rows @ comp_t).toarray()
+        part = rows @ comp_t
+        part = part if isinstance(part, np.ndarray) else part.toarray()
         norms = np.linalg.norm(part, axis=1, keepdims=True)
         out[s : s + chunk] = part / np.where(norms > 0, norms, 1.0)
     return out
