@@ -153,3 +153,44 @@ def test_without_char_gain_there_is_no_scale_parameter(tiny_model_dir):
     fusion = fusion_module(build_pearl_model(str(tiny_model_dir), {"out_dim": 8}))
     assert fusion.char_log_scale is None and fusion.char_scale == 1.0
     assert not any("char_log_scale" in k for k in fusion.state_dict())
+
+
+def test_char_share_fixes_the_character_parts_share_and_round_trips(tiny_model_dir, tmp_path):
+    torch.manual_seed(0)
+    model = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16}, char_share=0.3)
+    emb = model.encode(TEXTS)
+    assert emb.shape == (len(TEXTS), 40)
+    phrase, char = emb[:, :32], emb[:, 32:]
+    live = np.linalg.norm(char, axis=1) > 0
+    assert live.sum() >= 4
+    np.testing.assert_allclose((phrase**2).sum(1), 0.7, rtol=1e-5)
+    np.testing.assert_allclose((char[live] ** 2).sum(1), 0.3, rtol=1e-5)
+    # so a cosine of two outputs is the weighted mean of the parts' cosines
+    plain = build_pearl_model(str(tiny_model_dir), {"out_dim": 8, "dim": 16})
+    plain.load_state_dict(model.state_dict())
+    raw = plain.encode(TEXTS[:2])
+    unit = [
+        raw[:, sl] / np.linalg.norm(raw[:, sl], axis=1, keepdims=True)
+        for sl in (slice(0, 32), slice(32, 40))
+    ]
+    expected = 0.7 * unit[0][0] @ unit[0][1] + 0.3 * unit[1][0] @ unit[1][1]
+    assert emb[0] @ emb[1] == pytest.approx(expected, abs=1e-5)
+    save_model(model, tmp_path / "share")
+    loaded = load_pearl_model(tmp_path / "share")
+    assert fusion_module(loaded).char_share == pytest.approx(0.3)
+    np.testing.assert_allclose(loaded.encode(TEXTS), emb, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"char_share": 1.0},
+        {"char_share": -0.1},
+        {"char_share": 0.3, "char_gain": True},
+        {"char_share": 0.3, "output_dim": 12},
+        {"char_share": 0.3, "use_chars": False},
+    ],
+)
+def test_char_share_out_of_range_or_with_another_weighting_is_refused(tiny_model_dir, kwargs):
+    with pytest.raises(ValueError, match="char_share"):
+        build_pearl_model(str(tiny_model_dir), {"out_dim": 8}, **kwargs)

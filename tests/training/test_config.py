@@ -43,6 +43,11 @@ def test_bad_values():
         TrainConfig(average_weight=2)
     with pytest.raises(ValueError, match="boolean"):
         load_config(None, {"type_loss": "maybe"})
+    with pytest.raises(ValueError, match="char_share"):
+        TrainConfig(char_share=0.99)
+    with pytest.raises(ValueError, match="char_share"):
+        TrainConfig(char_share=0.3, char_gain=True)
+    assert load_config(None, {"char_share": "0.3"}).char_share == 0.3
 
 
 def test_missing_config_file(tmp_path):

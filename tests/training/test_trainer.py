@@ -243,6 +243,25 @@ def test_learned_char_gain_is_trained_logged_and_saved(training_files, tiny_mode
     assert saved == pytest.approx(np.exp(0.5 * np.log(scales[-1])), rel=1e-5)
 
 
+def test_a_fixed_char_share_is_trained_and_saved(training_files, tiny_model_dir, tmp_path):
+    from pearl.models import fusion_module, load_pearl_model
+
+    cfg = _config(
+        training_files,
+        tiny_model_dir,
+        tmp_path / "m",
+        char_kind="ngram_bag",
+        char_share=0.4,
+        max_steps=3,
+    )
+    Trainer(cfg, show_progress_bar=False).train()
+    loaded = load_pearl_model(tmp_path / "m")
+    assert fusion_module(loaded).char_share == pytest.approx(0.4)
+    emb = loaded.encode(["The New York Times", "nytimes.com"], normalize_embeddings=False)
+    char = emb[:, -fusion_module(loaded).char_encoder.config["out_dim"] :]
+    np.testing.assert_allclose((char**2).sum(1), 0.4, rtol=1e-4)  # saved with Normalize
+
+
 def test_every_component_can_be_switched_off(training_files, tiny_model_dir, tmp_path):
     cfg = _config(
         training_files,

@@ -56,6 +56,12 @@ class CharFusion(Module):
         Multiply the character vector by a learned scalar ``exp(char_log_scale)`` (1 at
         the start) before the concatenation, so that training decides how much the
         character part weighs in the cosine; False is the paper's plain concatenation.
+    char_share : float, default=0.0
+        In (0, 1): each part is scaled to unit length and the character part weighted to
+        hold this share of the output's squared norm (``[sqrt(1 - s) unit(phrase),
+        sqrt(s) unit(char)]``, so a cosine of two outputs is ``(1 - s) cos_phrase + s
+        cos_char``), whatever the scale the encoders' outputs take in training; 0 (the
+        default) is the plain concatenation. Not with ``char_gain`` or ``output_dim``.
     raw_text : bool, default=False
         Read the characters of the text the user typed, handed over by a
         :class:`~pearl.models.raw_text.RawTextTransformer` first module, instead of the
@@ -72,6 +78,7 @@ class CharFusion(Module):
         "use_chars",
         "char_gain",
         "raw_text",
+        "char_share",
     ]
 
     def __init__(
@@ -84,8 +91,17 @@ class CharFusion(Module):
         use_chars: bool = True,
         char_gain: bool = False,
         raw_text: bool = False,
+        char_share: float = 0.0,
     ) -> None:
         super().__init__()
+        char_share = float(char_share)
+        if not 0.0 <= char_share < 1.0:
+            raise ValueError(f"char_share must be in [0, 1), got {char_share}")
+        if char_share and (char_gain or output_dim or not use_chars):
+            raise ValueError(
+                "char_share needs the character encoder, without char_gain or output_dim"
+            )
+        self.char_share = char_share
         self.phrase_dim = int(phrase_dim)
         self.char_config = dict(char_config or {})
         self.output_dim = output_dim
@@ -180,6 +196,10 @@ class CharFusion(Module):
             if self.char_log_scale is not None:
                 char_vec = char_vec * self.char_log_scale.exp().to(phrase.dtype)
             features["char_embedding"] = char_vec
+            if self.char_share:
+                s = self.char_share
+                phrase = nn.functional.normalize(phrase, dim=-1) * (1.0 - s) ** 0.5
+                char_vec = nn.functional.normalize(char_vec, dim=-1) * s**0.5
             out = torch.cat([phrase, char_vec], dim=-1)
         else:
             out = phrase

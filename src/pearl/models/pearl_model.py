@@ -42,6 +42,7 @@ def build_pearl_model(
     device: str = "cpu",
     char_gain: bool = False,
     raw_text: bool = False,
+    char_share: float = 0.0,
 ):
     """A fused PEARL model from a backbone folder.
 
@@ -66,6 +67,9 @@ def build_pearl_model(
         The character encoder reads the text the user typed (the first module is then a
         :class:`~pearl.models.raw_text.RawTextTransformer`) instead of the phrase decoded
         from the uncased token ids.
+    char_share : float, default=0.0
+        The character part's fixed share of the output's squared norm, each part at unit
+        length (see :class:`CharFusion`); 0 is the plain concatenation.
 
     Returns
     -------
@@ -92,6 +96,7 @@ def build_pearl_model(
         use_chars=use_chars,
         char_gain=char_gain,
         raw_text=raw_text and use_chars,
+        char_share=char_share,
     )
     fusion.set_tokenizer(transformer.tokenizer)
     return SentenceTransformer(modules=[transformer, pooling, fusion], device=device)

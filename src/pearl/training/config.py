@@ -137,6 +137,7 @@ class TrainConfig(ConfigPaths):
     max_seq_length: int = 32
     use_chars: bool = True
     char_gain: bool = False  # a learned scalar weight on the character vector
+    char_share: float = 0.0  # > 0: parts at unit length, the character part this share
     raw_text: bool = False  # the character encoder reads the typed text (PEARL v2 models)
     # character encoder pretraining (mimic the backbone's word embeddings)
     char_pretrain_steps: int = 1500
@@ -213,6 +214,9 @@ class TrainConfig(ConfigPaths):
         check_float(self.type_contrastive_weight, "type_contrastive_weight", 0.0)
         check_float(self.type_contrastive_temperature, "type_contrastive_temperature", 1e-6)
         check_float(self.type_batch_share, "type_batch_share", 0.0, 0.9)
+        check_float(self.char_share, "char_share", 0.0, 0.95)
+        if self.char_share and (self.char_gain or self.output_dim or not self.use_chars):
+            raise ValueError("char_share needs use_chars, without char_gain or output_dim")
         check_int(self.type_group_size, "type_group_size", 2)
         check_int(self.dev_every, "dev_every", 0)
         check_float(self.word_negative_temperature, "word_negative_temperature", 1e-6)
@@ -279,7 +283,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "data": ("backbone", "corpus", "augmented", "negatives", "max_examples"),
     "model": (
         *("char_out_dim", "char_dim", "char_kind", "char_buckets", "output_dim"),
-        *("max_seq_length", "use_chars", "char_gain", "raw_text", "char_pretrain_steps"),
+        *("max_seq_length", "use_chars", "char_gain", "char_share", "raw_text"),
+        "char_pretrain_steps",
         *("char_pretrain_words", "char_pretrain_batch", "char_pretrain_lr"),
         *("pca_dims", "n_buckets"),
     ),

@@ -143,6 +143,7 @@ class Trainer:
             max_seq_length=cfg.max_seq_length,
             char_gain=cfg.char_gain,
             raw_text=cfg.raw_text,
+            char_share=cfg.char_share,
         )
         return model.to(self.device)
 
