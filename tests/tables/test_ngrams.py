@@ -142,3 +142,25 @@ def test_idf_lookup_is_the_same_for_few_and_many_columns():
         cols = rng.integers(0, v.n_columns_, n)
         cols[: min(n, 5)] = v.seen_[: min(n, 5)]  # seen columns among them
         np.testing.assert_array_equal(v._idf_at(cols), v.idf_[cols])
+
+
+@pytest.mark.parametrize("n_features", [2**20, 2**6])  # the sparse and the dense df paths
+def test_fit_counts_with_repeats_is_the_fit_on_the_repeated_texts(n_features):
+    values = ["acme corp", "beta", "", "gamma ltd", "zeta"]
+    repeats = np.array([3, 1, 2, 0, 1])
+    column = [v for v, r in zip(values, repeats, strict=True) for _ in range(r)]
+    want = NgramVectorizer(n_features=n_features).fit(column)
+    vec = NgramVectorizer(n_features=n_features)
+    got = vec.fit_counts(vec.counts(values), repeats)
+    np.testing.assert_array_equal(got.idf_, want.idf_)
+    # a value the column never holds ("gamma ltd") leaves its n-grams unseen
+    assert got.unseen_idf_ == want.unseen_idf_
+    # no text at all: the IDF of one empty text, as fit([]) gives
+    none = NgramVectorizer(n_features=n_features).fit_counts(
+        vec.counts(values), np.zeros(5, dtype=int)
+    )
+    np.testing.assert_array_equal(none.idf_, NgramVectorizer(n_features=n_features).fit([]).idf_)
+    with pytest.raises(ValueError, match="repeats"):
+        vec.fit_counts(vec.counts(values), [1, 2])
+    with pytest.raises(ValueError, match="repeats"):
+        vec.fit_counts(vec.counts(values), [1, 1, 1, 1, -1])

@@ -193,8 +193,8 @@ def test_the_prior_never_exceeds_what_the_tables_allow(hash_encoder):
     keys = ["first", "surname", "city", "dob"]
     from pearl.tables.record_linkage import _candidates, _compared_fields
 
-    _, fields, records = _compared_fields(left, right, keys, keys, hash_encoder, None)
-    n_pairs = len(_candidates(fields, records, hash_encoder, 10))
+    _, fields = _compared_fields(left, right, keys, keys, hash_encoder, None)
+    n_pairs = len(_candidates(fields, (len(left), len(right)), hash_encoder, 10))
     _, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert model.prior_ <= min(len(left), len(right)) / n_pairs + 1e-12
 
@@ -250,17 +250,58 @@ def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
 
 
 def test_candidates_without_identifier_like_fields(hash_encoder):
-    from pearl.tables.record_linkage import _candidates, _records, _TextField
+    from pearl.tables.record_linkage import _candidates, _TextField
 
     left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
     right = left.iloc[::-1].reset_index(drop=True)
     fields = [_TextField(left[c], right[c], None) for c in ("city", "kind")]
-    records = (_records(fields, "left"), _records(fields, "right"))
-    pairs = _candidates(fields, records, None, 3)
+    pairs = _candidates(fields, (len(left), len(right)), None, 3)
     # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
     assert len(pairs) == 3 * len(left)
-    equal = {i for i, j in pairs if records[0][i] == records[1][j]}
+    joined = [left.agg(" ".join, axis=1).tolist(), right.agg(" ".join, axis=1).tolist()]
+    equal = {i for i, j in pairs if joined[0][i] == joined[1][j]}
     assert equal == set(range(len(left)))
+
+
+def test_record_counts_are_the_counts_of_the_joined_fields():
+    # n-grams stay within words and words within a field: summing the fields' counts of
+    # their values gives the counts of each row's joined text, missing values left out
+    from pearl.tables.ngrams import NgramVectorizer
+    from pearl.tables.record_linkage import _TextField, record_counts
+
+    left = pd.DataFrame(
+        {
+            "name": ["Ann  Lee", None, "Åsa Öberg", "", "Bob"],
+            "city": ["new york", "Oslo", "Ἀθῆναι ΟΔΟΣ", "paris", None],
+        }
+    )
+    right = pd.DataFrame({"name": ["Bob", "ann lee", "x"], "city": ["Oslo", "oslo", "new york"]})
+    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
+    vec = NgramVectorizer()
+    for side, frame in (("left", left), ("right", right)):
+        joined = [
+            " ".join(str(v).strip() for v in row if pd.notna(v) and str(v).strip())
+            for row in frame.itertuples(index=False)
+        ]
+        want = vec.counts(joined)
+        got = record_counts(fields, side)
+        assert got.shape == want.shape
+        assert (got != want).nnz == 0
+        np.testing.assert_array_equal(got.indices, want.indices)  # the same order of entries
+
+
+def test_a_fields_idf_is_the_right_columns_own():
+    # each value counted once, weighted by how often the right column holds it
+    from pearl.tables.ngrams import NgramVectorizer
+    from pearl.tables.record_linkage import _TextField
+
+    left = pd.Series(["acme corp", "beta", None, "acme corp"])
+    right = pd.Series(["acme corp", "acme corp", "gamma ltd", None, "beta"])
+    field = _TextField(left, right, None)
+    cells = ["" if v is None else v for v in right]
+    want = NgramVectorizer().fit(cells).transform(field.values)
+    assert (field.ngrams != want).nnz == 0
+    np.testing.assert_array_equal(field.ngrams.data, want.data)
 
 
 def test_fields_are_embedded_in_one_call_and_records_sum_their_fields(hash_encoder):

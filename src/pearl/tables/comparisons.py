@@ -218,7 +218,12 @@ class _TextField:
         first: dict[str, int] = {}
         # each value's case-folded form as the id of its first value: equality of ints
         self.folded = np.array([first.setdefault(f, i) for i, f in enumerate(folded)])
-        self.ngrams = NgramVectorizer().fit(rc).transform(uniq)
+        # the values' n-grams counted once; the IDF is the right column's (each value as
+        # often as it occurs there), as fitting on the column itself gives
+        vec = NgramVectorizer()
+        self.counts = vec.counts(uniq)  # raw counts, summed into records' n-grams
+        vec.fit_counts(self.counts, np.bincount(self.rid, minlength=len(uniq)))
+        self.ngrams = vec.weigh(self.counts)
         self.scorer = scorer
         self.emb: np.ndarray | None = None  # unit embeddings of ``values``: embed_fields
 

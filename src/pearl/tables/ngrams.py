@@ -55,14 +55,32 @@ class NgramVectorizer:
 
     def fit(self, texts: list[str]) -> NgramVectorizer:
         """Learn the inverse document frequencies from ``texts`` (the reference names)."""
-        return self._fit_counts(self.counts(list(texts) or [""]))
+        return self.fit_counts(self.counts(list(texts) or [""]))
 
-    def _fit_counts(self, counts) -> NgramVectorizer:
+    def fit_counts(self, counts, repeats: np.ndarray | None = None) -> NgramVectorizer:
+        """Learn the inverse document frequencies from hashed counts (:meth:`counts`) of
+        the texts, each row standing for ``repeats[i]`` texts when given (the distinct
+        values of a column and how often each occurs in it: the same IDF as :meth:`fit`
+        on the column, without counting a repeated value again). Rows that stand for no
+        text add nothing; with no text at all, the IDF of one empty text."""
+        if repeats is None:
+            n_docs = counts.shape[0]
+            weights = None
+        else:
+            repeats = np.asarray(repeats, dtype=np.int64)
+            if repeats.shape != (counts.shape[0],) or (repeats < 0).any():
+                raise ValueError("repeats must be one non-negative count per row of counts")
+            n_docs = int(repeats.sum())
+            weights = np.repeat(repeats, np.diff(counts.indptr)).astype(np.float64)
+        if n_docs == 0:  # fit([]) is fit([""]): one text without n-grams
+            return self._set_idf(counts.shape[1], np.zeros(0, np.int64), np.zeros(0), 1)
         if counts.nnz > counts.shape[1] // 4:
-            return self.fit_frequencies(self.document_frequencies(counts), counts.shape[0])
+            df = np.bincount(counts.indices, weights, minlength=counts.shape[1])
+            return self.fit_frequencies(df.astype(np.int64), n_docs)
         # few n-grams (a short column): count the columns seen, not all 2 million
-        seen, df = np.unique(counts.indices, return_counts=True)
-        return self._set_idf(counts.shape[1], seen, df, counts.shape[0])
+        seen, at = np.unique(counts.indices, return_inverse=True)
+        df = np.bincount(at, weights, minlength=len(seen)).astype(np.int64)
+        return self._set_idf(counts.shape[1], seen[df > 0], df[df > 0], n_docs)
 
     def counts(self, texts: list[str]):
         """Hashed n-gram and word counts (before IDF), sparse CSR of ``2 * n_features``
@@ -145,7 +163,7 @@ class NgramVectorizer:
         """``fit(texts).transform(texts)``, the n-grams counted once."""
         texts = list(texts)
         counts = self.counts(texts or [""])
-        self._fit_counts(counts)
+        self.fit_counts(counts)
         return self.weigh(counts[: len(texts)])
 
 
