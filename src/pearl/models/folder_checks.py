@@ -53,6 +53,7 @@ def module_registry() -> dict[str, type]:
     from pearl.models.static import StaticPhraseEmbedding
     from pearl.models.strict_transformer import StrictTransformer
     from pearl.models.surface import StaticConcat
+    from pearl.models.surface_split import SurfaceSplitTransformer
 
     plain = {
         "Pooling": st.Pooling,
@@ -83,6 +84,7 @@ def module_registry() -> dict[str, type]:
             "pearl.models.static.StaticPhraseEmbedding": StaticPhraseEmbedding,
             "pearl.models.glove_sequence.GloveSequenceEncoder": GloveSequenceEncoder,
             "pearl.models.surface.StaticConcat": StaticConcat,
+            "pearl.models.surface_split.SurfaceSplitTransformer": SurfaceSplitTransformer,
         }
     )
     return registry

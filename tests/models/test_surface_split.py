@@ -1,0 +1,65 @@
+import json
+
+import numpy as np
+import pytest
+
+from pearl import PhraseEncoder
+from pearl.models.loading import open_model_folder
+from pearl.models.surface_split import SurfaceSplitTransformer, add_surface_split, split_surface
+from pearl.training.saving import save_model
+
+VOCAB = frozenset({"ny", "times", "new", "york", "post", "dog", "food", "washington", "the"})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("nytimes.com", "ny times"),
+        ("https://www.nytimes.com/", "ny times"),
+        ("news.bbc.co.uk", "bbc"),
+        ("NYTimes", "NY Times"),
+        ("WashingtonPost", "Washington Post"),
+        ("washingtonpost.com", "washington post"),
+        ("acmecorp.com", "acmecorp"),  # no two-word split in this vocabulary
+        ("dogfood", "dog food"),
+        ("The New York Times", "The New York Times"),  # untouched, whitespace and all
+        ("The  New York   Times", "The  New York   Times"),
+        ("iPhone", "iPhone"),
+        ("eBay", "eBay"),
+        ("NASA", "NASA"),
+        ("Times", "Times"),  # a vocabulary word is never split
+        ("café 🙂 naïve", "café 🙂 naïve"),
+        ("", ""),
+        ("a.b", "a.b"),
+    ],
+)
+def test_split_surface(text, want):
+    assert split_surface(text, VOCAB) == want
+
+
+def test_without_a_vocabulary_only_addresses_and_case_changes_are_split():
+    assert split_surface("nytimes.com") == "nytimes"
+    assert split_surface("NYTimes dogfood") == "NY Times dogfood"
+
+
+def test_a_split_model_reads_the_joined_forms_as_their_words(tiny_pearl_dir, tmp_path):
+    base = open_model_folder(tiny_pearl_dir)
+    model = add_surface_split(base)
+    assert isinstance(model[0], SurfaceSplitTransformer)
+    assert not isinstance(base[0], SurfaceSplitTransformer)  # the input model is unchanged
+    save_model(model, tmp_path / "split")
+    types = [m["type"] for m in json.loads((tmp_path / "split" / "modules.json").read_text())]
+    assert types[0] == "pearl.models.surface_split.SurfaceSplitTransformer"
+    split = PhraseEncoder(tmp_path / "split")
+    plain = PhraseEncoder(tiny_pearl_dir)
+    got = split.encode(["NYTimes", "nytimes.com", "The New York Times", ""])
+    want = plain.encode(["NY Times", "ny times", "The New York Times", ""])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    # the tiny model's vocabulary is BERT's: "nytimes" is not a word of it, "ny" and "times" are
+    assert not np.allclose(got[0], plain.encode(["NYTimes"])[0], atol=1e-4)
+
+
+def test_add_surface_split_refuses_a_model_it_cannot_front(tiny_pearl_dir):
+    split = add_surface_split(open_model_folder(tiny_pearl_dir))
+    with pytest.raises(ValueError, match="plain Transformer"):
+        add_surface_split(split)
