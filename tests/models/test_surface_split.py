@@ -21,7 +21,9 @@ VOCAB = frozenset({"ny", "times", "new", "york", "post", "dog", "food", "washing
         ("WashingtonPost", "Washington Post"),
         ("washingtonpost.com", "washington post"),
         ("acmecorp.com", "acmecorp"),  # no two-word split in this vocabulary
-        ("dogfood", "dog food"),
+        ("dogfood", "dogfood"),  # only a web address's host is split into words
+        ("dogfood.com", "dog food"),
+        ("Kinyarwanda", "Kinyarwanda"),
         ("The New York Times", "The New York Times"),  # untouched, whitespace and all
         ("The  New York   Times", "The  New York   Times"),
         ("iPhone", "iPhone"),
@@ -40,6 +42,7 @@ def test_split_surface(text, want):
 def test_without_a_vocabulary_only_addresses_and_case_changes_are_split():
     assert split_surface("nytimes.com") == "nytimes"
     assert split_surface("NYTimes dogfood") == "NY Times dogfood"
+    assert split_surface("NYTimes.com") == "NY Times"
 
 
 def test_a_split_model_reads_the_joined_forms_as_their_words(tiny_pearl_dir, tmp_path):
