@@ -66,3 +66,17 @@ def test_add_surface_split_refuses_a_model_it_cannot_front(tiny_pearl_dir):
     split = add_surface_split(open_model_folder(tiny_pearl_dir))
     with pytest.raises(ValueError, match="plain Transformer"):
         add_surface_split(split)
+
+
+def test_add_split_command(tiny_pearl_dir, tmp_path, capsys):
+    from pearl.cli import main
+
+    out = tmp_path / "out"
+    assert main(["add-split", "-m", str(tiny_pearl_dir), "-o", str(out)]) == 0
+    got = PhraseEncoder(str(out)).encode(["NYTimes"])
+    np.testing.assert_allclose(got, PhraseEncoder(tiny_pearl_dir).encode(["NY Times"]), atol=1e-3)
+    # the model folder it read is never the one it writes
+    before = sorted(p.name for p in tiny_pearl_dir.iterdir())
+    assert main(["add-split", "-m", str(tiny_pearl_dir), "-o", str(tiny_pearl_dir)]) != 0
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert sorted(p.name for p in tiny_pearl_dir.iterdir()) == before

@@ -81,6 +81,7 @@ IO: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "aliases": (("corpus", "text", "wordnet", "replay", "negatives", "exclude"), ("output",)),
     "distill-static": (("model",), ("output",)),
     "add-static": (("model", "static"), ("output",)),
+    "add-split": (("model",), ("output",)),
     "train-static": (("config",), ("output",)),
     "matcher-weights": (("corpus", "model", "negatives", "aliases", "data"), ("output",)),
     "model-card": (("results", "speed"), ()),

@@ -243,6 +243,18 @@ def cmd_add_static(args) -> int:
     return 0
 
 
+def cmd_add_split(args) -> int:
+    from pearl.encoders.resolve import resolve_model_path
+    from pearl.models.loading import open_model_folder
+    from pearl.models.surface_split import add_surface_split
+    from pearl.training.saving import save_model
+
+    out = add_surface_split(open_model_folder(resolve_model_path(args.model)))
+    save_model(out, Path(args.output), dtype=args.save_dtype)
+    print(f"wrote {args.output}: {args.model} behind a surface splitter", file=sys.stderr)
+    return 0
+
+
 def cmd_train_static(args) -> int:
     from pearl.training.config import load_config
     from pearl.training.static import StaticConfig, StaticTrainer
@@ -438,11 +450,32 @@ def add_add_static(sub) -> None:
     p.set_defaults(func=cmd_add_static)
 
 
+def add_add_split(sub) -> None:
+    """The ``pearl add-split`` command."""
+    p = sub.add_parser(
+        "add-split",
+        help="put a rewriting of joined and web-address names in front of a model",
+        description="Write a model folder that encodes with --model after rewriting joined "
+        'and web-address forms of names into their words ("NYTimes" -> "NY Times", '
+        '"nytimes.com" -> "ny times"; pearl.models.surface_split). No training.',
+    )
+    p.add_argument("-o", "--output", required=True, help="model folder to write")
+    model_arg(p)
+    p.add_argument(
+        "--save-dtype",
+        choices=["float32", "float16"],
+        default="float16",
+        help="storage type of the weights (default float16; computed in float32)",
+    )
+    p.set_defaults(func=cmd_add_split)
+
+
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_train(sub)
     add_finetune(sub)
     add_distill_static(sub)
     add_add_static(sub)
+    add_add_split(sub)
     add_train_static(sub)
     add_matcher_weights(sub)
