@@ -33,6 +33,11 @@ VOCAB = frozenset({"ny", "times", "new", "york", "post", "dog", "food", "washing
         ("café 🙂 naïve", "café 🙂 naïve"),
         ("", ""),
         ("a.b", "a.b"),
+        ("St.Louis", "St.Louis"),  # not web addresses
+        ("J.Smith", "J.Smith"),
+        ("Node.js", "Node.js"),
+        ("ASP.NET", "ASP.NET"),
+        ("U.S.", "U.S."),
     ],
 )
 def test_split_surface(text, want):

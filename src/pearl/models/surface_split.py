@@ -19,8 +19,16 @@ from pearl.models.strict_transformer import StrictTransformer
 __all__ = ["SurfaceSplitTransformer", "split_surface", "add_surface_split"]
 
 #: A whole input that is a web address: optional scheme and "www.", dot-separated labels
-#: ending in an alphabetic top-level domain, an optional trailing slash.
-_ADDRESS = re.compile(r"^(?:https?://)?(?:www\.)?((?:[A-Za-z0-9-]+\.)+)([A-Za-z]{2,6})/?$")
+#: ending in a lower-case top-level domain of :data:`TOP_LEVEL`, an optional trailing slash
+#: ("St.Louis", "J.Smith", "Node.js" and "ASP.NET" are not addresses).
+_ADDRESS = re.compile(r"^(?:https?://)?(?:www\.)?((?:[A-Za-z0-9-]+\.)+)([a-z]{2,4})/?$")
+#: The top-level domains :func:`split_surface` reads as such: the common generic ones and
+#: the country codes of the largest web communities.
+TOP_LEVEL = frozenset(
+    "com org net edu gov mil int info biz io co ai app dev tv me eu uk us ca au nz ie de fr "
+    "it es pt nl be ch at se no dk fi pl cz ru ua jp cn kr in br mx ar za sg hk tw il tr gr "
+    "hu ro".split()
+)
 #: Second-level labels of country domains ("bbc.co.uk" is bbc's).
 _SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
 #: A case change inside a word: a lower-case letter then a capital ("WashingtonPost"), or
@@ -34,7 +42,7 @@ def _host(text: str) -> str | None:
     """The name of a web address's host ("nytimes" of "https://www.nytimes.com"), or
     None when ``text`` is not a web address."""
     m = _ADDRESS.match(text)
-    if not m:
+    if not m or m.group(2) not in TOP_LEVEL:
         return None
     labels = m.group(1).rstrip(".").split(".")
     if len(labels) >= 2 and labels[-1].lower() in _SECOND_LEVEL:
