@@ -31,8 +31,9 @@ TOP_LEVEL = frozenset(
 )
 #: Second-level labels of country domains ("bbc.co.uk" is bbc's).
 _SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
-#: A case change inside a word: a lower-case letter then a capital ("WashingtonPost"), or
-#: two capitals then a lower-case letter ("NYTimes"), with two letters on each side.
+#: A case change inside a word: two lower-case letters then a capital ("WashingtonPost"),
+#: or two capitals then a capital and a lower-case letter ("NYTimes"); "iPhone", "eBay"
+#: and "McDonald" stay whole.
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-zA-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])")
 #: The shortest host name :func:`split_surface` tries to split in two, and the shortest part.
 MIN_SPLIT, MIN_PART = 5, 2
