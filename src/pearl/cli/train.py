@@ -420,6 +420,16 @@ def add_matcher_weights(sub) -> None:
     p.set_defaults(func=cmd_matcher_weights)
 
 
+def _folder_dtype_arg(p) -> None:
+    """``--save-dtype`` of the commands that write a model folder from shipped ones."""
+    p.add_argument(
+        "--save-dtype",
+        choices=["float32", "float16"],
+        default="float16",
+        help="storage type of the weights (default float16; computed in float32)",
+    )
+
+
 def add_add_static(sub) -> None:
     """The ``pearl add-static`` command."""
     p = sub.add_parser(
@@ -441,12 +451,7 @@ def add_add_static(sub) -> None:
         metavar=("MODEL", "STATIC"),
         help="fixed weights of the two cosines (default 0.5 0.5)",
     )
-    p.add_argument(
-        "--save-dtype",
-        choices=["float32", "float16"],
-        default="float16",
-        help="storage type of the weights (default float16; computed in float32)",
-    )
+    _folder_dtype_arg(p)
     p.set_defaults(func=cmd_add_static)
 
 
@@ -461,12 +466,7 @@ def add_add_split(sub) -> None:
     )
     p.add_argument("-o", "--output", required=True, help="model folder to write")
     model_arg(p)
-    p.add_argument(
-        "--save-dtype",
-        choices=["float32", "float16"],
-        default="float16",
-        help="storage type of the weights (default float16; computed in float32)",
-    )
+    _folder_dtype_arg(p)
     p.set_defaults(func=cmd_add_split)
 
 
