@@ -26,10 +26,10 @@ mkdir -p logs
 for f in corpus/corpus.tsv augmented.tsv hard_negatives.tsv word_negatives.tsv; do
   [ -s "data_out/$f" ] || { echo "missing data_out/$f: see run_word_negatives.sh" >&2; exit 2; }
 done
-name() { echo "models/c49-cs-${1%%:*}-${1##*:}"; }
+model_of() { echo "models/c49-cs-${1%%:*}-${1##*:}"; }
 train_arm() {  # one arm: KIND:SHARE
   local KIND=${1%%:*} SHARE=${1##*:} OUT CFG RESUME=""
-  OUT=$(name "$1")
+  OUT=$(model_of "$1")
   CFG=data_out/c49-cs-$KIND-$SHARE.toml
   [ -s "$OUT/modules.json" ] && return 0
   cp "$TREE/configs/pearl-minilm.toml" "$CFG"
@@ -39,27 +39,6 @@ train_arm() {  # one arm: KIND:SHARE
   $PEARL train -c "$CFG" --set char_kind="$KIND" --set char_share="$SHARE" \
     --set max_steps="$STEPS" ${EXTRA:-} -o "$OUT" $RESUME
 }
-MODELS=""
-PIDS=""
-for A in $ARMS; do
-  MODELS="$MODELS${MODELS:+ }$(name "$A")"
-  if [ "${PARALLEL:-0}" = 1 ]; then
-    train_arm "$A" > "logs/$(basename "$(name "$A")").log" 2>&1 &
-    PIDS="$PIDS $!"
-  else
-    train_arm "$A"
-  fi
-done
-for p in $PIDS; do wait "$p"; done
-for m in $MODELS; do [ -s "$m/modules.json" ] || { echo "$m not saved" >&2; exit 1; }; done
-echo "$(ts) figure 1 and name variants"
-$PY "$TREE/experiments/figure1.py" --names 300 --distractors 20 --models "${MODELS// /,}" \
-  --name char_share_figure1
-echo "$(ts) dev proxy"
-$PY "$TREE/experiments/dev_proxy.py" $MODELS -o "$RESULTS/char_share_dev"
-echo "$(ts) types"
-$PY "$TREE/experiments/dev_types.py" $MODELS --name char_share_types
-if [ "$TREE/experiments/results" != "$RESULTS" ]; then
-  cp "$TREE/experiments/results/char_share_figure1."* "$TREE/experiments/results/char_share_types."* "$RESULTS/"
-fi
-echo "$(ts) done"
+. experiments/arm_runs.sh
+train_arms $ARMS
+measure_arms char_share

@@ -33,8 +33,10 @@ if [ ! -s data_out/word_negatives.tsv ]; then
     --exclude data_out/dev_proxy_strings.txt --exclude data_out/autofj_titles.txt \
     -o data_out/word_negatives.tsv
 fi
+model_of() { echo "models/c49-wn-$1"; }
 train_arm() {  # one arm: the part-1 recipe (channel A) + the word-negatives term at weight $1
-  local W=$1 OUT=models/c49-wn-$1 CFG=data_out/c49-wn-$1.toml RESUME=""
+  local W=$1 OUT CFG=data_out/c49-wn-$1.toml RESUME=""
+  OUT=$(model_of "$W")
   [ -s "$OUT/modules.json" ] && return 0
   cp "$TREE/configs/pearl-minilm.toml" "$CFG"
   if [ "$W" != 0 ]; then
@@ -44,27 +46,6 @@ train_arm() {  # one arm: the part-1 recipe (channel A) + the word-negatives ter
   echo "$(ts) train weight $W $RESUME"
   $PEARL train -c "$CFG" --set char_kind=attention --set max_steps=$STEPS ${EXTRA:-} -o "$OUT" $RESUME
 }
-MODELS=""
-PIDS=""
-for W in $WEIGHTS; do
-  MODELS="$MODELS${MODELS:+ }models/c49-wn-$W"
-  if [ "${PARALLEL:-0}" = 1 ]; then
-    train_arm "$W" > "logs/c49-wn-$W.log" 2>&1 &
-    PIDS="$PIDS $!"
-  else
-    train_arm "$W"
-  fi
-done
-for p in $PIDS; do wait "$p"; done
-for m in $MODELS; do [ -s "$m/modules.json" ] || { echo "$m not saved" >&2; exit 1; }; done
-echo "$(ts) figure 1 and name variants"
-$PY "$TREE/experiments/figure1.py" --names 300 --distractors 20 --models "${MODELS// /,}" \
-  --name word_negatives_figure1
-echo "$(ts) dev proxy"
-$PY "$TREE/experiments/dev_proxy.py" $MODELS -o "$RESULTS/word_negatives_dev"
-echo "$(ts) types"
-$PY "$TREE/experiments/dev_types.py" $MODELS --name word_negatives_types
-if [ "$TREE/experiments/results" != "$RESULTS" ]; then
-  cp "$TREE/experiments/results/word_negatives_figure1."* "$TREE/experiments/results/word_negatives_types."* "$RESULTS/"
-fi
-echo "$(ts) done"
+. experiments/arm_runs.sh
+train_arms $WEIGHTS
+measure_arms word_negatives

@@ -17,7 +17,8 @@
 # then on the device, back to back:
 #   1. carry [.gpu0, .gpu1]: bash experiments/device/check.sh
 #   2. carry [.gpu1, .gpu2]: STOP_AT=525 bash experiments/device/run.sh   (the long run)
-#                        or: bash experiments/device/arms.sh              (part 3's arms)
+#                        or: bash experiments/device/arms.sh              (part 3's arms;
+#                            RUN=run_char_share.sh for the char_share arms)
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
 PIN=${PIN:?set PIN to the commit of the recipe}
