@@ -85,6 +85,7 @@ def test_multi_column_report_shows_each_columns_match_weights(hash_encoder, tmp_
     )
     assert first["level"].iloc[0].startswith("equal")
     assert "prior (share of candidate pairs that match)" in report.summary()
+    assert report.summary()["candidate pairs"] == "shared values and the fuzzy search"
     page = report.write_html(tmp_path / "r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "Match weights of each key column" in page and "<svg" in page
@@ -154,3 +155,15 @@ def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
     assert report.best_scores[:100].mean() < 0.9  # what the probabilities alone say
     curve = report.expected_curve([0.0, report.details.threshold])
     assert curve["expected precision"].iloc[1] >= 0.9
+
+
+def test_the_report_says_when_shared_codes_replaced_the_search(hash_encoder, monkeypatch):
+    from pearl_lab.synthetic import companies
+
+    from pearl.tables import blocking
+
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)  # 600 rows are then checked
+    left, right, _ = companies(600, seed=2)
+    keys = ["name", "street", "city", "phone", "postcode"]
+    line = join_report(left, right, on=keys, model=hash_encoder).summary()["candidate pairs"]
+    assert line.startswith("rows sharing a code") and "100 sampled left rows" in line

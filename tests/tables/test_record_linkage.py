@@ -191,10 +191,12 @@ def test_rows_without_a_partner_stay_unmatched():
 def test_the_prior_never_exceeds_what_the_tables_allow(hash_encoder):
     left, right, _ = _partnered_people(300, share=1.0, seed=1)
     keys = ["first", "surname", "city", "dob"]
-    from pearl.tables.record_linkage import _candidates, _compared_fields
+    from pearl.tables.blocking import RecordSearch, equal_value_pairs, unique_pairs
+    from pearl.tables.record_linkage import _compared_fields
 
     _, fields = _compared_fields(left, right, keys, keys, hash_encoder, None)
-    n_pairs = len(_candidates(fields, (len(left), len(right)), hash_encoder, 10))
+    found = equal_value_pairs(fields, 10) + RecordSearch(fields, hash_encoder, 10).pairs()
+    n_pairs = len(unique_pairs(found))
     _, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert model.prior_ <= min(len(left), len(right)) / n_pairs + 1e-12
 
@@ -249,47 +251,6 @@ def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
     assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
 
 
-def test_candidates_without_identifier_like_fields(hash_encoder):
-    from pearl.tables.record_linkage import _candidates, _TextField
-
-    left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
-    right = left.iloc[::-1].reset_index(drop=True)
-    fields = [_TextField(left[c], right[c], None) for c in ("city", "kind")]
-    pairs = _candidates(fields, (len(left), len(right)), None, 3)
-    # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
-    assert len(pairs) == 3 * len(left)
-    joined = [left.agg(" ".join, axis=1).tolist(), right.agg(" ".join, axis=1).tolist()]
-    equal = {i for i, j in pairs if joined[0][i] == joined[1][j]}
-    assert equal == set(range(len(left)))
-
-
-def test_record_counts_are_the_counts_of_the_joined_fields():
-    # n-grams stay within words and words within a field: summing the fields' counts of
-    # their values gives the counts of each row's joined text, missing values left out
-    from pearl.tables.ngrams import NgramVectorizer
-    from pearl.tables.record_linkage import _TextField, record_counts
-
-    left = pd.DataFrame(
-        {
-            "name": ["Ann  Lee", None, "Åsa Öberg", "", "Bob"],
-            "city": ["new york", "Oslo", "Ἀθῆναι ΟΔΟΣ", "paris", None],
-        }
-    )
-    right = pd.DataFrame({"name": ["Bob", "ann lee", "x"], "city": ["Oslo", "oslo", "new york"]})
-    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
-    vec = NgramVectorizer()
-    for side, frame in (("left", left), ("right", right)):
-        joined = [
-            " ".join(str(v).strip() for v in row if pd.notna(v) and str(v).strip())
-            for row in frame.itertuples(index=False)
-        ]
-        want = vec.counts(joined)
-        got = record_counts(fields, side)
-        assert got.shape == want.shape
-        assert (got != want).nnz == 0
-        np.testing.assert_array_equal(got.indices, want.indices)  # the same order of entries
-
-
 def test_a_fields_idf_is_the_right_columns_own():
     # each value counted once, weighted by how often the right column holds it
     from pearl.tables.ngrams import NgramVectorizer
@@ -306,8 +267,8 @@ def test_a_fields_idf_is_the_right_columns_own():
 
 def test_fields_are_embedded_in_one_call_and_records_sum_their_fields(hash_encoder):
     from pearl.encoders.base import normalize_rows
+    from pearl.tables.blocking import record_vectors
     from pearl.tables.comparisons import _TextField, embed_fields
-    from pearl.tables.record_linkage import record_vectors
 
     calls = []
 
@@ -412,14 +373,14 @@ def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
 
 
 def test_fields_compared_on_several_threads_give_the_one_thread_result(hash_encoder, monkeypatch):
-    from pearl.tables import nearest, record_linkage
+    from pearl.tables import blocking, nearest
 
     left, right, _ = _people()
     keys = ["first", "last", "city", "born", "zip"]
     seen = []
-    per_field = record_linkage._per_field
+    per_field = blocking._per_field
     monkeypatch.setattr(
-        record_linkage, "_per_field", lambda fn, items: seen.append(1) or per_field(fn, items)
+        blocking, "_per_field", lambda fn, items: seen.append(1) or per_field(fn, items)
     )
     monkeypatch.setattr(nearest.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     ids2, p2, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
@@ -568,3 +529,60 @@ def test_two_or_three_identical_records_are_matches(hash_encoder, n):
     out = fuzzy_join(table[:n], table[:n], on=["name", "n"], model=hash_encoder)
     assert out["name_right"].tolist() == out["name"].tolist()
     assert out["match_score"].gt(0.6).all()
+
+
+def _companies(n: int):
+    from pearl_lab.synthetic import companies
+
+    left, right, truth = companies(n, seed=2)
+    return left, right, ["name", "street", "city", "phone", "postcode"], truth
+
+
+def _linked(left, right, ids, proba=None) -> set:
+    """(left rec_id, right rec_id) of each row's best candidate (with ``proba``: those of
+    probability 0.5 or more, the default decision)."""
+    keep = ids[:, 0] >= 0 if proba is None else (ids[:, 0] >= 0) & (proba[:, 0] >= 0.5)
+    rows = np.flatnonzero(keep)
+    return set(zip(left["rec_id"][rows], right["rec_id"][ids[rows, 0]], strict=True))
+
+
+def test_shared_codes_replace_the_search_when_a_sample_shows_it_adds_nothing(
+    hash_encoder, monkeypatch
+):
+    from pearl.tables import blocking
+
+    left, right, keys, truth = _companies(600)
+    searched = []
+    search = blocking.RecordSearch.pairs
+    monkeypatch.setattr(
+        blocking.RecordSearch,
+        "pairs",
+        lambda self, rows=None: searched.append(rows) or search(self, rows),
+    )
+    whole_ids, whole_p, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert model.blocking_["search"] == "whole table" and model.blocking_["sample_rows"] == 0
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)  # 600 rows: a sample of 100 decides
+    searched.clear()
+    ids, p, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    # every true pair shares a phone and a postcode: the search ran on the sample alone
+    assert model.blocking_["search"] == "skipped" and model.blocking_["search_gain"] < 1
+    # an eighth of the sample, then the rest (none of the whole table)
+    assert [len(rows) for rows in searched] == [12, 88]
+    linked, whole = _linked(left, right, ids, p), _linked(left, right, whole_ids, whole_p)
+    assert len(linked & truth) >= len(whole & truth) - 2 and len(linked & truth) > 300
+    assert len(linked - truth) <= len(whole - truth) + 2
+
+
+def test_the_whole_table_is_searched_when_matches_share_no_code(hash_encoder, monkeypatch):
+    from pearl.tables import blocking
+
+    left, right, keys, truth = _companies(600)
+    # a third of the partners lost their phone and postcode: only the search finds them
+    partnered = sorted({i for i, _ in truth})
+    gone = partnered[::3]
+    left.loc[gone, ["phone", "postcode"]] = None
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)
+    ids, p, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert model.blocking_["search"] == "whole table" and model.blocking_["search_gain"] >= 1
+    found = _linked(left, right, ids, p) & truth
+    assert len({i for i, _ in found} & set(gone)) >= 0.9 * len(gone)

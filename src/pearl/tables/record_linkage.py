@@ -4,10 +4,12 @@ labels (EM), as splink and recordlinkage do.
 
 The steps, for a left and a right table and pairs of key columns:
 
-1. **Candidates** (blocking): each left row's nearest right rows by character n-grams on
-   every text field, and by a record embedding (the sum of its text fields' embeddings)
-   (each searched in a :class:`~pearl.tables.search.ReferenceIndex`: approximate above its
-   size limits), and the rows sharing a rare code, date or number value.
+1. **Candidates** (blocking, :mod:`pearl.tables.blocking`): the rows sharing a rare code,
+   date or number value, and each left row's nearest right rows by character n-grams on
+   every text field and by a record embedding (the sum of its text fields' embeddings),
+   each searched in a :class:`~pearl.tables.search.ReferenceIndex` (approximate above its
+   size limits). On a large table the search is first run on a sample of left rows, and
+   skipped when it adds no expected match beside the shared values (:func:`_blocked_pairs`).
 2. **Comparison levels**: per field and candidate pair, a small integer, by the field's kind
    (:func:`field_kind`, read from the values: a CSV's columns are all text). Text (names,
    free text): 4 when equal (case and surrounding spaces aside), else the combined
@@ -30,16 +32,19 @@ The steps, for a left and a right table and pairs of key columns:
 
 from __future__ import annotations
 
+import functools
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from pearl.encoders import TABLE_BATCH_SIZE
+from pearl.tables.blocking import RecordSearch, equal_value_pairs, sample_rows, unique_pairs
 from pearl.tables.comparisons import (
     LEVELS,
     _CodeField,
     _Field,
     _levels,
-    _per_field,
     _TextField,
     embed_fields,
     field_kind,
@@ -56,126 +61,6 @@ __all__ = [
     "one_to_one_links",
     "LEVELS",
 ]
-
-
-def _field_candidates(tf, width: int) -> np.ndarray | None:
-    """(left row, right row) pairs: each left row's ``width`` nearest right rows by n-gram
-    cosine on one text field, or None when the field is not identifier-like."""
-    from pearl.tables.search import ReferenceIndex
-
-    live_l, live_r = np.flatnonzero(~tf.lnull), np.flatnonzero(~tf.rnull)
-    if not len(live_l) or len(np.unique(tf.rid[live_r])) < 0.5 * len(live_r):
-        return None
-    # left rows of one value have the same candidates: each value is searched once
-    values, row_value = np.unique(tf.lid[live_l], return_inverse=True)
-    index = ReferenceIndex(ngram_rows=tf.ngrams[tf.rid[live_r]])
-    ids = index.ngram_top_k(tf.ngrams[values], width)
-    ids = ids[row_value.ravel()]
-    return np.stack([np.repeat(live_l, ids.shape[1]), live_r[ids.ravel()]], axis=1)
-
-
-def record_counts(text_fields: list, side: str):
-    """Each row's hashed n-gram counts of its text fields joined by spaces (missing values
-    left out), summed from the fields' counts of their values: n-grams stay within words
-    and words within a field, so the sum is what counting the joined text gives, without
-    counting every value again (a tenth of a large linkage's time)."""
-    from scipy.sparse import diags
-
-    parts = []
-    for tf in text_fields:
-        ids, null = (tf.lid, tf.lnull) if side == "left" else (tf.rid, tf.rnull)
-        parts.append(diags((~null).astype(np.float64)) @ tf.counts[ids])
-    total = sum(parts[1:], parts[0])
-    total.sum_duplicates()
-    return total
-
-
-def record_vectors(text_fields: list, side: str) -> np.ndarray:
-    """Each row's record embedding: the sum of its text fields' unit embeddings (a missing
-    value adds nothing), as a unit vector (zero when every field is missing). The fields'
-    values are embedded already; embedding each record's joined text as well took about
-    as long again (FEBRL4: 10,000 records beside 16,000 field values)."""
-    from pearl.encoders.base import normalize_rows
-
-    total = None
-    for tf in text_fields:
-        ids, null = (tf.lid, tf.lnull) if side == "left" else (tf.rid, tf.rnull)
-        part = np.where(null[:, None], np.float32(0), tf.emb[ids])
-        total = part if total is None else total + part
-    return normalize_rows(np.asarray(total, dtype=np.float32))
-
-
-def _ngram_top_k(text_fields: list, width: int) -> np.ndarray:
-    """(left row, right row) pairs: each left record's ``width`` nearest right records by
-    n-gram cosine of their joined text fields (:func:`record_counts`)."""
-    from pearl.tables.ngrams import NgramVectorizer
-    from pearl.tables.search import ReferenceIndex
-
-    vec = NgramVectorizer()
-    right = record_counts(text_fields, "right")
-    rows = vec.fit_counts(right).weigh(right)
-    left = vec.weigh(record_counts(text_fields, "left"))
-    ids = ReferenceIndex(ngram_rows=rows).ngram_top_k(left, width)
-    return np.stack([np.repeat(np.arange(left.shape[0]), ids.shape[1]), ids.ravel()], axis=1)
-
-
-def _equal_value_candidates(field, cap: int) -> np.ndarray | None:
-    """(left row, right row) pairs that hold the same value of a code, date or number
-    field (splink's blocking on equality: a date of birth, an id, a postcode); a value
-    held by more than ``cap`` right rows (a state, a placeholder such as 1900-01-01)
-    blocks nothing, so each left row gains at most ``cap`` pairs. None when no value
-    qualifies."""
-    (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
-    live_r = np.flatnonzero(~rn)
-    right = pd.DataFrame({"key": rk[live_r], "right": live_r})
-    right = right[right.groupby("key")["key"].transform("size").to_numpy() <= cap]
-    if not len(right):
-        return None
-    left = pd.DataFrame({"key": lk[~ln], "left": np.flatnonzero(~ln)})
-    return left.merge(right, on="key")[["left", "right"]].to_numpy(np.int64)
-
-
-def _candidates(fields: list, sizes: tuple[int, int], encoder, width: int) -> np.ndarray:
-    """Unique (left row, right row) candidate pairs, shape (n, 2): the nearest right
-    records of each left record by embedding of the joined text fields, and by n-grams on
-    each identifier-like text field (at least half its right values distinct: names,
-    numbers; a field of few values would only block on ties), or on the joined text
-    fields when no field is identifier-like; and the pairs that share a value of a code,
-    date or number field held by few right rows (a date of birth: names of few distinct
-    values leave the true record out of a record's nearest ones in a large table).
-    ``sizes``: the numbers of left and right rows."""
-    from pearl.tables.search import EXACT_MAX, ReferenceIndex
-
-    text_fields = [f for f in fields if isinstance(f, _TextField)]
-    n_left, n_right = sizes
-    found = []
-    if text_fields and n_left and n_right:
-        found = [
-            p
-            for p in _per_field(lambda tf: _field_candidates(tf, width), text_fields)
-            if p is not None
-        ]
-        if not found:
-            found.append(_ngram_top_k(text_fields, width))
-        if encoder is not None:
-            # approximate (HNSW) above EXACT_MAX records: exact products of 100,000 x
-            # 100,000 records took most of a large linkage's time
-            index = ReferenceIndex(record_vectors(text_fields, "right"), exact_max=EXACT_MAX)
-            ids, _ = index.embedding_top_k(record_vectors(text_fields, "left"), width)
-            rows = np.repeat(np.arange(n_left), ids.shape[1])
-            found.append(np.stack([rows, ids.ravel()], axis=1))
-    others = [f for f in fields if not isinstance(f, _TextField)]
-    found += [
-        p for p in _per_field(lambda f: _equal_value_candidates(f, width), others) if p is not None
-    ]
-    if not found:
-        return np.zeros((0, 2), dtype=np.int64)
-    pairs = np.concatenate(found)
-    pairs = pairs[(pairs >= 0).all(1)]
-    # unique (left, right) in that order, through one int64 key: twice as fast as rows
-    width = int(pairs[:, 1].max()) + 1 if len(pairs) else 1
-    key = np.unique(pairs[:, 0] * width + pairs[:, 1])
-    return np.stack([key // width, key % width], axis=1)
 
 
 def link_tables(
@@ -210,20 +95,79 @@ def link_tables(
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
     kinds, fields = _compared_fields(left, right, left_on, right_on, encoder, scorer, batch_size)
-    pairs = _candidates(fields, (len(left), len(right)), encoder, candidates)
     rng = np.random.default_rng(seed)
     n_random = random_pairs if len(left) and len(right) else 0
     rand_l = rng.integers(0, max(len(left), 1), n_random)
     rand_r = rng.integers(0, max(len(right), 1), n_random)
+    random_gamma = _levels(fields, rand_l, rand_r)
     known = None if known_matches is None else _positions(known_matches, len(left), len(right))
     names = [str(a) if a == b else f"{a}/{b}" for a, b in zip(left_on, right_on, strict=True)]
-    proba, model = _probabilities(
-        fields, kinds, pairs, (rand_l, rand_r), len(left), known, len(right), names
+    fit = functools.partial(
+        _probabilities, fields, kinds, random_gamma=random_gamma, known=known, names=names
     )
+    pairs, blocking = _blocked_pairs(
+        fields, (len(left), len(right)), encoder, candidates, fit, (seed, top_k)
+    )
+    proba, model = fit(pairs, n_left=len(left), n_right=len(right))
+    model.blocking_ = blocking
     model.kinds_, model.names_ = kinds, names
     if one_to_one:
         return (*one_to_one_links(pairs, proba, len(left)), model)
     return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def _blocked_pairs(fields, sizes, encoder, width: int, fit, check: tuple[int, int]):
+    """The candidate pairs, and a record of how they were found (``model.blocking_``).
+
+    The pairs that share a rare code, date or number value, and the fuzzy search's
+    (:mod:`pearl.tables.blocking`). Before the search runs on a large table (at least four
+    times :data:`~pearl.tables.blocking.SAMPLE_ROWS` left rows; ``check`` is the seed and
+    ``top_k``, which must be 1), it runs exactly on a random sample of that many left rows
+    and a model is fitted (``fit``) on the sample's candidates: when the search adds less
+    than one expected match there (the sum over the sample's rows of their best match
+    probability less their best among the equal-value pairs), the equal values are the
+    candidates and the search is skipped (splink's exact blocking, checked on the data).
+    The sample is searched an eighth first, and the rest only when that eighth shows no
+    expected match from the search. ``sizes``: the left and right tables' lengths."""
+    seed, top_k = check
+    search = RecordSearch(fields, encoder, width)
+    equal = equal_value_pairs(fields, width)
+    sample = sample_rows(sizes[0], np.random.default_rng([seed, 1])) if equal else None
+    record = {"search": "whole table", "sample_rows": 0, "search_gain": None}
+    if sample is not None and top_k == 1:
+        seen, in_sample, searched = np.zeros(0, np.int64), [], []
+        # an eighth first: where the search plainly adds matches, the rest is not searched
+        for part in np.split(sample, [len(sample) // 8]):
+            part = np.sort(part)
+            seen = np.concatenate([seen, part])
+            in_sample += [p[np.isin(p[:, 0], part)] for p in equal]
+            searched += search.pairs(part)
+            pairs = unique_pairs(in_sample + searched)
+            with warnings.catch_warnings():  # a sample's model warns nobody
+                warnings.simplefilter("ignore")
+                proba, _ = fit(pairs, n_left=len(seen), n_right=sizes[1])
+            gain = _search_gain(pairs, proba, unique_pairs(in_sample))
+            record.update(sample_rows=len(seen), search_gain=gain)
+            if gain >= 1:
+                break
+        else:
+            return unique_pairs(equal), {**record, "search": "skipped"}
+    return unique_pairs(equal + search.pairs()), record
+
+
+def _search_gain(pairs: np.ndarray, proba: np.ndarray, equal: np.ndarray) -> float:
+    """The expected matches that only the search found: over the left rows of ``pairs``,
+    the sum of each row's best probability less its best among the ``equal`` pairs (0
+    without any)."""
+    if not len(pairs):
+        return 0.0
+    width = int(pairs[:, 1].max()) + 1
+    is_equal = np.isin(pairs[:, 0] * width + pairs[:, 1], equal[:, 0] * width + equal[:, 1])
+    rows, at = np.unique(pairs[:, 0], return_inverse=True)
+    best, best_equal = np.zeros(len(rows)), np.zeros(len(rows))
+    np.maximum.at(best, at, proba)
+    np.maximum.at(best_equal, at[is_equal], proba[is_equal])
+    return float((best - best_equal).sum())
 
 
 def one_to_one_links(pairs: np.ndarray, proba: np.ndarray, n_left: int):
@@ -259,7 +203,7 @@ def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
 def _compared_fields(
     left, right, left_on, right_on, encoder, scorer, batch_size: int = TABLE_BATCH_SIZE
 ):
-    """Each pair of key columns' kind and comparison field, for :func:`_candidates` and
+    """Each pair of key columns' kind and comparison field, for the candidate search and
     :func:`_levels`."""
     kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
     fields = [
@@ -279,20 +223,22 @@ def _probabilities(
     fields,
     kinds,
     pairs: np.ndarray,
-    random_rows,
+    *,
+    random_gamma: np.ndarray,
     n_left: int,
+    n_right: int | None = None,
     known=None,
-    n_right=None,
     names: list[str] | None = None,
     term_frequency: bool = True,
 ):
-    """The Fellegi-Sunter model (``u`` from the ``random_rows`` pairs, ``m`` and the prior by
-    EM on ``pairs``; ``m`` from the ``known`` matching pairs when given) and the match
-    probability of each pair."""
+    """The Fellegi-Sunter model (``u`` from the levels of random pairs, ``random_gamma``;
+    ``m`` and the prior by EM on the candidate ``pairs`` of ``n_left`` left rows; ``m``
+    from the ``known`` matching pairs when given) and the match probability of each
+    pair."""
     one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
     n_right = n_left if n_right is None else n_right
     model = FellegiSunter([LEVELS[k] for k in kinds])
-    model.fit_u(_levels(fields, *random_rows))
+    model.fit_u(random_gamma)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     if known is not None:
         model.fit_m(_levels(fields, known[:, 0], known[:, 1]))
@@ -464,7 +410,9 @@ def cluster_records(
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
     kinds, fields = _compared_fields(table, table, cols, cols, encoder, scorer)
-    pairs = _candidates(fields, (n, n), encoder, top_k + 1)
+    pairs = unique_pairs(
+        equal_value_pairs(fields, top_k + 1) + RecordSearch(fields, encoder, top_k + 1).pairs()
+    )
     pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
@@ -475,8 +423,8 @@ def cluster_records(
         fields,
         kinds,
         pairs,
-        (rand[:, 0], rand[:, 1]),
-        n,
+        random_gamma=_levels(fields, rand[:, 0], rand[:, 1]),
+        n_left=n,
         names=[str(c) for c in cols],
         term_frequency=False,
     )

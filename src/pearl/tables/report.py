@@ -138,6 +138,9 @@ class JoinReport:
             out["expected true matches (sum of probabilities)"] = round(float(p.sum()), 1)
         if d.model is not None:
             out["prior (share of candidate pairs that match)"] = round(float(d.model.prior_), 6)
+            blocking = getattr(d.model, "blocking_", None)
+            if blocking:
+                out["candidate pairs"] = _candidates_line(blocking)
         return out
 
     def expected_curve(self, thresholds=CURVE_THRESHOLDS) -> pd.DataFrame:
@@ -261,6 +264,22 @@ def _pair_names(d: JoinDetails) -> list[str]:
         str(a) if str(a) == str(b) else f"{a} / {b}"
         for a, b in zip(d.left_keys.columns, d.right_keys.columns, strict=True)
     ]
+
+
+def _candidates_line(blocking: dict) -> str:
+    """How record linkage found its candidate pairs (``model.blocking_``), in words."""
+    n, gain = blocking["sample_rows"], blocking["search_gain"]
+    if blocking["search"] == "skipped":
+        return (
+            f"rows sharing a code, date or number value; the fuzzy search, run on {n:,} "
+            f"sampled left rows, added {gain:.2f} expected matches there and was skipped"
+        )
+    if n:
+        return (
+            f"shared values and the fuzzy search (it added {gain:.1f} expected matches "
+            f"on {n:,} sampled left rows)"
+        )
+    return "shared values and the fuzzy search"
 
 
 def _esc(x: Any) -> str:

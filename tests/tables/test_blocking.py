@@ -1,0 +1,95 @@
+import numpy as np
+import pandas as pd
+
+from pearl.tables import blocking
+from pearl.tables.blocking import (
+    RecordSearch,
+    equal_value_pairs,
+    record_counts,
+    sample_rows,
+    unique_pairs,
+)
+from pearl.tables.comparisons import _TextField
+
+
+def test_candidates_without_identifier_like_fields(hash_encoder):
+    left = pd.DataFrame({"city": ["paris", "lyon", "oslo"] * 4, "kind": ["a", "b"] * 6})
+    right = left.iloc[::-1].reset_index(drop=True)
+    fields = [_TextField(left[c], right[c], None) for c in ("city", "kind")]
+    pairs = unique_pairs(equal_value_pairs(fields, 3) + RecordSearch(fields, None, 3).pairs())
+    # no field is identifier-like: the joined fields' n-grams give each row 3 candidates
+    assert len(pairs) == 3 * len(left)
+    joined = [left.agg(" ".join, axis=1).tolist(), right.agg(" ".join, axis=1).tolist()]
+    equal = {i for i, j in pairs if joined[0][i] == joined[1][j]}
+    assert equal == set(range(len(left)))
+
+
+def test_record_counts_are_the_counts_of_the_joined_fields():
+    # n-grams stay within words and words within a field: summing the fields' counts of
+    # their values gives the counts of each row's joined text, missing values left out
+    from pearl.tables.ngrams import NgramVectorizer
+
+    left = pd.DataFrame(
+        {
+            "name": ["Ann  Lee", None, "Åsa Öberg", "", "Bob"],
+            "city": ["new york", "Oslo", "Ἀθῆναι ΟΔΟΣ", "paris", None],
+        }
+    )
+    right = pd.DataFrame({"name": ["Bob", "ann lee", "x"], "city": ["Oslo", "oslo", "new york"]})
+    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
+    vec = NgramVectorizer()
+    for side, frame in (("left", left), ("right", right)):
+        joined = [
+            " ".join(str(v).strip() for v in row if pd.notna(v) and str(v).strip())
+            for row in frame.itertuples(index=False)
+        ]
+        want = vec.counts(joined)
+        got = record_counts(fields, side)
+        assert got.shape == want.shape
+        assert (got != want).nnz == 0
+        np.testing.assert_array_equal(got.indices, want.indices)  # the same order of entries
+
+
+def _companies(n: int, seed: int = 0):
+    """The lab's synthetic companies (name, street, city, phone, postcode; 30% of the left
+    rows without a partner), as pearl's fields, and the true pairs."""
+    from pearl_lab.synthetic import companies
+
+    from pearl.tables.record_linkage import _compared_fields
+
+    left, right, truth = companies(n, seed=seed)
+    keys = ["name", "street", "city", "phone", "postcode"]
+    return left, right, keys, truth, _compared_fields
+
+
+def test_a_samples_search_finds_what_the_whole_search_finds_for_its_rows(hash_encoder):
+    left, right, keys, _, compared = _companies(300)
+    _, fields = compared(left, right, keys, keys, hash_encoder, None)
+    whole = unique_pairs(RecordSearch(fields, hash_encoder, 5).pairs())
+    rows = np.array([0, 7, 8, 100, 299])
+    search = RecordSearch(fields, hash_encoder, 5)
+    part = unique_pairs(search.pairs(rows))
+    np.testing.assert_array_equal(part, whole[np.isin(whole[:, 0], rows)])
+    # the right side prepared for the sample serves the whole table's search unchanged
+    np.testing.assert_array_equal(unique_pairs(search.pairs()), whole)
+    assert set(part[:, 0]) == set(rows)
+
+
+def test_equal_values_pair_rows_sharing_a_rare_code(hash_encoder):
+    left, right, keys, truth, compared = _companies(300)
+    _, fields = compared(left, right, keys, keys, hash_encoder, None)
+    pairs = unique_pairs(equal_value_pairs(fields, 10))
+    # phones written another way and the same postcode: every true pair shares a code
+    shared = zip(left["rec_id"][pairs[:, 0]], right["rec_id"][pairs[:, 1]], strict=True)
+    assert truth <= set(shared)
+    # a value held by more right rows than the cap pairs nothing
+    assert not len(unique_pairs(equal_value_pairs(fields, 0)))
+
+
+def test_only_large_tables_are_sampled(monkeypatch):
+    rng = np.random.default_rng(0)
+    assert sample_rows(4 * blocking.SAMPLE_ROWS - 1, rng) is None
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 10)
+    rows = sample_rows(40, rng)
+    assert len(rows) == 10 == len(set(rows))
+    assert rows.min() >= 0 and rows.max() < 40
