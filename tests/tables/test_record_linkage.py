@@ -586,3 +586,14 @@ def test_the_whole_table_is_searched_when_matches_share_no_code(hash_encoder, mo
     assert model.blocking_["search"] == "whole table" and model.blocking_["search_gain"] >= 1
     found = _linked(left, right, ids, p) & truth
     assert len({i for i, _ in found} & set(gone)) >= 0.9 * len(gone)
+
+
+def test_a_column_that_never_agrees_leaves_rows_without_a_partner_unmatched(hash_encoder):
+    # one table writes a placeholder postcode in every row: no sure pair agreed on every
+    # field, EM alone took "same name" for a match, and all 3,000 rows were linked
+    left, right, keys, truth = _companies(3000)
+    right["postcode"] = "00000"
+    ids, p, _ = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    linked = _linked(left, right, ids, p)
+    assert len(linked & truth) >= 0.99 * len(truth)
+    assert len(linked - truth) <= 0.01 * len(truth)

@@ -147,11 +147,16 @@ class FellegiSunter:
         strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
         strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
         per_row = np.log(0.01 / max(n_right, 1))
-        chance = np.where(present, strong_chance, 0.0).sum(axis=1)
-        strong = np.all((gamma >= strong_level) | ~present, axis=1) & (chance < per_row)
+        # a field that no candidate pair agrees on (a placeholder in every row of one
+        # table) cannot be asked to agree: it would leave no sure pair, and EM alone
+        # then takes "same name" for a match (every row linked)
+        asked = present & (gamma >= strong_level).any(axis=0)
+        chance = np.where(asked, strong_chance, 0.0).sum(axis=1)
+        strong = np.all((gamma >= strong_level) | ~asked, axis=1) & (chance < per_row)
         enough_strong = int(strong.sum()) >= 20
         bound = np.log(0.01 / max(n_left * n_right, 1)) if enough_strong else per_row
         agree = gamma == np.array([n - 1 for n in self.n_levels])
+        counted = present & agree.any(axis=0)  # likewise for "equal on every other field"
         top_chance = np.log([u[-1] for u in self.u_])
         self.m_ = getattr(self, "m_", None) or [_agreeing(n) for n in self.n_levels]
         self.m_seen_ = [np.ones(n, dtype=bool) for n in self.n_levels]
@@ -160,8 +165,8 @@ class FellegiSunter:
             others = [o for o in range(len(self.n_levels)) if o != f]
             sure = np.zeros(len(gamma), dtype=bool)
             if others:
-                full = np.all(agree[:, others] | ~present[:, others], axis=1) & present[:, f]
-                log_chance = np.where(present[:, others], top_chance[others], 0.0).sum(axis=1)
+                full = np.all(agree[:, others] | ~counted[:, others], axis=1) & present[:, f]
+                log_chance = np.where(counted[:, others], top_chance[others], 0.0).sum(axis=1)
                 sure = full & (log_chance < bound)
             if enough_strong:
                 sure |= strong & present[:, f]
