@@ -132,7 +132,8 @@ def _blocked_pairs(fields, sizes, encoder, width: int, fit, check: tuple[int, in
     seed, top_k = check
     search = RecordSearch(fields, encoder, width)
     equal = equal_value_pairs(fields, width)
-    sample = sample_rows(sizes[0], np.random.default_rng([seed, 1])) if equal else None
+    shared = any(len(p) for p in equal)
+    sample = sample_rows(sizes[0], np.random.default_rng([seed, 1])) if shared else None
     record = {"search": "whole table", "sample_rows": 0, "search_gain": None}
     if sample is not None and top_k == 1:
         seen, in_sample, searched = np.zeros(0, np.int64), [], []
