@@ -89,7 +89,10 @@ def link_tables(
 
     Returns ``(ids, probabilities, model)``: arrays of shape ``(len(left), top_k)`` (id -1
     and probability ``-inf`` where a row has fewer candidates) and the fitted model, with
-    each field's kind (``model.kinds_``) and name (``model.names_``).
+    each field's kind (``model.kinds_``) and name (``model.names_``), and how the
+    candidates were found (``model.blocking_``: ``search`` is ``"whole table"`` or
+    ``"skipped"``, with the rows of the sample that decided it and the expected matches
+    the search added there, ``search_gain``; see :func:`_blocked_pairs`).
     """
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
