@@ -597,3 +597,27 @@ def test_a_column_that_never_agrees_leaves_rows_without_a_partner_unmatched(hash
     linked = _linked(left, right, ids, p)
     assert len(linked & truth) >= 0.99 * len(truth)
     assert len(linked - truth) <= 0.01 * len(truth)
+
+
+def test_the_sample_check_warns_of_an_insane_field_once(hash_encoder, monkeypatch):
+    import warnings
+
+    from pearl.tables import blocking
+
+    left, right, keys, truth = _companies(600)
+    # matches always disagree on "flag", random pairs agree half the time
+    right["flag"] = np.where(np.arange(len(right)) % 2, "yes", "no")
+    partner, flag = dict(truth), dict(zip(right["rec_id"], right["flag"], strict=True))
+    left["flag"] = [
+        ("no" if flag[partner[r]] == "yes" else "yes") if r in partner else "yes"
+        for r in left["rec_id"]
+    ]
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        _, _, model = link_tables(
+            left, right, [*keys, "flag"], [*keys, "flag"], encoder=hash_encoder
+        )
+    assert model.blocking_["sample_rows"] == 100  # a model was fitted on the sample too
+    said = [w for w in seen if "'flag'" in str(w.message)]
+    assert len(said) == 1 and model.off_[-1]

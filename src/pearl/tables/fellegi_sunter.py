@@ -236,20 +236,21 @@ class FellegiSunter:
                 break
         return self
 
-    def check_sane(self, names: list[str] | None = None) -> list[int]:
+    def check_sane(self, names: list[str] | None = None, warn: bool = True) -> list[int]:
         """Fields whose fitted model contradicts itself: agreement (the top level) no more
         likely among matches than among non-matches (``m <= u``), so that agreeing would
         count *against* a match. Their evidence is switched off (a log ratio of 0 at every
         level, ``m`` set to ``u``) with a warning naming them; returns their indices.
         (Agreement of any degree was compared before: a column of few close values,
         years 1 and 2, had every pair "close" by chance, and an exact agreement that
-        only matches showed was switched off with it.)"""
+        only matches showed was switched off with it.) ``warn=False``: no warning (a
+        model fitted on a sample, to decide how to search)."""
         bad = [
             f
             for f in range(len(self.n_levels))
             if self.n_levels[f] > 1 and self.m_[f][-1] <= self.u_[f][-1]
         ]
-        if bad:
+        if bad and warn:
             shown = [names[f] if names else str(f) for f in bad]
             warnings.warn(
                 "record linkage: agreement on "
@@ -260,6 +261,7 @@ class FellegiSunter:
                 UserWarning,
                 stacklevel=3,
             )
+        if bad:
             fixed = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
             off = list(getattr(self, "off_", [False] * len(self.n_levels)))
             for f in bad:

@@ -33,7 +33,6 @@ The steps, for a left and a right table and pairs of key columns:
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -147,9 +146,8 @@ def _blocked_pairs(fields, sizes, encoder, width: int, fit, check: tuple[int, in
             in_sample += [p[np.isin(p[:, 0], part)] for p in equal]
             searched += search.pairs(part)
             pairs = unique_pairs(in_sample + searched)
-            with warnings.catch_warnings():  # a sample's model warns nobody
-                warnings.simplefilter("ignore")
-                proba, _ = fit(pairs, n_left=len(seen), n_right=sizes[1])
+            # a sample's model warns nobody
+            proba, _ = fit(pairs, n_left=len(seen), n_right=sizes[1], warn=False)
             gain = _search_gain(pairs, proba, unique_pairs(in_sample))
             record.update(sample_rows=len(seen), search_gain=gain)
             if gain >= 1:
@@ -234,11 +232,12 @@ def _probabilities(
     known=None,
     names: list[str] | None = None,
     term_frequency: bool = True,
+    warn: bool = True,
 ):
     """The Fellegi-Sunter model (``u`` from the levels of random pairs, ``random_gamma``;
     ``m`` and the prior by EM on the candidate ``pairs`` of ``n_left`` left rows; ``m``
     from the ``known`` matching pairs when given) and the match probability of each
-    pair."""
+    pair. ``warn=False``: a field switched off by the sanity check is not warned of."""
     one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
     n_right = n_left if n_right is None else n_right
     model = FellegiSunter([LEVELS[k] for k in kinds])
@@ -255,7 +254,7 @@ def _probabilities(
     # the matches among the random pairs taken out of u as the EM goes (small tables)
     share = len(pairs) / max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
-    if model.check_sane(names):  # the prior without them
+    if model.check_sane(names, warn):  # the prior without them
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
     offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
