@@ -167,3 +167,15 @@ def test_the_report_says_when_shared_codes_replaced_the_search(hash_encoder, mon
     keys = ["name", "street", "city", "phone", "postcode"]
     line = join_report(left, right, on=keys, model=hash_encoder).summary()["candidate pairs"]
     assert line.startswith("rows sharing a code") and "100 sampled left rows" in line
+
+
+def test_the_candidate_line_names_each_way_of_finding_pairs():
+    from pearl.tables.report import _candidates_line
+
+    whole = {"search": "whole table", "sample_rows": 0, "search_gain": None}
+    assert _candidates_line(whole) == "shared values and the fuzzy search"
+    checked = {"search": "whole table", "sample_rows": 250, "search_gain": 21.7}
+    assert "added 21.7 expected matches on 250 sampled" in _candidates_line(checked)
+    skipped = {"search": "skipped", "sample_rows": 2000, "search_gain": 0.157}
+    line = _candidates_line(skipped)
+    assert "2,000 sampled left rows, added 0.16 expected matches" in line and "skipped" in line
