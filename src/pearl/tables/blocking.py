@@ -69,6 +69,12 @@ def _live(null: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     return live if rows is None else live[np.isin(live, rows)]
 
 
+def _side(tf: _TextField, side: str, rows: np.ndarray | None):
+    """A text field's value ids and missing flags on one side, of ``rows`` (default all)."""
+    ids, null = (tf.lid, tf.lnull) if side == "left" else (tf.rid, tf.rnull)
+    return (ids, null) if rows is None else (ids[rows], null[rows])
+
+
 def record_counts(text_fields: list, side: str, rows: np.ndarray | None = None):
     """Each row's (of ``rows``, default all) hashed n-gram counts of its text fields joined
     by spaces (missing values left out), summed from the fields' counts of their values:
@@ -79,9 +85,7 @@ def record_counts(text_fields: list, side: str, rows: np.ndarray | None = None):
 
     parts = []
     for tf in text_fields:
-        ids, null = (tf.lid, tf.lnull) if side == "left" else (tf.rid, tf.rnull)
-        if rows is not None:
-            ids, null = ids[rows], null[rows]
+        ids, null = _side(tf, side, rows)
         parts.append(diags((~null).astype(np.float64)) @ tf.counts[ids])
     total = sum(parts[1:], parts[0])
     total.sum_duplicates()
@@ -98,9 +102,7 @@ def record_vectors(text_fields: list, side: str, rows: np.ndarray | None = None)
 
     total = None
     for tf in text_fields:
-        ids, null = (tf.lid, tf.lnull) if side == "left" else (tf.rid, tf.rnull)
-        if rows is not None:
-            ids, null = ids[rows], null[rows]
+        ids, null = _side(tf, side, rows)
         part = np.where(null[:, None], np.float32(0), tf.emb[ids])
         total = part if total is None else total + part
     return normalize_rows(np.asarray(total, dtype=np.float32))
@@ -150,8 +152,10 @@ class RecordSearch:
         if f not in self._fields:
             live_r = np.flatnonzero(~tf.rnull)
             usable = len(np.unique(tf.rid[live_r])) >= 0.5 * len(live_r)
-            index = ReferenceIndex(ngram_rows=tf.ngrams[tf.rid[live_r]])
-            self._fields[f] = (live_r, index) if usable else None
+            # the right rows' n-grams are gathered only for a field that is searched
+            self._fields[f] = (
+                (live_r, ReferenceIndex(ngram_rows=tf.ngrams[tf.rid[live_r]])) if usable else None
+            )
         live_l = _live(tf.lnull, rows)
         if self._fields[f] is None or not len(live_l):
             return None

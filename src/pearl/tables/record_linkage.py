@@ -108,7 +108,7 @@ def link_tables(
         _probabilities, fields, kinds, random_gamma=random_gamma, known=known, names=names
     )
     pairs, blocking = _blocked_pairs(
-        fields, (len(left), len(right)), encoder, candidates, fit, (seed, top_k)
+        fields, (len(left), len(right)), encoder, candidates, fit, seed=seed, top_k=top_k
     )
     proba, model = fit(pairs, n_left=len(left), n_right=len(right))
     model.blocking_ = blocking
@@ -118,20 +118,19 @@ def link_tables(
     return (*_best(pairs, proba, len(left), top_k), model)
 
 
-def _blocked_pairs(fields, sizes, encoder, width: int, fit, check: tuple[int, int]):
+def _blocked_pairs(fields, sizes, encoder, width: int, fit, *, seed: int, top_k: int):
     """The candidate pairs, and a record of how they were found (``model.blocking_``).
 
     The pairs that share a rare code, date or number value, and the fuzzy search's
     (:mod:`pearl.tables.blocking`). Before the search runs on a large table (at least four
-    times :data:`~pearl.tables.blocking.SAMPLE_ROWS` left rows; ``check`` is the seed and
-    ``top_k``, which must be 1), it runs exactly on a random sample of that many left rows
+    times :data:`~pearl.tables.blocking.SAMPLE_ROWS` left rows, drawn with ``seed``, and
+    ``top_k`` 1), it runs exactly on a random sample of that many left rows
     and a model is fitted (``fit``) on the sample's candidates: when the search adds less
     than one expected match there (the sum over the sample's rows of their best match
     probability less their best among the equal-value pairs), the equal values are the
     candidates and the search is skipped (splink's exact blocking, checked on the data).
     The sample is searched an eighth first, and the rest only when that eighth shows no
     expected match from the search. ``sizes``: the left and right tables' lengths."""
-    seed, top_k = check
     search = RecordSearch(fields, encoder, width)
     equal = equal_value_pairs(fields, width)
     shared = any(len(p) for p in equal)
