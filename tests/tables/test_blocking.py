@@ -82,8 +82,35 @@ def test_equal_values_pair_rows_sharing_a_rare_code(hash_encoder):
     # phones written another way and the same postcode: every true pair shares a code
     shared = zip(left["rec_id"][pairs[:, 0]], right["rec_id"][pairs[:, 1]], strict=True)
     assert truth <= set(shared)
-    # a value held by more right rows than the cap pairs nothing
-    assert not len(unique_pairs(equal_value_pairs(fields, 0)))
+
+
+class _Values:
+    """A code field's stand-in: both sides' values as integers, none missing."""
+
+    def __init__(self, left, right):
+        self.left, self.right = np.asarray(left), np.asarray(right)
+        self.lnull = np.zeros(len(self.left), bool)
+        self.rnull = np.zeros(len(self.right), bool)
+
+    def keys(self):
+        return self.left, self.right
+
+
+def test_equal_values_are_values_held_by_few_right_rows_within_a_pair_budget(monkeypatch):
+    # 10,000 right rows: value 0 a placeholder (2,000 rows), values 1-100 held by 12
+    # rows each (a date of birth of a large table: more than the cap of 10, fewer than
+    # the square root of the rows), values 101-... held once
+    right = [0] * 2000 + [v for v in range(1, 101) for _ in range(12)]
+    right += list(range(101, 101 + 10_000 - len(right)))
+    left = [0, 5, 100, 150, 99_999]
+    pairs = blocking._equal_value_pairs(_Values(left, right), cap=10)
+    got = {(int(i), int(j)) for i, j in pairs}
+    assert {j for i, j in got if i == 1} == {2000 + 4 * 12 + k for k in range(12)}
+    assert {i for i, _ in got} == {1, 2, 3}  # the placeholder and the unseen value: none
+    # the rarest values first, until the pairs reach the budget per left row
+    monkeypatch.setattr(blocking, "EQUAL_PAIRS_PER_ROW", 4)  # 20 pairs for 5 left rows:
+    got = {(int(i), int(j)) for i, j in blocking._equal_value_pairs(_Values(left, right), 10)}
+    assert {i for i, _ in got} == {3, 1} and len(got) == 13  # 1 + 12, not + 12 more
 
 
 def test_only_large_tables_are_sampled(monkeypatch):

@@ -85,6 +85,12 @@ def test_multi_column_report_shows_each_columns_match_weights(hash_encoder, tmp_
     )
     assert first["level"].iloc[0].startswith("equal")
     assert "prior (share of candidate pairs that match)" in report.summary()
+    summary = report.summary()
+    assert (
+        0
+        < summary["chance that two random records match"]
+        <= summary["prior (share of candidate pairs that match)"]
+    )
     assert report.summary()["candidate pairs"] == "shared values and the fuzzy search"
     page = report.write_html(tmp_path / "r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")

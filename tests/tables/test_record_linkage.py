@@ -621,3 +621,42 @@ def test_the_sample_check_warns_of_an_insane_field_once(hash_encoder, monkeypatc
     assert model.blocking_["sample_rows"] == 100  # a model was fitted on the sample too
     said = [w for w in seen if "'flag'" in str(w.message)]
     assert len(said) == 1 and model.off_[-1]
+
+
+def test_strangers_sharing_a_birthday_city_and_surname_are_not_linked(hash_encoder):
+    # candidates found because they share a date of birth were then credited for that
+    # rare agreement as if drawn at random: with the candidates' own share of matches as
+    # the prior, a stranger of the same birthday, city and surname scored about 0.8. The
+    # posterior is now a random pair's (the chance that two random records match)
+    left, right, truth = _partnered_people(2000)
+    rng = random.Random(1)
+    strangers = np.flatnonzero(truth < 0)
+    for i in strangers:  # another first name, the rest of a right record's
+        j = rng.randrange(len(right))
+        first = right.loc[j, "first"]
+        left.loc[i] = right.loc[j]
+        left.loc[i, "first"] = rng.choice([f for f in set(right["first"]) if f != first])
+    keys = ["first", "surname", "city", "dob"]
+    ids, proba, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    linked = proba[:, 0] >= 0.5
+    assert linked[strangers].mean() < 0.02
+    partnered = truth >= 0
+    assert (linked & (ids[:, 0] == truth))[partnered].mean() > 0.98
+    n_pairs = len(left) * len(right)
+    assert model.random_prior_ <= min(len(left), len(right)) / n_pairs
+    assert model.random_prior_ < model.prior_
+
+
+def test_a_typo_in_a_three_letter_name_is_weaker_evidence_than_a_longer_ones(hash_encoder):
+    from pearl.tables.comparisons import _TextField
+
+    field = _TextField(
+        pd.Series(["lme", "tomas", "lee", "abc"]), pd.Series(["lee", "thomas", "lee", "xyz"]), None
+    )
+    field.emb = None
+    idx = np.arange(4)
+    levels = field.levels(idx, idx)
+    assert levels[2] == 4  # equal
+    assert levels[1] >= 3  # one edit, five letters or more
+    assert levels[0] >= 2 and levels[0] < levels[1]  # one edit in three letters
+    assert levels[3] <= 1  # nothing alike

@@ -26,6 +26,7 @@ import pandas as pd
 from pearl.tables.comparisons import _per_field, _TextField
 
 __all__ = [
+    "EQUAL_PAIRS_PER_ROW",
     "SAMPLE_ROWS",
     "equal_value_pairs",
     "record_counts",
@@ -39,6 +40,10 @@ __all__ = [
 #: the equal values miss; tables of fewer than four times as many left rows are searched
 #: whole (the check would cost a good part of the search).
 SAMPLE_ROWS = 2_000
+
+#: The most pairs that one code, date or number field's equal values give, per left row
+#: (:func:`equal_value_pairs`; the rarest values first).
+EQUAL_PAIRS_PER_ROW = 50
 
 
 def unique_pairs(found: list[np.ndarray]) -> np.ndarray:
@@ -203,23 +208,37 @@ class RecordSearch:
 
 def _equal_value_pairs(field, cap: int) -> np.ndarray | None:
     """(left row, right row) pairs that hold the same value of a code, date or number
-    field; a value held by more than ``cap`` right rows (a state, a placeholder such as
-    1900-01-01) blocks nothing, so each left row gains at most ``cap`` pairs. None when no
-    value qualifies."""
+    field, for the values held by few right rows: at most ``cap`` or the square root of
+    the right rows (a date of birth is held by a dozen of 100,000 people: with 10 as the
+    bound, one partner in a hundred was left to a search among its namesakes), rarest
+    first, until the pairs reach :data:`EQUAL_PAIRS_PER_ROW` a left row. A value held by
+    many (a state, a placeholder such as 1900-01-01) blocks nothing. None when no value
+    qualifies."""
     (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
     live_r = np.flatnonzero(~rn)
     right = pd.DataFrame({"key": rk[live_r], "right": live_r})
-    right = right[right.groupby("key")["key"].transform("size").to_numpy() <= cap]
+    held = right.groupby("key")["key"].transform("size").to_numpy()
+    right = right[held <= max(cap, int(np.sqrt(len(live_r))))]
     if not len(right):
         return None
     left = pd.DataFrame({"key": lk[~ln], "left": np.flatnonzero(~ln)})
-    return left.merge(right, on="key")[["left", "right"]].to_numpy(np.int64)
+    # each value's pairs (left rows x right rows holding it), rarest values first
+    sizes = right["key"].value_counts().rename("n_right").to_frame()
+    sizes["n_left"] = left["key"].value_counts().reindex(sizes.index, fill_value=0)
+    # ties in the order of the values, so that the same tables give the same pairs
+    sizes = sizes[sizes["n_left"] > 0].sort_index().sort_values("n_right", kind="stable")
+    within = np.cumsum(sizes["n_left"] * sizes["n_right"]) <= EQUAL_PAIRS_PER_ROW * len(left)
+    keep = right[right["key"].isin(sizes.index[within.to_numpy()])]
+    if not len(keep):
+        return None
+    return left.merge(keep, on="key")[["left", "right"]].to_numpy(np.int64)
 
 
 def equal_value_pairs(fields: list, cap: int) -> list[np.ndarray]:
-    """The (left row, right row) pairs sharing a value of each code, date or number field
-    held by at most ``cap`` right rows (a date of birth: names of few distinct values
-    leave the true record out of a record's nearest ones in a large table), one array of
-    shape (n, 2) per field that has such values."""
+    """The (left row, right row) pairs sharing a rare value of each code, date or number
+    field (:func:`_equal_value_pairs`: held by at most ``cap`` right rows or the square
+    root of their number; a date of birth: names of few distinct values leave the true
+    record out of a record's nearest ones in a large table), one array of shape (n, 2) per
+    field that has such values."""
     others = [f for f in fields if not isinstance(f, _TextField)]
     return [p for p in _per_field(lambda f: _equal_value_pairs(f, cap), others) if p is not None]

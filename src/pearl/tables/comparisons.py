@@ -20,6 +20,9 @@ __all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind"]
 #: comparison levels per field kind (the highest is the strongest agreement)
 LEVELS = {"text": 5, "numeric": 3, "date": 3, "code": 3}
 TEXT_BINS = (0.4, 0.7, 0.9)
+#: the length of a word one edit from another that counts as a weaker typo (level 2, not
+#: 3): "lee" and "lme", but also "tom" and "tim"
+SHORT_TYPO = 3
 #: what each level of each kind means, lowest first (a join report's match weights)
 LEVEL_NAMES = {
     "text": (
@@ -256,9 +259,13 @@ class _TextField:
         sim = self.similarity(li[todo], ri[todo])
         levels[todo] = np.searchsorted(np.asarray(TEXT_BINS), sim, side="right")
         # a typo (one edit, case aside) is a strong level whatever the similarity says:
-        # a short name with one letter changed looks unrelated to n-grams
-        typo = _one_edit_values(self.lower, self.lid[li[todo]], self.rid[ri[todo]])
-        levels[todo[typo]] = np.maximum(levels[todo[typo]], 3)
+        # a short name with one letter changed looks unrelated to n-grams; in a word of
+        # three letters ("lee", "lme") a weaker one, as "tom" and "tim" may be two names
+        a, b = self.lid[li[todo]], self.rid[ri[todo]]
+        typo = _one_edit_values(self.lower, a, b, min_length=SHORT_TYPO)
+        long = typo & (_shorter_length(self.lower, a, b) > SHORT_TYPO)
+        levels[todo[typo]] = np.maximum(levels[todo[typo]], 2)
+        levels[todo[long]] = np.maximum(levels[todo[long]], 3)
         return levels
 
 
@@ -294,14 +301,23 @@ def _distinct_pairs(a: np.ndarray, b: np.ndarray, n: int):
     return keys // n, keys % n, inverse.ravel()
 
 
-def _one_edit_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _one_edit_values(
+    lower: list[str], a: np.ndarray, b: np.ndarray, min_length: int = 4
+) -> np.ndarray:
     """Whether ``lower[a[e]]`` and ``lower[b[e]]`` (lower-cased values) are one edit apart,
-    the shorter of 4 characters or more (:func:`~pearl.tables.match_graph.one_edit_apart`),
-    tested once per distinct pair of values (a table's pairs repeat them)."""
+    the shorter of ``min_length`` characters or more
+    (:func:`~pearl.tables.match_graph.one_edit_apart`), tested once per distinct pair of
+    values (a table's pairs repeat them)."""
     from pearl.tables.match_graph import one_edit_lowered
 
     first, second, inverse = _distinct_pairs(a, b, len(lower))
-    return one_edit_lowered(lower, first, second, min_length=4)[inverse]
+    return one_edit_lowered(lower, first, second, min_length=min_length)[inverse]
+
+
+def _shorter_length(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The length of the shorter of ``lower[a[e]]`` and ``lower[b[e]]``."""
+    length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
+    return np.minimum(length[a], length[b])
 
 
 def _levels(fields: list, li: np.ndarray, ri: np.ndarray) -> np.ndarray:

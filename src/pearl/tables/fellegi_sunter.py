@@ -27,6 +27,9 @@ class FellegiSunter:
         Probability of each level of each field among matches and among non-matches.
     prior_ : float
         Share of matches among the pairs the model was fitted on.
+    random_prior_ : float
+        The prior of the posterior: the chance that two random records match (see
+        :meth:`fit`'s ``candidate_share``).
     """
 
     def __init__(self, n_levels: list[int], max_iter: int = 50, tol: float = 1e-6):
@@ -202,7 +205,13 @@ class FellegiSunter:
 
         ``candidate_share``, the candidates' share of all pairs of the two tables: each
         round then takes the matches (all among the candidates) out of the random pairs'
-        ``u`` (:meth:`unmix_u`); with 0, ``u`` is kept as :meth:`fit_u` gave it."""
+        ``u`` (:meth:`unmix_u`), and a candidate's posterior is that of a random pair with
+        its comparison vector: the prior is the chance that two random records match
+        (:attr:`random_prior_`, as splink predicts), since ``u`` describes random pairs.
+        The candidates' own share as prior counted the blocking's evidence twice: pairs
+        found because they share a date of birth, then credited for that rare agreement
+        as if drawn at random (strangers of the same birthday, city and surname at 0.8).
+        With 0, ``u`` is kept as :meth:`fit_u` gave it and the prior is ``prior_``."""
         max_prior = float(np.clip(max_prior, 1e-6, 1 - 1e-6))
         patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
         if getattr(self, "m_from_labels_", False):
@@ -215,6 +224,9 @@ class FellegiSunter:
                 m if k else _agreeing(n) for m, k, n in zip(start, keep, self.n_levels, strict=True)
             ]
         self.prior_ = float(min(prior, max_prior))
+        # the candidates are judged as random pairs of their comparison vectors (u is
+        # random pairs'): the prior is then the chance that two random records match
+        self.pair_share_ = float(candidate_share) if candidate_share > 0 else 1.0
         self.n_iter_ = 0
         seen = getattr(self, "m_seen_", None) or [np.ones(n, dtype=bool) for n in self.n_levels]
         self.m_seen_ = [s if k else np.ones(len(s), bool) for s, k in zip(seen, keep, strict=True)]
@@ -223,7 +235,7 @@ class FellegiSunter:
         for it in range(self.max_iter):
             if unmix:
                 self.unmix_u(self.prior_ * candidate_share)
-            w = self._posterior(patterns) * counts  # expected matches per pattern
+            w = self._posterior(patterns, self.prior_) * counts  # expected matches per pattern
             old = list(self.m_)
             for f in range(len(self.n_levels)):
                 if not keep[f]:
@@ -270,8 +282,20 @@ class FellegiSunter:
             self.m_fixed_, self.off_ = fixed, off
         return bad
 
-    def _posterior(self, gamma: np.ndarray) -> np.ndarray:
-        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(gamma)
+    @property
+    def random_prior_(self) -> float:
+        """The prior the posterior uses: the chance that two random records match
+        (``prior_`` times the candidates' share of all pairs; splink's
+        ``probability_two_random_records_match``), or ``prior_`` when fitted without
+        that share."""
+        return self.prior_ * getattr(self, "pair_share_", 1.0)
+
+    def _prior_logit(self, prior: float | None = None) -> float:
+        q = self.random_prior_ if prior is None else prior
+        return float(np.log(q) - np.log1p(-q))
+
+    def _posterior(self, gamma: np.ndarray, prior: float | None = None) -> np.ndarray:
+        logit = self._prior_logit(prior) + self._log_ratio(gamma)
         return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
 
     def predict_proba(self, gamma: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
@@ -281,7 +305,7 @@ class FellegiSunter:
         patterns, inverse, _ = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
         if offset is None:
             return self._posterior(patterns)[inverse]
-        logit = np.log(self.prior_) - np.log1p(-self.prior_) + self._log_ratio(patterns)
+        logit = self._prior_logit() + self._log_ratio(patterns)
         logit = logit[inverse] + np.asarray(offset, dtype=np.float64)
         return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
 

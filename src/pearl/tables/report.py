@@ -138,6 +138,7 @@ class JoinReport:
             out["expected true matches (sum of probabilities)"] = round(float(p.sum()), 1)
         if d.model is not None:
             out["prior (share of candidate pairs that match)"] = round(float(d.model.prior_), 6)
+            out["chance that two random records match"] = float(f"{d.model.random_prior_:.3g}")
             blocking = getattr(d.model, "blocking_", None)
             if blocking:
                 out["candidate pairs"] = _candidates_line(blocking)
