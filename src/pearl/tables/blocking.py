@@ -227,8 +227,9 @@ def _equal_value_pairs(field, cap: int) -> np.ndarray | None:
     sizes["n_left"] = left["key"].value_counts().reindex(sizes.index, fill_value=0)
     # ties in the order of the values, so that the same tables give the same pairs
     sizes = sizes[sizes["n_left"] > 0].sort_index().sort_values("n_right", kind="stable")
-    within = np.cumsum(sizes["n_left"] * sizes["n_right"]) <= EQUAL_PAIRS_PER_ROW * len(left)
-    keep = right[right["key"].isin(sizes.index[within.to_numpy()])]
+    pairs = (sizes["n_left"] * sizes["n_right"]).to_numpy()
+    within = np.cumsum(pairs) <= EQUAL_PAIRS_PER_ROW * len(left)
+    keep = right[right["key"].isin(sizes.index[within])]
     if not len(keep):
         return None
     return left.merge(keep, on="key")[["left", "right"]].to_numpy(np.int64)
