@@ -29,7 +29,7 @@ LEVEL_NAMES = {
         f"similarity < {TEXT_BINS[0]}",
         f"similarity {TEXT_BINS[0]}-{TEXT_BINS[1]}",
         f"similarity {TEXT_BINS[1]}-{TEXT_BINS[2]}",
-        f"similarity >= {TEXT_BINS[2]} or one edit apart",
+        f"similarity >= {TEXT_BINS[2]}, one edit apart or a word abbreviated",
         "equal (case aside)",
     ),
     "numeric": ("different", "within 1% of the column's spread", "equal"),
@@ -266,6 +266,9 @@ class _TextField:
         long = typo & (_shorter_length(self.lower, a, b) > SHORT_TYPO)
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 2)
         levels[todo[long]] = np.maximum(levels[todo[long]], 3)
+        # so is a word written short ("340 River Rd", "340 River Road"; "Ltd", "Limited")
+        short = _abbreviated_values(self.lower, a, b)
+        levels[todo[short]] = np.maximum(levels[todo[short]], 3)
         return levels
 
 
@@ -312,6 +315,16 @@ def _one_edit_values(
 
     first, second, inverse = _distinct_pairs(a, b, len(lower))
     return one_edit_lowered(lower, first, second, min_length=min_length)[inverse]
+
+
+def _abbreviated_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` have as many words, each equal or one
+    abbreviating the other (:func:`~pearl.tables.match_graph.abbreviation_apart`), tested
+    once per distinct pair of values."""
+    from pearl.tables.match_graph import abbreviation_apart
+
+    first, second, inverse = _distinct_pairs(a, b, len(lower))
+    return abbreviation_apart(lower, first, second)[inverse]
 
 
 def _shorter_length(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
