@@ -651,12 +651,14 @@ def test_a_typo_in_a_three_letter_name_is_weaker_evidence_than_a_longer_ones(has
     from pearl.tables.comparisons import _TextField
 
     field = _TextField(
-        pd.Series(["lme", "tomas", "lee", "abc", "340 River Rd", "Acme Tools Ltd"]),
-        pd.Series(["lee", "thomas", "lee", "xyz", "340 River Road", "Acme Tools Limited"]),
+        pd.Series(["lme", "tomas", "lee", "abc", "340 River Rd", "Acme Tools Ltd", "martin"]),
+        pd.Series(
+            ["lee", "thomas", "lee", "xyz", "340 River Road", "Acme Tools Limited", "martinez"]
+        ),
         None,
     )
     field.emb = None
-    idx = np.arange(6)
+    idx = np.arange(7)
     levels = field.levels(idx, idx)
     assert levels[2] == 4  # equal
     assert levels[1] >= 3  # one edit, five letters or more
@@ -664,7 +666,8 @@ def test_a_typo_in_a_three_letter_name_is_weaker_evidence_than_a_longer_ones(has
     assert levels[3] <= 1  # nothing alike
     # a word written short is as strong as a typo (partners writing "Rd" for "Road" were
     # left out of a street's sure pairs, and a different street counts against a match)
-    assert (levels[4:] >= 3).all()
+    assert (levels[4:6] >= 3).all()
+    assert levels[6] < 3  # a prefix of one word: often another name
 
 
 def test_a_table_of_two_fields_learns_m_from_its_many_strong_pairs(hash_encoder):

@@ -317,14 +317,25 @@ def _one_edit_values(
     return one_edit_lowered(lower, first, second, min_length=min_length)[inverse]
 
 
+#: The longest word that counts as an abbreviation in a record's field ("rd", "ltd",
+#: "intl"): a longer one is more often another name ("martin" of "martinez").
+ABBREVIATION_MAX = 4
+
+
 def _abbreviated_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` have as many words, each equal or one
-    abbreviating the other (:func:`~pearl.tables.match_graph.abbreviation_apart`), tested
-    once per distinct pair of values."""
+    """Whether ``lower[a[e]]`` and ``lower[b[e]]`` have as many words, two or more, each
+    equal or one abbreviating the other (:func:`~pearl.tables.match_graph.abbreviation_apart`)
+    with an abbreviation of at most :data:`ABBREVIATION_MAX` letters, tested once per
+    distinct pair of values."""
     from pearl.tables.match_graph import abbreviation_apart
 
     first, second, inverse = _distinct_pairs(a, b, len(lower))
-    return abbreviation_apart(lower, first, second)[inverse]
+    out = abbreviation_apart(lower, first, second)
+    for e in np.flatnonzero(out):
+        x, y = ([w.rstrip(".") for w in lower[i].split()] for i in (first[e], second[e]))
+        short = [min(len(u), len(v)) for u, v in zip(x, y, strict=False) if u != v]
+        out[e] = len(x) >= 2 and len(x) == len(y) and max(short, default=0) <= ABBREVIATION_MAX
+    return out[inverse]
 
 
 def _shorter_length(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
