@@ -165,15 +165,15 @@ class FellegiSunter:
         # then takes "same name" for a match (every row linked)
         asked = present & (gamma >= strong_level).any(axis=0)
         chance = np.where(asked, strong_chance, 0.0).sum(axis=1)
-        candidates = np.all((gamma >= strong_level) | ~asked, axis=1)
+        all_strong = np.all((gamma >= strong_level) | ~asked, axis=1)
         # or, where strong pairs are common (a table of few fields whose partners are
         # most rows): a chance at which the whole table would hold fewer chance pairs
         # than a third of the strong ones (they agree strongly too, so they hardly move
         # m; EM alone found a looser class of "match" there)
         common = np.log(
-            max(int(candidates.sum()), 1) / (SURE_SHARE_BY_CHANCE * max(n_left * n_right, 1))
+            max(int(all_strong.sum()), 1) / (SURE_SHARE_BY_CHANCE * max(n_left * n_right, 1))
         )
-        strong = candidates & (chance < max(per_row, common))
+        strong = all_strong & (chance < max(per_row, common))
         enough_strong = int(strong.sum()) >= 20
         bound = np.log(0.01 / max(n_left * n_right, 1)) if enough_strong else per_row
         agree = gamma == np.array([n - 1 for n in self.n_levels])
@@ -223,13 +223,16 @@ class FellegiSunter:
 
         ``candidate_share``, the candidates' share of all pairs of the two tables: each
         round then takes the matches (all among the candidates) out of the random pairs'
-        ``u`` (:meth:`unmix_u`), and a candidate's posterior is that of a random pair with
-        its comparison vector: the prior is the chance that two random records match
-        (:attr:`random_prior_`, as splink predicts), since ``u`` describes random pairs.
-        The candidates' own share as prior counted the blocking's evidence twice: pairs
-        found because they share a date of birth, then credited for that rare agreement
-        as if drawn at random (strangers of the same birthday, city and surname at 0.8).
-        With 0, ``u`` is kept as :meth:`fit_u` gave it and the prior is ``prior_``."""
+        ``u`` (:meth:`unmix_u`), and the probability :meth:`predict_proba` gives a pair is
+        that of a random pair with its comparison vector: the prior is the chance that two
+        random records match (:attr:`random_prior_`, as splink predicts), since ``u``
+        describes random pairs. The candidates' own share as that prior counted the
+        blocking's evidence twice: pairs found because they share a date of birth, then
+        credited for that rare agreement as if drawn at random (strangers of the same
+        birthday, city and surname at 0.8). The EM itself still weighs the candidates by
+        their own share (with the random pair's prior there, it settled on no match at
+        all in a table of 28 rows with two identical ones). With 0, ``u`` is kept as
+        :meth:`fit_u` gave it and the prior is ``prior_`` throughout."""
         max_prior = float(np.clip(max_prior, 1e-6, 1 - 1e-6))
         patterns, _, counts = _patterns(np.asarray(gamma, dtype=np.int64), self.n_levels)
         if getattr(self, "m_from_labels_", False):
