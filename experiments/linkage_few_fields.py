@@ -18,7 +18,7 @@ import time
 import warnings
 from pathlib import Path
 
-from pearl_lab.synthetic import companies, people
+from pearl_lab.synthetic import companies, link_scores, people
 
 import pearl
 
@@ -31,13 +31,6 @@ CASES = [
     ("people", 2000, ["first", "surname", "city"]),
     ("people", 2000, ["surname", "dob"]),
 ]
-
-
-def scores(out, true: set) -> dict:
-    pred = set(zip(out["rec_id"], out["rec_id_right"], strict=True))
-    tp = len(pred & true)
-    p, r = tp / max(len(pred), 1), tp / max(len(true), 1)
-    return {"links": len(pred), "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
 
 
 def main() -> None:
@@ -58,7 +51,8 @@ def main() -> None:
                 warnings.simplefilter("ignore")  # a switched-off field is in the record
                 out = pearl.fuzzy_join(a, b, on=keys, model=args.model, how="inner", **kw)
             row = {"data": f"{gen}, {n:,} x {n:,}", "keys": "+".join(keys), "decision": decision}
-            row.update(seconds=time.perf_counter() - t0, **scores(out, true))
+            pred = set(zip(out["rec_id"], out["rec_id_right"], strict=True))
+            row.update(seconds=time.perf_counter() - t0, **link_scores(pred, true))
             rows.append(row)
             print(json.dumps(row), flush=True)
     OUT.mkdir(exist_ok=True)

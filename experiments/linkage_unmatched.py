@@ -46,17 +46,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from pearl_lab.synthetic import FEBRL_FIELDS, companies, febrl4, people
+from pearl_lab.synthetic import link_scores as scores
 
 import pearl
 
 OUT = Path(__file__).resolve().parent / "results"
 PEOPLE_KEYS = ["first", "surname", "city", "dob"]
-
-
-def scores(pred: set, true: set) -> dict:
-    tp = len(pred & true)
-    p, r = tp / max(len(pred), 1), tp / max(len(true), 1)
-    return {"links": len(pred), "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
 
 
 def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

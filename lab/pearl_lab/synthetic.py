@@ -13,7 +13,7 @@ import string
 import numpy as np
 import pandas as pd
 
-__all__ = ["people", "companies", "febrl4", "FEBRL_FIELDS"]
+__all__ = ["people", "companies", "febrl4", "link_scores", "FEBRL_FIELDS"]
 
 FEBRL_FIELDS = [
     "given_name",
@@ -138,3 +138,11 @@ def febrl4(removed: float, seed: int = 0):
         kept = set(b["rec_id"])
         true = {p for p in true if p[1] in kept}
     return a, b.reset_index(drop=True), true
+
+
+def link_scores(pred: set, true: set) -> dict:
+    """Links (pairs of ``rec_id``), precision, recall and F1 of the predicted pairs
+    ``pred`` against the true pairs ``true``."""
+    tp = len(pred & true)
+    p, r = tp / max(len(pred), 1), tp / max(len(true), 1)
+    return {"links": len(pred), "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
