@@ -687,3 +687,20 @@ def test_a_table_of_two_fields_learns_m_from_its_many_strong_pairs(hash_encoder)
     out = fuzzy_join(left, right, on=keys, model=hash_encoder, precision=0.9)
     precision, f1 = _link_scores(out, truth)
     assert precision > 0.87 and f1 > 0.9  # every partner, at about the precision asked
+
+
+def test_a_row_with_every_key_missing_is_never_linked(hash_encoder):
+    # at threshold=0 (every row's best candidate) it named an arbitrary record, and at
+    # precision=0.9, with nothing reaching it, every row was linked (a float64 threshold
+    # just above the best score rounded back onto the float32 scores)
+    left = pd.DataFrame(
+        {"name": [None, "anna smith", "john garcia"], "city": [None, "oslo", "lyon"]}
+    )
+    right = pd.DataFrame({"name": ["anna smith", "john garcia", "maria rossi"]})
+    right["city"] = ["oslo", "lyon", "rome"]
+    out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder, threshold=0)
+    assert out["name_right"].isna().tolist() == [True, False, False]
+    empty = pd.DataFrame({"name": [None, None], "city": [None, None]})
+    for kw in ({"threshold": 0}, {"precision": 0.9}, {}):
+        out = fuzzy_join(empty, right, on=["name", "city"], model=hash_encoder, **kw)
+        assert out["match_score"].isna().all()

@@ -366,8 +366,9 @@ def threshold_for_precision(
     Returns
     -------
     float
-        A threshold in [0, 1]; above every probability (1.0 + eps) when even the most
-        confident match falls short.
+        A threshold in [0, 1]; when even the most confident match falls short, one above
+        every probability, in float32 as in float64 (scores are float32: the next float64
+        above the best rounded back onto it, and every row was linked).
     """
     precision = check_float(precision, "precision", 0.0, 1.0)
     p = np.asarray(probabilities, dtype=np.float64)
@@ -387,7 +388,7 @@ def threshold_for_precision(
     ends = np.r_[p[1:] != p[:-1], True]
     ok = np.flatnonzero((expected >= precision) & ends)
     if not len(ok):
-        return float(np.nextafter(p[0], np.inf))
+        return float(np.nextafter(np.float32(p[0]), np.float32(np.inf)))
     return float(p[ok[-1]])
 
 

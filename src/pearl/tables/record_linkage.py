@@ -110,6 +110,7 @@ def link_tables(
     pairs, blocking = _blocked_pairs(
         fields, (len(left), len(right)), encoder, candidates, fit, seed=seed, top_k=top_k
     )
+    pairs = _with_evidence(pairs, fields)
     proba, model = fit(pairs, n_left=len(left), n_right=len(right))
     model.blocking_ = blocking
     model.kinds_, model.names_ = kinds, names
@@ -154,6 +155,17 @@ def _blocked_pairs(fields, sizes, encoder, width: int, fit, *, seed: int, top_k:
         else:
             return unique_pairs(equal), {**record, "search": "skipped"}
     return unique_pairs(equal + search.pairs()), record
+
+
+def _with_evidence(pairs: np.ndarray, fields) -> np.ndarray:
+    """The candidate pairs whose rows each hold a value in some field: a row whose every
+    key is missing carries no evidence, and linking it (``threshold=0``) named an
+    arbitrary record (cluster_records leaves such rows alone likewise)."""
+    if not len(pairs) or not fields:
+        return pairs
+    empty_l = np.logical_and.reduce([f.lnull for f in fields])
+    empty_r = np.logical_and.reduce([f.rnull for f in fields])
+    return pairs[~empty_l[pairs[:, 0]] & ~empty_r[pairs[:, 1]]]
 
 
 def _search_gain(pairs: np.ndarray, proba: np.ndarray, equal: np.ndarray) -> float:
