@@ -102,3 +102,17 @@ def test_u_without_the_matches_among_small_tables_random_pairs():
         np.testing.assert_allclose(fitted, true, atol=0.01)
     model.unmix_u(0.0)  # no matches among them: u as fit_u gave it
     np.testing.assert_allclose(model.u_[0][2], (random_pairs[:, 0] == 2).mean(), atol=1e-4)
+
+
+def test_sure_pairs_are_judged_against_the_chance_pairs_of_the_whole_table():
+    # two text fields, a strong level (equal or one typo apart) in one random pair in ten
+    # each: a strong pair by chance in 1% of all pairs. 200 strong candidates among 100
+    # rows: within one table (4,950 pairs: 49.5 by chance) they are sure; counted as
+    # n * n pairs (100 by chance) they were not, and EM alone fitted m
+    levels = np.array([0] * 9000 + [3] * 500 + [4] * 500)
+    random_gamma = np.stack([levels, np.roll(levels, 5000)], axis=1)
+    gamma = np.array([[4, 4]] * 200 + [[0, 0]] * 800)
+    one_table = FellegiSunter([5, 5]).fit_u(random_gamma)
+    assert one_table.fit_m_from_agreement(gamma, 100, 100, n_pairs=100 * 99 // 2) == [True, True]
+    two_tables = FellegiSunter([5, 5]).fit_u(random_gamma)
+    assert two_tables.fit_m_from_agreement(gamma, 100, 100) == [False, False]

@@ -120,7 +120,11 @@ class FellegiSunter:
         return self
 
     def fit_m_from_agreement(
-        self, gamma: np.ndarray, n_right: int, n_left: int | None = None
+        self,
+        gamma: np.ndarray,
+        n_right: int,
+        n_left: int | None = None,
+        n_pairs: int | None = None,
     ) -> list[bool]:
         """``m`` of each field counted on candidate pairs too alike to be anything but a
         match (splink's way of training ``m`` on blocking rules, without labels). Call
@@ -160,6 +164,8 @@ class FellegiSunter:
         strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
         strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
         per_row = np.log(0.01 / max(n_right, 1))
+        # all pairs of the tables: n_left * n_right, or n (n - 1) / 2 within one table
+        n_pairs = max(n_left * n_right if n_pairs is None else n_pairs, 1)
         # a field that no candidate pair agrees on (a placeholder in every row of one
         # table) cannot be asked to agree: it would leave no sure pair, and EM alone
         # then takes "same name" for a match (every row linked)
@@ -170,12 +176,10 @@ class FellegiSunter:
         # most rows): a chance at which the whole table would hold fewer chance pairs
         # than a third of the strong ones (they agree strongly too, so they hardly move
         # m; EM alone found a looser class of "match" there)
-        common = np.log(
-            max(int(all_strong.sum()), 1) / (SURE_SHARE_BY_CHANCE * max(n_left * n_right, 1))
-        )
+        common = np.log(max(int(all_strong.sum()), 1) / (SURE_SHARE_BY_CHANCE * n_pairs))
         strong = all_strong & (chance < max(per_row, common))
         enough_strong = int(strong.sum()) >= 20
-        bound = np.log(0.01 / max(n_left * n_right, 1)) if enough_strong else per_row
+        bound = np.log(0.01 / n_pairs) if enough_strong else per_row
         agree = gamma == np.array([n - 1 for n in self.n_levels])
         counted = present & agree.any(axis=0)  # likewise for "equal on every other field"
         top_chance = np.log([u[-1] for u in self.u_])

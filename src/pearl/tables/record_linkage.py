@@ -251,19 +251,20 @@ def _probabilities(
     pair. ``warn=False``: a field switched off by the sanity check is not warned of."""
     one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
     n_right = n_left if n_right is None else n_right
+    all_pairs = max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(random_gamma)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     if known is not None:
         model.fit_m(_levels(fields, known[:, 0], known[:, 1]))
     else:
-        model.fit_m_from_agreement(gamma, n_right, n_left)
+        model.fit_m_from_agreement(gamma, n_right, n_left, n_pairs=all_pairs)
     if not len(pairs):
         return np.zeros(0), model
     # at most min(n_left, n_right) true pairs among the candidates
     max_prior = min(n_left, n_right) / len(pairs)
     # the matches among the random pairs taken out of u as the EM goes (small tables)
-    share = len(pairs) / max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
+    share = len(pairs) / all_pairs
     model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
     if model.check_sane(names, warn):  # the prior without them
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
