@@ -277,6 +277,36 @@ def test_dedup_command(tiny_model_dir, tmp_path):
     assert frame["city_deduplicated"].tolist()[:4] == ["Paris", "Paris", "Paris", "London"]
 
 
+def test_dedup_command_on_several_columns_clusters_records(
+    tmp_path, hash_encoder, monkeypatch, capsys
+):
+    import pandas as pd
+    from pearl_lab.synthetic import people
+
+    left, right, truth = people(300)  # 70% of the left rows: a right row with a typo
+    rows = pd.concat([right, left], ignore_index=True).drop(columns="rec_id")
+    rows.loc[len(rows)] = [None, None, None, None]  # every key missing
+    src = tmp_path / "people.csv"
+    rows.to_csv(src, index=False)
+    monkeypatch.setattr("pearl.tables.encoding._ENCODERS", {("glove", None): hash_encoder})
+    out = tmp_path / "o.csv"
+    args = ["dedup", str(src), "--columns", "first", "surname", "city", "dob", "-m", "glove"]
+    assert main([*args, "-o", str(out)]) == 0
+    got = pd.read_csv(out, dtype={"cluster": "Int64"})
+    assert list(got.columns) == [*rows.columns, "cluster"]
+    assert pd.isna(got["cluster"].iloc[-1])  # the row with no key is left alone
+    # each partner in its right row's cluster (right rows first, then the left rows)
+    together = [got["cluster"][r] == got["cluster"][300 + q] for q, r in truth]
+    assert np.mean(together) > 0.95
+    sizes = got["cluster"].value_counts()
+    assert sizes.max() <= 3 and (sizes > 1).sum() <= len(truth) + 5
+    # the output never replaces an input column
+    got.to_csv(src, index=False)
+    capsys.readouterr()
+    assert main([*args, "-o", str(tmp_path / "p.csv")]) == 2
+    assert "already has a column 'cluster'" in capsys.readouterr().err
+
+
 def test_build_corpus_typed_min_freq(tmp_path, capsys):
     raw = tmp_path / "raw"
     raw.mkdir()

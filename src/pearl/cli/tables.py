@@ -206,27 +206,48 @@ def cmd_dedup(args) -> int:
 
     check_output(args.output, [args.table], "--output")
     table = read_table(args.table)
-    if args.column not in table.columns:
-        raise ValueError(f"no column {args.column!r} in {args.table}")
-    new_column = f"{args.column}_deduplicated"
+    columns = list(dict.fromkeys(args.column))
+    for name in columns:
+        if name not in table.columns:
+            raise ValueError(f"no column {name!r} in {args.table}")
+    new_column = "cluster" if len(columns) > 1 else f"{columns[0]}_deduplicated"
     if new_column in table.columns:
         raise ValueError(
             f"{args.table} already has a column {new_column!r}; rename "
             "it first (pearl never overwrites an input column)"
         )
-    canon = deduplicate(
-        table[args.column],
-        threshold=args.threshold,
-        model=args.model,
-        matcher=args.matcher,
-        top_k=args.top_k,
-    )
+    options = {"threshold": args.threshold, "model": args.model, "matcher": args.matcher}
+    if len(columns) > 1:
+        return _dedup_records(table, columns, args, options)
+    column = columns[0]
+    canon = deduplicate(table[column], top_k=args.top_k, **options)
     table[new_column] = canon
     write_table(table, args.output)
-    changed = int((canon.notna() & (canon != table[args.column])).sum())
+    changed = int((canon.notna() & (canon != table[column])).sum())
     print(
         f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
         f"representative ({pd.Series(canon).nunique():,} distinct left)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _dedup_records(table, columns: list[str], args, options: dict) -> int:
+    """``pearl dedup`` on several columns: the rows clustered as records (Fellegi-Sunter
+    match probabilities, :func:`pearl.cluster` of a table), written with a ``cluster``
+    column (empty where every key is missing)."""
+    import pandas as pd
+
+    from pearl.tables import cluster
+
+    labels = cluster(table[columns], top_k=args.top_k, **options)
+    table["cluster"] = pd.array([None if lab < 0 else int(lab) for lab in labels], dtype="Int64")
+    write_table(table, args.output)
+    sizes = table["cluster"].value_counts()
+    repeated = int(sizes[sizes > 1].sum())
+    print(
+        f"wrote {args.output}: {len(table):,} rows in {len(sizes):,} clusters; "
+        f"{repeated:,} rows share theirs with another row",
         file=sys.stderr,
     )
     return 0
@@ -397,12 +418,22 @@ def add_dedup(sub) -> None:
     """The ``pearl dedup`` command."""
     p = sub.add_parser(
         "dedup",
-        help="deduplicate a column of a table (CSV, TSV, Parquet)",
+        help="deduplicate a column of a table, or its rows on several columns (CSV, TSV, Parquet)",
         description="Add <column>_deduplicated: each value mapped to the most "
-        "frequent value of its cluster of similar values.",
+        "frequent value of its cluster of similar values. With several columns, the rows "
+        "are clustered as records (match probabilities of a Fellegi-Sunter model fitted on "
+        "the table, as pearl join on several columns) and a 'cluster' column is added.",
     )
     p.add_argument("table", help="table file (CSV, TSV or Parquet, from the file name)")
-    p.add_argument("--column", required=True, help="column to deduplicate")
+    p.add_argument(
+        "--column",
+        "--columns",
+        dest="column",
+        nargs="+",
+        required=True,
+        help="column to deduplicate; several: the columns that describe a record "
+        "(first name, surname, date of birth...)",
+    )
     p.add_argument(
         "-o",
         "--output",
