@@ -207,9 +207,8 @@ def cmd_dedup(args) -> int:
     check_output(args.output, [args.table], "--output")
     table = read_table(args.table)
     columns = list(dict.fromkeys(args.column))
-    for name in columns:
-        if name not in table.columns:
-            raise ValueError(f"no column {name!r} in {args.table}")
+    if missing := [c for c in columns if c not in table.columns]:
+        raise ValueError(f"no column {missing[0]!r} in {args.table}")
     new_column = "cluster" if len(columns) > 1 else f"{columns[0]}_deduplicated"
     if new_column in table.columns:
         raise ValueError(
@@ -233,9 +232,7 @@ def cmd_dedup(args) -> int:
 
 
 def _dedup_records(table, columns: list[str], args, options: dict) -> int:
-    """``pearl dedup`` on several columns: the rows clustered as records (Fellegi-Sunter
-    match probabilities, :func:`pearl.cluster` of a table), written with a ``cluster``
-    column (empty where every key is missing)."""
+    """The rows clustered as records (:func:`pearl.cluster` of a table), as ``cluster``."""
     import pandas as pd
 
     from pearl.tables import cluster
@@ -244,12 +241,8 @@ def _dedup_records(table, columns: list[str], args, options: dict) -> int:
     table["cluster"] = pd.array([None if lab < 0 else int(lab) for lab in labels], dtype="Int64")
     write_table(table, args.output)
     sizes = table["cluster"].value_counts()
-    repeated = int(sizes[sizes > 1].sum())
-    print(
-        f"wrote {args.output}: {len(table):,} rows in {len(sizes):,} clusters; "
-        f"{repeated:,} rows share theirs with another row",
-        file=sys.stderr,
-    )
+    shared = f"{int(sizes[sizes > 1].sum()):,} rows share theirs with another row"
+    print(f"wrote {args.output}: {len(sizes):,} clusters; {shared}", file=sys.stderr)
     return 0
 
 
@@ -419,20 +412,14 @@ def add_dedup(sub) -> None:
     p = sub.add_parser(
         "dedup",
         help="deduplicate a column of a table, or its rows on several columns (CSV, TSV, Parquet)",
-        description="Add <column>_deduplicated: each value mapped to the most "
-        "frequent value of its cluster of similar values. With several columns, the rows "
-        "are clustered as records (match probabilities of a Fellegi-Sunter model fitted on "
-        "the table, as pearl join on several columns) and a 'cluster' column is added.",
+        description="Add <column>_deduplicated: each value mapped to the most frequent value "
+        "of its cluster of similar values. Several columns: add 'cluster', the rows clustered "
+        "as records (as pearl join on several columns).",
     )
     p.add_argument("table", help="table file (CSV, TSV or Parquet, from the file name)")
+    column_help = "column to deduplicate; several: the columns of a record (name, birth date...)"
     p.add_argument(
-        "--column",
-        "--columns",
-        dest="column",
-        nargs="+",
-        required=True,
-        help="column to deduplicate; several: the columns that describe a record "
-        "(first name, surname, date of birth...)",
+        "--column", "--columns", dest="column", nargs="+", required=True, help=column_help
     )
     p.add_argument(
         "-o",
