@@ -217,13 +217,12 @@ def _equal_value_pairs(field, cap: int) -> np.ndarray | None:
     (lk, rk), ln, rn = field.keys(), field.lnull, field.rnull
     live_r = np.flatnonzero(~rn)
     right = pd.DataFrame({"key": rk[live_r], "right": live_r})
-    held = right.groupby("key")["key"].transform("size").to_numpy()
-    right = right[held <= max(cap, int(np.sqrt(len(live_r))))]
-    if not len(right):
+    held = right["key"].value_counts()  # right rows holding each value
+    sizes = held[held <= max(cap, int(np.sqrt(len(live_r))))].rename("n_right").to_frame()
+    if not len(sizes):
         return None
     left = pd.DataFrame({"key": lk[~ln], "left": np.flatnonzero(~ln)})
     # each value's pairs (left rows x right rows holding it), rarest values first
-    sizes = right["key"].value_counts().rename("n_right").to_frame()
     sizes["n_left"] = left["key"].value_counts().reindex(sizes.index, fill_value=0)
     # ties in the order of the values, so that the same tables give the same pairs
     sizes = sizes[sizes["n_left"] > 0].sort_index().sort_values("n_right", kind="stable")

@@ -261,9 +261,11 @@ class _TextField:
         # a typo (one edit, case aside) is a strong level whatever the similarity says:
         # a short name with one letter changed looks unrelated to n-grams; in a word of
         # three letters ("lee", "lme") a weaker one, as "tom" and "tim" may be two names
+        from pearl.tables.match_graph import _shorter_at_least
+
         a, b = self.lid[li[todo]], self.rid[ri[todo]]
         typo = _one_edit_values(self.lower, a, b, min_length=SHORT_TYPO)
-        long = typo & (_shorter_length(self.lower, a, b) > SHORT_TYPO)
+        long = typo & _shorter_at_least(self.lower, a, b, SHORT_TYPO + 1)
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 2)
         levels[todo[long]] = np.maximum(levels[todo[long]], 3)
         # so is a word written short ("340 River Rd", "340 River Road"; "Ltd", "Limited")
@@ -330,18 +332,8 @@ def _abbreviated_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.nd
     from pearl.tables.match_graph import abbreviation_apart
 
     first, second, inverse = _distinct_pairs(a, b, len(lower))
-    out = abbreviation_apart(lower, first, second)
-    for e in np.flatnonzero(out):
-        x, y = ([w.rstrip(".") for w in lower[i].split()] for i in (first[e], second[e]))
-        short = [min(len(u), len(v)) for u, v in zip(x, y, strict=False) if u != v]
-        out[e] = len(x) >= 2 and len(x) == len(y) and max(short, default=0) <= ABBREVIATION_MAX
-    return out[inverse]
-
-
-def _shorter_length(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The length of the shorter of ``lower[a[e]]`` and ``lower[b[e]]``."""
-    length = np.fromiter((len(t) for t in lower), dtype=np.int64, count=len(lower))
-    return np.minimum(length[a], length[b])
+    near = abbreviation_apart(lower, first, second, min_words=2, longest=ABBREVIATION_MAX)
+    return near[inverse]
 
 
 def _levels(fields: list, li: np.ndarray, ri: np.ndarray) -> np.ndarray:

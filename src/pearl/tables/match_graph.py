@@ -300,20 +300,30 @@ def _abbreviates(short: str, long: str) -> bool:
     return all(ch in rest for ch in short[1:])
 
 
-def _abbreviation_pair(wa: list[str], wb: list[str]) -> bool:
+def _abbreviation_pair(wa: list[str], wb: list[str], longest: int | None = None) -> bool:
     if wa == wb:
         return False
+    short = (lambda w: True) if longest is None else (lambda w: len(w) <= longest)
     return all(
-        x == y or _abbreviates(x, y) or _abbreviates(y, x) for x, y in zip(wa, wb, strict=True)
+        x == y or (short(x) and _abbreviates(x, y)) or (short(y) and _abbreviates(y, x))
+        for x, y in zip(wa, wb, strict=True)
     )
 
 
-def abbreviation_apart(texts: list[str], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def abbreviation_apart(
+    texts: list[str],
+    rows: np.ndarray,
+    cols: np.ndarray,
+    *,
+    min_words: int = 1,
+    longest: int | None = None,
+) -> np.ndarray:
     """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two have as many
     words and each word of one equals the other's or abbreviates it (case and a final dot
     aside; an abbreviation has 2+ letters, the same first letter and its letters in order:
     "Corp." of "Corporation", "Intl" of "International", "Lit." of "Little"), at least
-    one word being abbreviated.
+    one word being abbreviated. ``min_words``: texts of fewer words are never abbreviation
+    pairs; ``longest``: the most letters an abbreviation may have (default any).
 
     Returns
     -------
@@ -335,5 +345,8 @@ def abbreviation_apart(texts: list[str], rows: np.ndarray, cols: np.ndarray) -> 
     out = np.zeros(len(rows), dtype=bool)
     same = np.flatnonzero(key[rows] == key[cols])
     pairs = zip(rows[same].tolist(), cols[same].tolist(), strict=True)
-    out[same] = [_abbreviation_pair(words[i], words[j]) for i, j in pairs]
+    out[same] = [
+        len(words[i]) >= min_words and _abbreviation_pair(words[i], words[j], longest)
+        for i, j in pairs
+    ]
     return out

@@ -157,14 +157,18 @@ def _blocked_pairs(fields, sizes, encoder, width: int, fit, *, seed: int, top_k:
     return unique_pairs(equal + search.pairs()), record
 
 
+def _empty_rows(fields, side: str) -> np.ndarray:
+    """Which rows of one side (``"left"`` or ``"right"``) miss every field's value."""
+    return np.logical_and.reduce([f.lnull if side == "left" else f.rnull for f in fields])
+
+
 def _with_evidence(pairs: np.ndarray, fields) -> np.ndarray:
     """The candidate pairs whose rows each hold a value in some field: a row whose every
     key is missing carries no evidence, and linking it (``threshold=0``) named an
     arbitrary record (cluster_records leaves such rows alone likewise)."""
     if not len(pairs) or not fields:
         return pairs
-    empty_l = np.logical_and.reduce([f.lnull for f in fields])
-    empty_r = np.logical_and.reduce([f.rnull for f in fields])
+    empty_l, empty_r = _empty_rows(fields, "left"), _empty_rows(fields, "right")
     return pairs[~empty_l[pairs[:, 0]] & ~empty_r[pairs[:, 1]]]
 
 
@@ -444,6 +448,6 @@ def cluster_records(
         term_frequency=False,
     )
     labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
-    empty = np.all(_levels(fields, np.arange(n), np.arange(n)) < 0, axis=1)
-    labels[empty] = -1
+    if fields:
+        labels[_empty_rows(fields, "left")] = -1
     return labels
