@@ -643,7 +643,8 @@ def test_strangers_sharing_a_birthday_city_and_surname_are_not_linked(hash_encod
     partnered = truth >= 0
     assert (linked & (ids[:, 0] == truth))[partnered].mean() > 0.98
     n_pairs = len(left) * len(right)
-    assert model.random_prior_ <= min(len(left), len(right)) / n_pairs
+    # at most one partner a row (the bound, up to rounding: the prior can reach it)
+    assert model.random_prior_ <= min(len(left), len(right)) / n_pairs * (1 + 1e-9)
     assert model.random_prior_ < model.prior_
 
 
