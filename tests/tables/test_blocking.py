@@ -5,7 +5,7 @@ from pearl.tables import blocking
 from pearl.tables.blocking import (
     RecordSearch,
     equal_value_pairs,
-    record_counts,
+    record_ngrams,
     sample_rows,
     unique_pairs,
 )
@@ -24,11 +24,10 @@ def test_candidates_without_identifier_like_fields(hash_encoder):
     assert equal == set(range(len(left)))
 
 
-def test_record_counts_are_the_counts_of_the_joined_fields():
-    # n-grams stay within words and words within a field: summing the fields' counts of
-    # their values gives the counts of each row's joined text, missing values left out
-    from pearl.tables.ngrams import NgramVectorizer
-
+def test_record_ngrams_put_each_fields_unit_row_side_by_side():
+    # a record's n-gram vector: its fields' own unit rows in blocks of their own, scaled
+    # by one over the root of the fields present, so that it is a unit vector and an
+    # n-gram of one field never meets another field's
     left = pd.DataFrame(
         {
             "name": ["Ann  Lee", None, "Åsa Öberg", "", "Bob"],
@@ -37,17 +36,26 @@ def test_record_counts_are_the_counts_of_the_joined_fields():
     )
     right = pd.DataFrame({"name": ["Bob", "ann lee", "x"], "city": ["Oslo", "oslo", "new york"]})
     fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
-    vec = NgramVectorizer()
-    for side, frame in (("left", left), ("right", right)):
-        joined = [
-            " ".join(str(v).strip() for v in row if pd.notna(v) and str(v).strip())
-            for row in frame.itertuples(index=False)
-        ]
-        want = vec.counts(joined)
-        got = record_counts(fields, side)
-        assert got.shape == want.shape
-        assert (got != want).nnz == 0
-        np.testing.assert_array_equal(got.indices, want.indices)  # the same order of entries
+    got = record_ngrams(fields, "left").toarray()
+    width = fields[0].ngrams.shape[1]
+    assert got.shape == (5, 2 * width)
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
+    name, city = fields[0].ngrams.toarray(), fields[1].ngrams.toarray()
+    np.testing.assert_allclose(got[0, :width], name[fields[0].lid[0]] / np.sqrt(2), rtol=1e-6)
+    np.testing.assert_allclose(got[1, :width], 0.0)  # a missing name: a zero block
+    np.testing.assert_allclose(got[1, width:], city[fields[1].lid[1]], rtol=1e-6)
+    right_rows = record_ngrams(fields, "right").toarray()
+    cos = got @ right_rows.T
+    # the same name (case and spaces aside) or the same city: half the way each
+    np.testing.assert_allclose(cos[0], [0.0, 0.5, 0.5], atol=1e-6)
+    # a city written as a name meets no city
+    swapped = pd.DataFrame({"name": ["new york"], "city": [None]})
+    fields_s = [_TextField(swapped[c], right[c], None) for c in ("name", "city")]
+    cos_s = record_ngrams(fields_s, "left").toarray() @ record_ngrams(fields_s, "right").T
+    np.testing.assert_allclose(cos_s[0, 2], 0.0, atol=1e-6)
+    np.testing.assert_allclose(cos[4, 0], 1 / np.sqrt(2), rtol=1e-5)  # "Bob", no city
+    rows = np.array([0, 4])
+    np.testing.assert_allclose(record_ngrams(fields, "left", rows).toarray(), got[rows])
 
 
 def _companies(n: int, seed: int = 0):

@@ -7,8 +7,8 @@ Two sources, as :func:`~pearl.tables.record_linkage.link_tables` uses them:
   date or number field held by few right rows (splink's blocking on equality: a phone
   after normalisation, a postcode, a date of birth);
 - **the fuzzy search** (:class:`RecordSearch`): each left record's nearest right records
-  by character n-grams on each identifier-like text field (or on the joined text fields
-  when none is), and by a record embedding (the sum of its text fields' embeddings), each
+  by character n-grams on each identifier-like text field (or on all text fields side by
+  side when none is), and by a record embedding (the sum of its text fields' embeddings), each
   searched in a :class:`~pearl.tables.search.ReferenceIndex`.
 
 The search finds matches whose codes differ (a typo in a phone) and costs most of a large
@@ -29,7 +29,7 @@ __all__ = [
     "EQUAL_PAIRS_PER_ROW",
     "SAMPLE_ROWS",
     "equal_value_pairs",
-    "record_counts",
+    "record_ngrams",
     "record_vectors",
     "sample_rows",
     "RecordSearch",
@@ -80,21 +80,28 @@ def _side(tf: _TextField, side: str, rows: np.ndarray | None):
     return (ids, null) if rows is None else (ids[rows], null[rows])
 
 
-def record_counts(text_fields: list, side: str, rows: np.ndarray | None = None):
-    """Each row's (of ``rows``, default all) hashed n-gram counts of its text fields joined
-    by spaces (missing values left out), summed from the fields' counts of their values:
-    n-grams stay within words and words within a field, so the sum is what counting the
-    joined text gives, without counting every value again (a tenth of a large linkage's
-    time)."""
-    from scipy.sparse import diags
+def record_ngrams(text_fields: list, side: str, rows: np.ndarray | None = None):
+    """Each row's (of ``rows``, default all) record n-gram vector: its text fields' unit
+    TF-IDF n-gram rows (each field's IDF, :class:`_TextField`) side by side, one block of
+    columns per field (a missing value a zero block), scaled by one over the square root
+    of the fields present. The cosine of two records is then their fields' n-gram cosines
+    summed, over the square root of the fields each holds: an n-gram counts within its
+    field, the name's never for the street's. The n-grams of the joined text, with the
+    IDF fitted on the records, took four times as long on 100,000 companies (summing the
+    fields' counts and weighing 12 million entries) and found fewer partners among each
+    record's ten nearest (96.5% against 99.9% of a sample of 2,000)."""
+    from scipy.sparse import diags, hstack
 
-    parts = []
+    parts, present = [], 0
     for tf in text_fields:
         ids, null = _side(tf, side, rows)
-        parts.append(diags((~null).astype(np.float64)) @ tf.counts[ids])
-    total = sum(parts[1:], parts[0])
-    total.sum_duplicates()
-    return total
+        part = tf.ngrams[ids]
+        if null.any():
+            part = diags((~null).astype(np.float32)) @ part
+        parts.append(part)
+        present = present + (~null).astype(np.int64)
+    scale = (1.0 / np.sqrt(np.maximum(present, 1))).astype(np.float32)
+    return (diags(scale) @ hstack(parts, format="csr")).tocsr()
 
 
 def record_vectors(text_fields: list, side: str, rows: np.ndarray | None = None) -> np.ndarray:
@@ -119,8 +126,8 @@ class RecordSearch:
 
     The nearest right records by n-grams on each identifier-like text field (at least
     half its right values distinct: names, numbers; a field of few values would only
-    block on ties), or on the joined text fields when no field is identifier-like
-    (:func:`record_counts`), and by record embedding (:func:`record_vectors`) when there
+    block on ties), or on all text fields side by side when no field is identifier-like
+    (:func:`record_ngrams`), and by record embedding (:func:`record_vectors`) when there
     is an ``encoder``. Each is searched in a :class:`~pearl.tables.search.ReferenceIndex`,
     approximately above its size limits, except a sample's record embeddings: searched
     exactly, cheaper for a few thousand rows than the graph of all right records.
@@ -171,17 +178,14 @@ class RecordSearch:
         return np.stack([np.repeat(live_l, ids.shape[1]), live_r[ids.ravel()]], axis=1)
 
     def _record_ngram_pairs(self, rows) -> np.ndarray:
-        """Each left record's nearest right records by n-gram cosine of their joined text
-        fields."""
-        from pearl.tables.ngrams import NgramVectorizer
+        """Each left record's nearest right records by the cosine of their record n-gram
+        vectors (:func:`record_ngrams`)."""
         from pearl.tables.search import ReferenceIndex
 
         if self._records is None:
-            vec = NgramVectorizer()
-            right = record_counts(self.text_fields, "right")
-            self._records = vec, ReferenceIndex(ngram_rows=vec.fit_counts(right).weigh(right))
-        vec, index = self._records
-        left = vec.weigh(record_counts(self.text_fields, "left", rows))
+            self._records = ReferenceIndex(ngram_rows=record_ngrams(self.text_fields, "right"))
+        index = self._records
+        left = record_ngrams(self.text_fields, "left", rows)
         rows = np.arange(left.shape[0]) if rows is None else rows
         ids = index.ngram_top_k(left, self.width)
         return np.stack([np.repeat(rows, ids.shape[1]), ids.ravel()], axis=1)

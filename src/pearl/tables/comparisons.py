@@ -224,9 +224,9 @@ class _TextField:
         # the values' n-grams counted once; the IDF is the right column's (each value as
         # often as it occurs there), as fitting on the column itself gives
         vec = NgramVectorizer()
-        self.counts = vec.counts(uniq)  # raw counts, summed into records' n-grams
-        vec.fit_counts(self.counts, np.bincount(self.rid, minlength=len(uniq)))
-        self.ngrams = vec.weigh(self.counts)
+        counts = vec.counts(uniq)
+        vec.fit_counts(counts, np.bincount(self.rid, minlength=len(uniq)))
+        self.ngrams = vec.weigh(counts)
         self.scorer = scorer
         self.emb: np.ndarray | None = None  # unit embeddings of ``values``: embed_fields
 

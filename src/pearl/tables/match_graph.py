@@ -330,14 +330,18 @@ def abbreviation_apart(
     ndarray of bool, shape (len(rows),)
     """
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-    words = [[w.rstrip(".") for w in t.lower().split()] for t in texts]
+    # only the texts the pairs name are split (record linkage asks a few thousand pairs
+    # of 100,000 values, four times a call: splitting them all was a tenth of its time)
+    used = np.unique(np.concatenate([rows, cols]))
+    words = {int(i): [w.rstrip(".") for w in texts[i].lower().split()] for i in used}
     # word by word, an abbreviation keeps the first letter: pairs whose words' initials
     # differ (most of them) are never compared letter by letter
     initials: dict[str, int] = {}
-    key = np.fromiter(
+    key = np.zeros(len(texts), dtype=np.int64)
+    key[used] = np.fromiter(
         (
             initials.setdefault("".join(w[:1] for w in ws) + f"|{len(ws)}", len(initials))
-            for ws in words
+            for ws in words.values()
         ),
         dtype=np.int64,
         count=len(words),
