@@ -112,12 +112,19 @@ def record_vectors(text_fields: list, side: str, rows: np.ndarray | None = None)
     field values)."""
     from pearl.encoders.base import normalize_rows
 
-    total = None
-    for tf in text_fields:
+    if not text_fields:
+        raise ValueError("record vectors need at least one text field")
+
+    def part(tf) -> np.ndarray:
         ids, null = _side(tf, side, rows)
-        part = np.where(null[:, None], np.float32(0), tf.emb[ids])
-        total = part if total is None else total + part
-    return normalize_rows(np.asarray(total, dtype=np.float32))
+        out = np.asarray(tf.emb, dtype=np.float32)[ids]  # a copy: zeroed in place
+        out[null] = 0
+        return out
+
+    total = part(text_fields[0])
+    for tf in text_fields[1:]:
+        total += part(tf)
+    return normalize_rows(total, copy=False)
 
 
 class RecordSearch:

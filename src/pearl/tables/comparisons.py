@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -229,6 +230,7 @@ class _TextField:
         self.ngrams = vec.weigh(counts)
         self.scorer = scorer
         self.emb: np.ndarray | None = None  # unit embeddings of ``values``: embed_fields
+        self._words: Any = None  # the values' words, for abbreviations (levels)
 
     def similarity(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """The field's similarity for row pairs, computed once per distinct value pair."""
@@ -269,7 +271,11 @@ class _TextField:
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 2)
         levels[todo[long]] = np.maximum(levels[todo[long]], 3)
         # so is a word written short ("340 River Rd", "340 River Road"; "Ltd", "Limited")
-        short = _abbreviated_values(self.lower, a, b)
+        if self._words is None:  # each value split once: a linkage asks levels four times
+            from pearl.tables.match_graph import AbbreviationWords
+
+            self._words = AbbreviationWords(self.lower)
+        short = _abbreviated_values(self.lower, a, b, self._words)
         levels[todo[short]] = np.maximum(levels[todo[short]], 3)
         return levels
 
@@ -324,15 +330,20 @@ def _one_edit_values(
 ABBREVIATION_MAX = 4
 
 
-def _abbreviated_values(lower: list[str], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _abbreviated_values(
+    lower: list[str], a: np.ndarray, b: np.ndarray, prepared=None
+) -> np.ndarray:
     """Whether ``lower[a[e]]`` and ``lower[b[e]]`` have as many words, two or more, each
     equal or one abbreviating the other (:func:`~pearl.tables.match_graph.abbreviation_apart`)
     with an abbreviation of at most :data:`ABBREVIATION_MAX` letters, tested once per
-    distinct pair of values."""
+    distinct pair of values; ``prepared``: the values' words, split once
+    (:class:`~pearl.tables.match_graph.AbbreviationWords`)."""
     from pearl.tables.match_graph import abbreviation_apart
 
     first, second, inverse = _distinct_pairs(a, b, len(lower))
-    near = abbreviation_apart(lower, first, second, min_words=2, longest=ABBREVIATION_MAX)
+    near = abbreviation_apart(
+        lower, first, second, min_words=2, longest=ABBREVIATION_MAX, prepared=prepared
+    )
     return near[inverse]
 
 

@@ -15,6 +15,7 @@ from pearl.tables.search import ReferenceIndex
 __all__ = [
     "MatchGraph",
     "abbreviation_apart",
+    "AbbreviationWords",
     "edits_apart",
     "match_graph",
     "one_edit_apart",
@@ -310,6 +311,29 @@ def _abbreviation_pair(wa: list[str], wb: list[str], longest: int | None = None)
     )
 
 
+class AbbreviationWords:
+    """What :func:`abbreviation_apart` reads of ``texts``, made for each text when first
+    asked and kept (record linkage asks a column's pairs four times a call): its words
+    (lower-cased, a final dot aside) and an integer key, equal for texts of as many words
+    with the same initials (an abbreviation keeps the first letter: pairs of other keys
+    are never compared letter by letter)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.words: dict[int, list[str]] = {}
+        self.key = np.full(len(texts), -1, dtype=np.int64)
+        self._initials: dict[str, int] = {}
+
+    def of(self, positions: np.ndarray) -> tuple[dict[int, list[str]], np.ndarray]:
+        """The words and keys, made for ``positions`` where missing."""
+        new = np.unique(positions[self.key[positions] < 0])
+        for i in new.tolist():
+            ws = self.words[i] = [w.rstrip(".") for w in self.texts[i].lower().split()]
+            group = "".join(w[:1] for w in ws) + f"|{len(ws)}"
+            self.key[i] = self._initials.setdefault(group, len(self._initials))
+        return self.words, self.key
+
+
 def abbreviation_apart(
     texts: list[str],
     rows: np.ndarray,
@@ -317,35 +341,23 @@ def abbreviation_apart(
     *,
     min_words: int = 1,
     longest: int | None = None,
+    prepared: AbbreviationWords | None = None,
 ) -> np.ndarray:
     """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two have as many
     words and each word of one equals the other's or abbreviates it (case and a final dot
     aside; an abbreviation has 2+ letters, the same first letter and its letters in order:
     "Corp." of "Corporation", "Intl" of "International", "Lit." of "Little"), at least
     one word being abbreviated. ``min_words``: texts of fewer words are never abbreviation
-    pairs; ``longest``: the most letters an abbreviation may have (default any).
+    pairs; ``longest``: the most letters an abbreviation may have (default any);
+    ``prepared``: an :class:`AbbreviationWords` of ``texts`` kept between calls.
 
     Returns
     -------
     ndarray of bool, shape (len(rows),)
     """
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-    # only the texts the pairs name are split (record linkage asks a few thousand pairs
-    # of 100,000 values, four times a call: splitting them all was a tenth of its time)
-    used = np.unique(np.concatenate([rows, cols]))
-    words = {int(i): [w.rstrip(".") for w in texts[i].lower().split()] for i in used}
-    # word by word, an abbreviation keeps the first letter: pairs whose words' initials
-    # differ (most of them) are never compared letter by letter
-    initials: dict[str, int] = {}
-    key = np.zeros(len(texts), dtype=np.int64)
-    key[used] = np.fromiter(
-        (
-            initials.setdefault("".join(w[:1] for w in ws) + f"|{len(ws)}", len(initials))
-            for ws in words.values()
-        ),
-        dtype=np.int64,
-        count=len(words),
-    )
+    prepared = AbbreviationWords(texts) if prepared is None else prepared
+    words, key = prepared.of(np.concatenate([rows, cols]))
     out = np.zeros(len(rows), dtype=bool)
     same = np.flatnonzero(key[rows] == key[cols])
     pairs = zip(rows[same].tolist(), cols[same].tolist(), strict=True)
