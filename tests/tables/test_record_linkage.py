@@ -705,3 +705,20 @@ def test_a_row_with_every_key_missing_is_never_linked(hash_encoder):
     for kw in ({"threshold": 0}, {"precision": 0.9}, {}):
         out = fuzzy_join(empty, right, on=["name", "city"], model=hash_encoder, **kw)
         assert out["match_score"].isna().all()
+
+
+def test_a_second_linkage_of_the_same_tables_embeds_nothing_again(hash_encoder):
+    # the fields' values go through the process's embedding cache, as a single-key join's
+    # queries do: trying another decision point on the same tables costs no model time
+    from pearl.tables.encoding import clear_caches
+
+    clear_caches(models=False)
+    left, right, _ = _people(60, seed=11)
+    keys = ["first", "last", "city"]
+    first = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    embedded = hash_encoder.calls
+    assert embedded > 0
+    second = link_tables(left, right, keys, keys, encoder=hash_encoder)
+    assert hash_encoder.calls == embedded
+    np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_allclose(first[1], second[1])

@@ -283,8 +283,10 @@ class _TextField:
 def embed_fields(fields: list[_TextField], encoder, batch_size: int = TABLE_BATCH_SIZE) -> None:
     """Set each text field's value embeddings, every field's values embedded in one call
     (a value held by several fields once; one length-sorted stream pads less than one
-    call per field)."""
-    from pearl.encoders.base import normalize_rows
+    call per field), through the process's embedding cache as a single-key join's are
+    (:func:`~pearl.tables.encoding.query_vectors`: another call on the same tables, at
+    another threshold or as a deduplication, embeds nothing again)."""
+    from pearl.tables.encoding import query_vectors
 
     if encoder is None or not fields:
         return
@@ -294,8 +296,7 @@ def embed_fields(fields: list[_TextField], encoder, batch_size: int = TABLE_BATC
         for tf in fields:
             tf.emb = np.zeros((len(tf.values), 1), np.float32)
         return
-    vectors = encoder.encode(values, batch_size=batch_size)
-    vectors = normalize_rows(np.asarray(vectors, dtype=np.float32))
+    vectors = query_vectors(values, encoder, batch_size)
     vectors = np.vstack([np.zeros((1, vectors.shape[1]), np.float32), vectors])
     pos = {v: i + 1 for i, v in enumerate(values)}
     for tf in fields:
