@@ -320,8 +320,7 @@ class FellegiSunter:
         return float(np.log(q) - np.log1p(-q))
 
     def _posterior(self, gamma: np.ndarray, prior: float | None = None) -> np.ndarray:
-        logit = self._prior_logit(prior) + self._log_ratio(gamma)
-        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
+        return _sigmoid(self._prior_logit(prior) + self._log_ratio(gamma))
 
     def predict_proba(self, gamma: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
         """Match probability of each comparison vector (rows of ``gamma``); ``offset``, one
@@ -331,8 +330,11 @@ class FellegiSunter:
         if offset is None:
             return self._posterior(patterns)[inverse]
         logit = self._prior_logit() + self._log_ratio(patterns)
-        logit = logit[inverse] + np.asarray(offset, dtype=np.float64)
-        return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
+        return _sigmoid(logit[inverse] + np.asarray(offset, dtype=np.float64))
+
+
+def _sigmoid(logit: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
 
 
 def _agreeing(n: int) -> np.ndarray:
