@@ -87,9 +87,10 @@ def record_ngrams(text_fields: list, side: str, rows: np.ndarray | None = None):
     of the fields present. The cosine of two records is then their fields' n-gram cosines
     summed, over the square root of the fields each holds: an n-gram counts within its
     field, the name's never for the street's. The n-grams of the joined text, with the
-    IDF fitted on the records, took three to four times as long on 100,000 companies (summing the
-    fields' counts and weighing 12 million entries) and found fewer partners among each
-    record's ten nearest (96.5% against 99.85% of the partnered rows of a sample of 2,000)."""
+    IDF fitted on the records, took three to four times as long on 100,000 companies
+    (summing the fields' counts and weighing 12 million entries) and found fewer partners
+    among each record's ten nearest (96.5% against 99.85% of the partnered rows of a
+    sample of 2,000)."""
     from scipy.sparse import diags, hstack
 
     parts, present = [], 0

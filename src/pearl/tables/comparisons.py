@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -209,6 +208,7 @@ class _TextField:
     similarities of any pairs of rows."""
 
     def __init__(self, left: pd.Series, right: pd.Series, scorer):
+        from pearl.tables.match_graph import AbbreviationWords
         from pearl.tables.ngrams import NgramVectorizer
 
         (lc, self.lnull), (rc, self.rnull) = _text_values(left), _text_values(right)
@@ -230,7 +230,9 @@ class _TextField:
         self.ngrams = vec.weigh(counts)
         self.scorer = scorer
         self.emb: np.ndarray | None = None  # unit embeddings of ``values``: embed_fields
-        self._words: Any = None  # the values' words, for abbreviations (levels)
+        # the values' words for the abbreviation level, each split when first asked and
+        # kept: a linkage asks the levels four times
+        self._words = AbbreviationWords(self.lower)
 
     def similarity(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """The field's similarity for row pairs, computed once per distinct value pair."""
@@ -271,10 +273,6 @@ class _TextField:
         levels[todo[typo]] = np.maximum(levels[todo[typo]], 2)
         levels[todo[long]] = np.maximum(levels[todo[long]], 3)
         # so is a word written short ("340 River Rd", "340 River Road"; "Ltd", "Limited")
-        if self._words is None:  # each value split once: a linkage asks levels four times
-            from pearl.tables.match_graph import AbbreviationWords
-
-            self._words = AbbreviationWords(self.lower)
         short = _abbreviated_values(self.lower, a, b, self._words)
         levels[todo[short]] = np.maximum(levels[todo[short]], 3)
         return levels
