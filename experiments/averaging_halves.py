@@ -1,0 +1,59 @@
+"""Issue 49: where the development score of a trained run goes when its weights are averaged.
+
+A run's checkpoint folder keeps the initial weights (``initial.safetensors``) and the last
+trained ones (``state.safetensors``). This scores, with the development proxy
+(:func:`pearl.evaluation.dev_proxy.dev_scores`, float32), the saved model and the same
+folder loaded with the trained weights, with their mean with the initial weights at
+``--weight``, and with the initial weights alone: whether averaging (PEARL's last step)
+or the saving explains a gap between a run's development curve and its saved model.
+
+    python experiments/averaging_halves.py models/c49-long-attention
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from safetensors.torch import load_file
+
+from pearl import PhraseEncoder
+from pearl.evaluation.dev_proxy import dev_scores, dev_tasks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model", type=Path, help="a saved model folder (MODEL.checkpoints beside it)")
+    parser.add_argument("--weight", type=float, default=0.5, help="the initial weights' share")
+    parser.add_argument("-o", "--output", type=Path, help="a JSON file for the scores")
+    args = parser.parse_args(argv)
+    checkpoints = args.model.with_name(args.model.name + ".checkpoints")
+    tasks = dev_tasks()
+    encoder = PhraseEncoder(str(args.model), compute_dtype="float32")
+    module = encoder.model.float()
+    names = list(module.state_dict())
+    scores = {"saved model": dev_scores(encoder, tasks)}
+    trained = {
+        k.removeprefix("model."): v
+        for k, v in load_file(checkpoints / "state.safetensors").items()
+        if k.startswith("model.")
+    }
+    initial = load_file(checkpoints / "initial.safetensors")
+    mixed = {k: (1 - args.weight) * v + args.weight * initial[k] for k, v in trained.items()}
+    for label, weights in [
+        ("trained weights", trained),
+        (f"averaged here ({args.weight:g} initial)", mixed),
+        ("initial weights", initial),
+    ]:
+        module.load_state_dict({k: weights[k].float() for k in names}, strict=True)
+        scores[label] = dev_scores(encoder, tasks)
+    for label, s in scores.items():
+        print(f"{label}: {s}")
+    if args.output:
+        args.output.write_text(json.dumps(scores, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
