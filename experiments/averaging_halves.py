@@ -24,7 +24,9 @@ from pearl.evaluation.dev_proxy import dev_scores, dev_tasks
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", type=Path, help="a saved model folder (MODEL.checkpoints beside it)")
+    parser.add_argument(
+        "model", type=Path, help="a saved model folder, MODEL.checkpoints beside it"
+    )
     parser.add_argument("--weight", type=float, default=0.5, help="the initial weights' share")
     parser.add_argument("-o", "--output", type=Path, help="a JSON file for the scores")
     args = parser.parse_args(argv)
