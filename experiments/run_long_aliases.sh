@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 49, candidate (h) (experiments/results/long_run_plan.md, fixed before any score): the
+# long run's model (models/c49-long-attention, from run_long.sh) + the shipped alias stage
+# as docs/training.md gives it, with the run's pinned code; then evaluate_candidate.sh
+# (the current code) for docs/models.md's rules. Idempotent and resumable (pearl finetune
+# --resume):
+#
+#   PEARL_DATA=... nohup setsid nice -n 19 experiments/run_long_aliases.sh >> logs/issue49-h.log 2>&1 &
+set -euo pipefail
+cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
+PIN=9ea0b26
+TREE=data_out/recipe-$PIN
+START=models/c49-long-attention OUT=models/c49h
+[ -d "$TREE/src" ] || git worktree add --detach "$TREE" "$PIN"
+[ -s "$START/modules.json" ] || { echo "$START missing: run run_long.sh"; exit 1; }
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 GOMP_SPINCOUNT=1000
+export PEARL_DATA=${PEARL_DATA:-$(realpath ../shared/data)}
+ts() { date -u +%FT%TZ; }
+PEARL() { PYTHONPATH="$PWD/$TREE/src" .venv/bin/python -m pearl.cli "$@"; }
+[ -s data_out/dev_names.txt ] || PEARL benchmark-strings --dev-proxy -o data_out/dev_names.txt
+[ -s data_out/autofj_titles.txt ] || PEARL benchmark-strings -o data_out/autofj_titles.txt
+if [ ! -s data_out/aliases-c49h.csv ]; then
+  echo "$(ts) aliases"
+  PEARL aliases data_out/corpus/corpus.tsv -o data_out/aliases-c49h.csv --replay data_out/augmented.tsv \
+    --exclude data_out/dev_names.txt --exclude data_out/autofj_titles.txt -q
+fi
+if [ ! -s "$OUT/modules.json" ]; then
+  RESUME=""
+  [ -d "$OUT.checkpoints" ] && RESUME="--resume"
+  echo "$(ts) finetune $RESUME"
+  PEARL finetune data_out/aliases-c49h.csv -m "$START" -o "$OUT" \
+    --epochs 3 --average-weight 0.5 --save-dtype float16 -q $RESUME
+fi
+echo "$(ts) evaluate"
+experiments/evaluate_candidate.sh "$OUT" c49h
+echo "$(ts) done"
