@@ -31,6 +31,16 @@ if [ ! -s "$OUT/modules.json" ]; then
   PEARL finetune data_out/aliases-c49h.csv -m "$START" -o "$OUT" \
     --epochs 3 --average-weight 0.5 --save-dtype float16 -q $RESUME
 fi
-echo "$(ts) evaluate"
-experiments/evaluate_candidate.sh "$OUT" c49h
+echo "$(ts) evaluate (h)"
+[ -s experiments/results/c49h/results.md ] && [ -s results/benchmarks/fuzzy_join_autofj_c49h.md ] ||
+  experiments/evaluate_candidate.sh "$OUT" c49h
+# candidate (hg): (h) behind candidate (g)'s surface splitter (`pearl add-split`, no
+# training), with the splitter's code pinned as well (the fixed splitter of c4cad26)
+SPLIT_PIN=bd9ad83
+SPLIT_TREE=data_out/recipe-$SPLIT_PIN
+[ -d "$SPLIT_TREE/src" ] || git worktree add --detach "$SPLIT_TREE" "$SPLIT_PIN"
+[ -s models/c49hg/modules.json ] ||
+  PYTHONPATH="$PWD/$SPLIT_TREE/src" .venv/bin/python -m pearl.cli add-split -m "$OUT" -o models/c49hg
+echo "$(ts) evaluate (hg)"
+experiments/evaluate_candidate.sh models/c49hg c49hg
 echo "$(ts) done"
