@@ -251,6 +251,20 @@ def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
     assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
 
 
+def test_infinite_numbers_compare_without_a_numpy_warning():
+    # inf - inf is NaN: numpy warned "invalid value encountered in subtract" to the user
+    import warnings
+
+    from pearl.tables.comparisons import _numeric_levels
+
+    x = pd.Series([np.inf, np.inf, -np.inf, 3.0])
+    y = pd.Series([np.inf, 5.0, np.inf, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        levels = _numeric_levels(x, y, np.arange(4), np.arange(4))
+    assert levels.tolist() == [2, 0, 0, 2]
+
+
 def test_a_fields_idf_is_the_right_columns_own():
     # each value counted once, weighted by how often the right column holds it
     from pearl.tables.ngrams import NgramVectorizer

@@ -177,7 +177,9 @@ def _numeric_level_values(xs: np.ndarray, ys: np.ndarray, li, ri) -> np.ndarray:
     whole = bool(len(both)) and bool(np.all(both == np.round(both)))
     tol = max(0.01 * spread, 1.0 if whole else 0.0)
     x, y = xs[li], ys[ri]
-    levels = np.where(x == y, 2, np.where(np.abs(x - y) <= tol, 1, 0))
+    with np.errstate(invalid="ignore"):  # inf - inf: equal values, level 2 below
+        close = np.abs(x - y) <= tol
+    levels = np.where(x == y, 2, np.where(close, 1, 0))
     return np.where(np.isnan(x) | np.isnan(y), -1, levels)
 
 
