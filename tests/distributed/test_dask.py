@@ -470,3 +470,21 @@ def test_precision_chooses_one_threshold_over_every_partition(client, tiny_model
             matcher="cosine",
             precision=0.9,
         )
+
+
+def test_read_table_decodes_a_csv_strictly(tmp_path):
+    # replaced bytes changed the values the output carries; no cluster needed to read
+    f = tmp_path / "t.csv"
+    f.write_bytes("name\nZürich\n".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        pdk.read_table(f).compute(scheduler="synchronous")
+    frame = pdk.read_table(f, encoding="latin-1").compute(scheduler="synchronous")
+    assert frame["name"].tolist() == ["Zürich"]
+
+
+def test_cli_refuses_an_encoding_on_dask(tmp_path, capsys):
+    (tmp_path / "l.csv").write_text("name\nx\n", encoding="utf-8")
+    argv = ["join", str(tmp_path / "l.csv"), str(tmp_path / "l.csv"), "--on", "name"]
+    argv += ["-o", str(tmp_path / "out"), "--workers", "1", "--encoding", "cp1252"]
+    assert main(argv) == 2
+    assert "--encoding is not offered on Dask" in capsys.readouterr().err

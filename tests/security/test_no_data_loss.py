@@ -267,6 +267,35 @@ def test_dedup_refuses_an_existing_output_column(tmp_path, capsys):
     assert not (tmp_path / "o.csv").exists()
 
 
+def test_bytes_that_do_not_decode_never_become_replacement_characters(
+    tmp_path, tiny_model_dir, capsys
+):
+    # a CSV saved by Excel on Windows (cp1252): "José" and "Josè" were both read as
+    # "Jos\ufffd" (one value, deduplicated together) and written back so
+    table = tmp_path / "t.csv"
+    table.write_bytes("name\nJosé\nJosè\nJose\n".encode("cp1252"))
+    out = tmp_path / "o.csv"
+    argv = ["dedup", str(table), "--column", "name", "-m", str(tiny_model_dir), "-o", str(out)]
+    assert main(argv) == 2
+    assert "t.csv is not utf-8 text" in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--threshold", "1", "--encoding", "cp1252"]) == 0
+    assert out.read_text(encoding="utf-8").splitlines()[1:] == [
+        "José,José",
+        "Josè,Josè",
+        "Jose,Jose",
+    ]
+    names = tmp_path / "names.txt"
+    names.write_bytes("Zürich\n".encode("latin-1"))
+    argv = ["index", "build", str(names), "-m", str(tiny_model_dir), "-o", str(tmp_path / "ix")]
+    assert main(argv) == 2
+    assert "names.txt is not utf-8 text" in capsys.readouterr().err
+    argv = ["similarity", "Zurich", "-i", str(names), "-m", "string-distance"]
+    assert main(argv) == 2
+    assert "names.txt is not utf-8 text" in capsys.readouterr().err
+    assert main([*argv, "--encoding", "latin-1"]) == 0
+    assert "Zürich" in capsys.readouterr().out
+
+
 def test_eval_refuses_to_write_into_the_benchmark_data(mini_benchmark, capsys):
     data = mini_benchmark / "benchmark"
     before = sorted(p.name for p in data.iterdir())

@@ -106,33 +106,43 @@ def test_errors(hash_encoder):
         fuzzy_join(pd.DataFrame({"name": [["a"]]}), RIGHT, "name", "title", model=hash_encoder)
 
 
-def test_cli_join_with_mixed_encodings(tiny_model_dir, tmp_path):
+def test_cli_join_refuses_bytes_that_do_not_decode(tiny_model_dir, tmp_path, capsys):
+    # row 1 is UTF-8, row 2 a stray latin-1 byte: replacing it wrote "M\ufffdnchen" into
+    # the output's own column (and made "München" and "Münzen" one value); now a clear
+    # error names --encoding, and --encoding latin-1 reads every byte
     from pearl.cli import main
 
-    # row 1 is UTF-8, row 2 a stray latin-1 byte
     (tmp_path / "l.csv").write_bytes(b"name\nCaf\xc3\xa9 Central\nM\xfcnchen\n")
     (tmp_path / "r.csv").write_text("title,id\nCafe Central,1\nMunich,2\n", encoding="utf-8")
-    rc = main(
-        [
-            "join",
-            str(tmp_path / "l.csv"),
-            str(tmp_path / "r.csv"),
-            "--left-on",
-            "name",
-            "--right-on",
-            "title",
-            "-o",
-            str(tmp_path / "j.csv"),
-            "-m",
-            str(tiny_model_dir),
-        ]
-    )
-    assert rc == 0
+    argv = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--left-on", "name"]
+    argv += ["--right-on", "title", "-o", str(tmp_path / "j.csv"), "-m", str(tiny_model_dir)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "l.csv is not utf-8 text" in err and "--encoding" in err and "0xfc" in err
+    assert not (tmp_path / "j.csv").exists()
+    assert main([*argv, "--encoding", "latin-1"]) == 0
     out = pd.read_csv(tmp_path / "j.csv")
-    assert len(out) == 2 and out["name"][0] == "Café Central"
-    assert "\ufffd" in out["name"][1]  # the latin-1 byte was replaced, not fatal
+    assert out["name"].tolist() == ["CafÃ© Central", "München"]  # nothing replaced
+    with pytest.raises(SystemExit):  # argparse's usage error
+        main([*argv, "--encoding", "no-such-codec"])
+    assert "unknown encoding 'no-such-codec'" in capsys.readouterr().err
     argv = ["join", str(tmp_path / "x.csv"), str(tmp_path / "r.csv"), "--left-on", "a"]
     assert main([*argv, "--right-on", "b", "-o", str(tmp_path / "o.csv")]) == 2
+
+
+def test_cli_streamed_right_table_that_does_not_decode(tiny_model_dir, tmp_path, capsys):
+    # the right CSV is read a chunk at a time: a bad byte in a later chunk fails clearly
+    from pearl.cli import main
+
+    (tmp_path / "l.csv").write_text("name\nMunich\n", encoding="utf-8")
+    rows = b"".join(b"city %d,%d\n" % (i, i) for i in range(50)) + b"M\xfcnchen,50\n"
+    (tmp_path / "r.csv").write_bytes(b"title,id\n" + rows)
+    argv = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--left-on", "name"]
+    argv += ["--right-on", "title", "-o", str(tmp_path / "j.csv"), "-m", str(tiny_model_dir)]
+    assert main([*argv, "--right-chunksize", "10"]) == 2
+    assert "r.csv is not utf-8 text" in capsys.readouterr().err
+    assert main([*argv, "--right-chunksize", "10", "--encoding", "cp1252"]) == 0
+    assert len(pd.read_csv(tmp_path / "j.csv")) == 1
 
 
 def test_all_null_left_column(hash_encoder):

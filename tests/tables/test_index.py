@@ -79,6 +79,16 @@ def test_from_file_skips_blank_lines(hash_encoder, tmp_path):
     assert EntityIndex.from_file(f, model=hash_encoder).names_ == ["alpha", "beta"]
 
 
+def test_from_file_decodes_strictly(hash_encoder, tmp_path):
+    # a latin-1 byte became "\ufffd" in the index's own names (what searches return)
+    f = tmp_path / "names.txt"
+    f.write_bytes("Zürich\nGenève\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="is not utf-8 text"):
+        EntityIndex.from_file(f, model=hash_encoder)
+    index = EntityIndex.from_file(f, encoding="latin-1", model=hash_encoder)
+    assert index.names_ == ["Zürich", "Genève"]
+
+
 def test_precomputed_embeddings_match_encoded(hash_encoder):
     a = EntityIndex(model=hash_encoder).build(NAMES)
     b = EntityIndex(model=hash_encoder).add_embeddings(NAMES, hash_encoder.encode(NAMES))

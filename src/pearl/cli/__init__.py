@@ -158,6 +158,7 @@ NOT_PATHS = frozenset(
         "patience",
         "max_steps",
         "average_weight",
+        "encoding",
         "save_dtype",
         "negatives_per_group",
         "word_negatives",

@@ -80,19 +80,63 @@ def write_table(frame, path: str) -> None:
             )
 
 
-def read_lines(path: str) -> list[str]:
+def encoding_name(text: str) -> str:
+    """The ``--encoding`` option's type: a text encoding Python knows, by its usual name."""
+    import codecs
+
+    try:
+        return codecs.lookup(text).name
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown encoding {text!r} (for example utf-8, cp1252, latin-1)"
+        ) from None
+
+
+def add_encoding(p) -> None:
+    """``--encoding``: how CSV, TSV and text inputs are decoded (outputs are UTF-8)."""
+    p.add_argument(
+        "--encoding",
+        type=encoding_name,
+        default="utf-8",
+        help="text encoding of CSV, TSV and text-file inputs (default utf-8; for example "
+        "cp1252 for a CSV saved by Excel on Windows). Bytes that do not decode are an "
+        "error, never replaced; outputs are written in UTF-8",
+    )
+
+
+def utf8_only(args, where: str) -> None:
+    """Refuse ``--encoding`` where the input is read elsewhere (Dask's workers)."""
+    if args.encoding != "utf-8":
+        raise ValueError(f"--encoding is not offered {where}: convert the input to UTF-8")
+
+
+def not_decodable(path, encoding: str, exc: UnicodeDecodeError) -> ValueError:
+    """The error of an input that is not ``encoding`` text, naming the option to pass."""
+    byte = bytes(exc.object[exc.start : exc.start + 1]).hex()
+    return ValueError(
+        f"{path} is not {encoding} text ({exc.reason}: byte 0x{byte}); pass --encoding with "
+        "the file's encoding, for example --encoding cp1252 for a CSV saved by Excel on "
+        "Windows (pearl does not replace what it cannot read)"
+    )
+
+
+def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
+    """The lines of a text file (``-``: standard input), decoded strictly."""
     if path == "-":
         return [line.rstrip("\n") for line in sys.stdin]
     p = Path(path)
     _check_readable(p, "input file")
-    with open(p, encoding="utf-8", errors="replace") as f:
-        return [line.rstrip("\n") for line in f]
+    try:
+        with open(p, encoding=encoding) as f:
+            return [line.rstrip("\n") for line in f]
+    except UnicodeDecodeError as exc:
+        raise not_decodable(path, encoding, exc) from None
 
 
 def texts_of(args) -> list[str]:
     texts = list(args.texts or [])
     if args.input:
-        texts += read_lines(args.input)
+        texts += read_lines(args.input, args.encoding)
     if not texts:
         raise ValueError("no input: give phrases as arguments or --input FILE")
     return texts
@@ -123,10 +167,12 @@ def close_client(client) -> None:
         cluster.close()
 
 
-def read_table(path: str, chunksize: int | None = None):
+def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8"):
     """A table file, its format from the file name: Parquet (``.parquet``, ``.pq``, read
     with its column types, as the Python API takes the frame), TSV (``.tsv``, ``.tab``) or
-    CSV (anything else; every column read as text, undecodable bytes replaced)."""
+    CSV (anything else; every column read as text, decoded strictly with ``encoding``: a
+    byte that does not decode is a :func:`not_decodable` error, as replacing it changed
+    the values that the output carries). With ``chunksize``, an iterator of frames."""
     import pandas as pd
 
     p = Path(path)
@@ -135,18 +181,30 @@ def read_table(path: str, chunksize: int | None = None):
     if suffix in PARQUET and not compression:
         return read_parquet(p)
     try:
-        return pd.read_csv(
+        table = pd.read_csv(
             p,
             dtype=str,
             keep_default_na=True,
-            encoding="utf-8",
-            encoding_errors="replace",
+            encoding=encoding,
             chunksize=chunksize,
             sep="\t" if suffix in TSV else ",",
             compression=compression,
         )
     except pd.errors.EmptyDataError:  # pandas says "No columns to parse from file"
         raise ValueError(f"{path} is empty: a table needs at least a header line") from None
+    except UnicodeDecodeError as exc:
+        raise not_decodable(path, encoding, exc) from None
+    return table if chunksize is None else _decoded_chunks(table, path, encoding)
+
+
+def _decoded_chunks(reader, path: str, encoding: str):
+    """The chunks of a CSV reader, a byte that does not decode a :func:`not_decodable`
+    error (a later chunk fails while the join reads it)."""
+    with reader:
+        try:
+            yield from reader
+        except UnicodeDecodeError as exc:
+            raise not_decodable(path, encoding, exc) from None
 
 
 def _check_readable(p: Path, what: str) -> None:

@@ -10,6 +10,7 @@ from pearl._io import check_output
 from pearl.cli._common import (
     COSINE,
     POSITIVE,
+    add_encoding,
     close_client,
     dask_args,
     dask_client,
@@ -17,12 +18,14 @@ from pearl.cli._common import (
     int_at_least,
     model_arg,
     read_table,
+    utf8_only,
     write_table,
 )
 from pearl.encoders import TABLE_BATCH_SIZE
 
 
 def cmd_join_distributed(args) -> int:
+    utf8_only(args, "on Dask")
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
@@ -87,10 +90,12 @@ def cmd_join(args) -> int:
         if args.report is not None:
             raise ValueError("--report is not offered on Dask (it reads every row's scores)")
         return cmd_join_distributed(args)
-    left = read_table(args.left)
+    left = read_table(args.left, encoding=args.encoding)
     left_on, right_on = _keys(args.left_on), _keys(args.right_on)
     multi = isinstance(left_on, list) or isinstance(right_on, list)
-    right = read_table(args.right, chunksize=None if multi else args.right_chunksize)
+    right = read_table(
+        args.right, chunksize=None if multi else args.right_chunksize, encoding=args.encoding
+    )
     known = _known_matches(args.known_matches) if args.known_matches else None
     report = join_report(
         left,
@@ -144,11 +149,11 @@ def cmd_review(args) -> int:
     _sides(args)
     labelled = None
     if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
-        labelled = check_review_table(read_table(args.output), args.output)
+        labelled = check_review_table(read_table(args.output), args.output)  # pearl's: UTF-8
     known = _known_matches(args.known_matches) if args.known_matches else None
     report = join_report(
-        read_table(args.left),
-        read_table(args.right),
+        read_table(args.left, encoding=args.encoding),
+        read_table(args.right, encoding=args.encoding),
         left_on=_keys(args.left_on),
         right_on=_keys(args.right_on),
         threshold=args.threshold,
@@ -196,6 +201,7 @@ def add_review(sub) -> None:
     )
     p.add_argument("--known-matches", metavar="FILE", help="as pearl join's")
     model_arg(p)
+    add_encoding(p)
     p.set_defaults(func=cmd_review)
 
 
@@ -205,7 +211,7 @@ def cmd_dedup(args) -> int:
     from pearl.tables import deduplicate
 
     check_output(args.output, [args.table], "--output")
-    table = read_table(args.table)
+    table = read_table(args.table, encoding=args.encoding)
     columns = list(dict.fromkeys(args.column))
     if missing := [c for c in columns if c not in table.columns]:
         raise ValueError(f"no column {missing[0]!r} in {args.table}")
@@ -359,6 +365,7 @@ def add_join(sub) -> None:
         help=f"encoding batch size (default {TABLE_BATCH_SIZE})",
     )
     _add_join_dask_options(p)
+    add_encoding(p)
     p.set_defaults(func=cmd_join)
 
 
@@ -421,12 +428,8 @@ def add_dedup(sub) -> None:
     p.add_argument(
         "--column", "--columns", dest="column", nargs="+", required=True, help=column_help
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="table to write (.csv, .tsv, .parquet; '-': CSV on standard output)",
-    )
+    out_help = "table to write (.csv, .tsv, .parquet; '-': CSV on standard output)"
+    p.add_argument("-o", "--output", required=True, help=out_help)
     p.add_argument(
         "--threshold",
         type=COSINE,
@@ -434,12 +437,12 @@ def add_dedup(sub) -> None:
         help="minimum average similarity within a cluster: a match probability "
         "in [0, 1] (default 0.6), or a cosine with --matcher cosine (default 0.7)",
     )
+    matcher_help = "similarity: the combined match probability (embedding + character n-grams)"
     p.add_argument(
         "--matcher",
         choices=["combined", "cosine"],
         default="combined",
-        help="similarity: the combined match probability (embedding + character "
-        "n-grams, the default) or the embedding cosine",
+        help=f"{matcher_help}, the default, or the embedding cosine",
     )
     p.add_argument(
         "-k",
@@ -450,6 +453,7 @@ def add_dedup(sub) -> None:
         "when one entity has many spellings)",
     )
     model_arg(p)
+    add_encoding(p)
     p.set_defaults(func=cmd_dedup)
 
 

@@ -8,17 +8,20 @@ import sys
 from pearl._io import atomic_path, check_output
 from pearl.cli._common import (
     POSITIVE,
+    add_encoding,
     close_client,
     dask_args,
     dask_client,
     model_arg,
     read_lines,
     texts_of,
+    utf8_only,
     write_table,
 )
 
 
 def cmd_encode_table(args) -> int:
+    utf8_only(args, "with --column")
     if not args.input or not args.output:
         raise ValueError(
             "--column encodes a table: give --input TABLE (Parquet or "
@@ -90,7 +93,7 @@ def cmd_similarity(args) -> int:
 
     candidates = list(args.candidates or [])
     if args.input:
-        candidates += read_lines(args.input)
+        candidates += read_lines(args.input, args.encoding)
     if not candidates:
         raise ValueError("give candidates as arguments or --input FILE")
     candidates = check_texts(candidates)
@@ -110,7 +113,11 @@ def cmd_index_build(args) -> int:
 
     check_output(args.output, [args.names], "--output")
     idx = EntityIndex.from_file(
-        args.names, model=args.model, index=args.index, batch_size=args.batch_size
+        args.names,
+        encoding=args.encoding,
+        model=args.model,
+        index=args.index,
+        batch_size=args.batch_size,
     )
     idx.save(args.output)
     print(
@@ -126,7 +133,7 @@ def cmd_index_search(args) -> int:
 
     queries = list(args.queries or [])
     if args.input:
-        queries += [q for q in read_lines(args.input) if q.strip()]
+        queries += [q for q in read_lines(args.input, args.encoding) if q.strip()]
     if not queries:
         raise ValueError("give queries as arguments or --input FILE")
     if args.output:
@@ -173,6 +180,7 @@ def add_encode(sub) -> None:
         help="comma-separated columns to keep beside the embedding (default: the embedded column)",
     )
     dask_args(g)
+    add_encoding(p)
     p.set_defaults(func=cmd_encode)
 
 
@@ -187,6 +195,7 @@ def add_similarity(sub) -> None:
     p.add_argument("candidates", nargs="*", help="candidate phrases")
     p.add_argument("-i", "--input", help="file with one candidate per line ('-' for stdin)")
     model_arg(p)
+    add_encoding(p)
     p.set_defaults(func=cmd_similarity)
 
 
@@ -219,6 +228,7 @@ def add_index(sub) -> None:
         help="flat: exact (default); hnsw or ivf: approximate, for large dictionaries",
     )
     q.add_argument("-b", "--batch-size", type=POSITIVE, default=64, help="encoding batch size")
+    add_encoding(q)
     q.set_defaults(func=cmd_index_build)
     q = isub.add_parser(
         "search",
@@ -249,6 +259,7 @@ def add_index(sub) -> None:
         default=None,
         help="model (default: the one recorded in the index; another model is refused)",
     )
+    add_encoding(q)
     q.set_defaults(func=cmd_index_search)
 
 

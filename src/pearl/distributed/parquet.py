@@ -28,14 +28,18 @@ __all__ = ["read_table", "encode_to_parquet", "join_to_parquet"]
 _MANIFEST = "_pearl_job.json"
 
 
-def read_table(path: str | os.PathLike, partitions: int | None = None):
-    """A Dask DataFrame of a Parquet file or folder, or a CSV file (read as strings).
+def read_table(path: str | os.PathLike, partitions: int | None = None, encoding: str = "utf-8"):
+    """A Dask DataFrame of a Parquet file or folder, or a CSV file (read as strings,
+    decoded strictly: a byte that does not decode fails the computation, never becomes a
+    replacement character in the values).
 
     Parameters
     ----------
     path : path-like
     partitions : int, optional
         Repartition to this many partitions (default: as read).
+    encoding : str, default="utf-8"
+        The CSV file's text encoding.
 
     Returns
     -------
@@ -56,8 +60,7 @@ def read_table(path: str | os.PathLike, partitions: int | None = None):
             str(path),
             dtype=str,
             keep_default_na=True,
-            encoding="utf-8",
-            encoding_errors="replace",
+            encoding=encoding,
             blocksize="16MB",
         )
     if partitions is not None:

@@ -152,13 +152,31 @@ class EntityIndex:
         return self.add(names, show_progress_bar=show_progress_bar)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, **kwargs) -> EntityIndex:
-        """Build from a text file with one name per line (blank lines skipped)."""
+    def from_file(
+        cls, path: str | os.PathLike, *, encoding: str = "utf-8", **kwargs
+    ) -> EntityIndex:
+        """Build from a text file with one name per line (blank lines skipped), decoded
+        with ``encoding``; ``kwargs`` go to the constructor.
+
+        Raises
+        ------
+        FileNotFoundError
+            When ``path`` is not a file.
+        ValueError
+            When a byte of the file does not decode (the names are never altered: pass
+            the file's ``encoding``).
+        """
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"names file not found: {path}")
-        with open(path, encoding="utf-8", errors="replace") as f:
-            names = [s for s in (line.rstrip("\n").strip() for line in f) if s]
+        try:
+            with open(path, encoding=encoding) as f:
+                names = [s for s in (line.rstrip("\n").strip() for line in f) if s]
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path} is not {encoding} text ({exc.reason}); pass the file's encoding"
+                " (encoding=, --encoding)"
+            ) from None
         return cls(**kwargs).build(names)
 
     def add(self, names, show_progress_bar: bool | None = None) -> EntityIndex:
