@@ -119,3 +119,11 @@ def test_cli_topics_explains_an_empty_vocabulary_before_training(
     argv = ["topics", str(docs), "-k", "2", "-o", str(tmp_path / "t"), "-m", str(tiny_model_dir)]
     assert main([*argv, "--min-df", str(min_df), "-q"]) == 2
     assert f"pearl: error: {message}" in capsys.readouterr().err
+
+
+def test_read_documents_decodes_strictly(tmp_path):
+    f = tmp_path / "docs.txt"
+    f.write_bytes("caf\xe9 cr\xe8me\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="is not utf-8 text"):
+        read_documents(f)
+    assert read_documents(f, encoding="latin-1") == ["café crème"]

@@ -262,7 +262,7 @@ def cmd_topics(args) -> int:
 
     check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []), "--output")
     pyplot("plotting the topics")  # before training, not after
-    docs = read_documents(args.documents, args.split)
+    docs = read_documents(args.documents, args.split, args.encoding)
     if args.vocab:
         from pearl.data.corpus import read_corpus
 
@@ -462,12 +462,11 @@ def add_topics(sub) -> None:
     p = sub.add_parser(
         "topics",
         help="phrase-based topic model of a document collection",
-        description="Learn K topics from documents embedded by a phrase "
-        "model (Phrase-BERT's PNTM) and describe each by its nearest words "
-        "and phrases. Writes topics.csv, document_topics.csv, topics.md and "
-        "topics.png into --output.",
+        description="Learn K topics from documents embedded by a phrase model (Phrase-BERT's "
+        "PNTM) and describe each by its nearest words and phrases. Writes topics.csv, "
+        "document_topics.csv, topics.md and topics.png into --output.",
     )
-    p.add_argument("documents", help="UTF-8 text file of documents")
+    p.add_argument("documents", help="text file of documents (UTF-8, or see --encoding)")
     p.add_argument("-k", "--topics", type=POSITIVE, default=20, help="topics (default 20)")
     p.add_argument("-o", "--output", required=True, help="folder to write")
     p.add_argument(
@@ -489,6 +488,7 @@ def add_topics(sub) -> None:
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
     model_arg(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    add_encoding(p)
     p.set_defaults(func=cmd_topics)
 
 

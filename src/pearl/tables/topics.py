@@ -251,12 +251,20 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         )
 
 
-def read_documents(path, split: str = "lines") -> list[str]:
-    """Documents of a UTF-8 text file: one per line (``split="lines"``) or blocks separated
-    by empty lines (``"blank"``); empty documents are dropped."""
+def read_documents(path, split: str = "lines", encoding: str = "utf-8") -> list[str]:
+    """Documents of a text file (decoded strictly with ``encoding``: a byte that does not
+    decode is a ``ValueError``, never a replacement character): one per line
+    (``split="lines"``) or blocks separated by empty lines (``"blank"``); empty documents
+    are dropped."""
     from pathlib import Path
 
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    try:
+        text = Path(path).read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not {encoding} text ({exc.reason}); pass the file's encoding "
+            "(encoding=, --encoding)"
+        ) from None
     parts = text.splitlines() if split == "lines" else re.split(r"\n\s*\n", text)
     return [" ".join(p.split()) for p in parts if p.strip()]
 
