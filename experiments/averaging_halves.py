@@ -4,8 +4,9 @@ A run's checkpoint folder keeps the initial weights (``initial.safetensors``) an
 trained ones (``state.safetensors``). This scores, with the development proxy
 (:func:`pearl.evaluation.dev_proxy.dev_scores`, float32), the saved model and the same
 folder loaded with the trained weights, with their mean with the initial weights at
-``--weight``, and with the initial weights alone: whether averaging (PEARL's last step)
-or the saving explains a gap between a run's development curve and its saved model.
+``--weight`` (all of them, the transformer's only, the character channel's only), and
+with the initial weights alone: whether averaging (PEARL's last step) or the saving
+explains a gap between a run's development curve and its saved model, and which part.
 
     python experiments/averaging_halves.py models/c49-long-attention
 """
@@ -43,9 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     initial = load_file(checkpoints / "initial.safetensors")
     mixed = {k: (1 - args.weight) * v + args.weight * initial[k] for k, v in trained.items()}
+    # the transformer is the first module ("0."), the character channel the fusion ("2.")
+    transformer = {k: mixed[k] if k.startswith("0.") else v for k, v in trained.items()}
+    chars = {k: v if k.startswith("0.") else mixed[k] for k, v in trained.items()}
     for label, weights in [
         ("trained weights", trained),
         (f"averaged here ({args.weight:g} initial)", mixed),
+        ("transformer averaged, character channel as trained", transformer),
+        ("character channel averaged, transformer as trained", chars),
         ("initial weights", initial),
     ]:
         module.load_state_dict({k: weights[k].float() for k in names}, strict=True)

@@ -290,6 +290,48 @@ def test_weight_averaging():
         torch.testing.assert_close(v, 0.75 * before[k])
 
 
+def test_weight_averaging_of_the_transformer_only():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2))
+    initial = {k: torch.zeros_like(v) for k, v in model.state_dict().items()}
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    average_weights(model, initial, 0.5, scope="transformer")
+    for k, v in model.state_dict().items():  # module 0 mixed, module 1 as trained
+        torch.testing.assert_close(v, 0.5 * before[k] if k.startswith("0.") else before[k])
+    with pytest.raises(ValueError, match="scope"):
+        average_weights(model, initial, 0.5, scope="chars")
+    with pytest.raises(ValueError, match="model of modules"):
+        average_weights(torch.nn.Linear(2, 2), initial, 0.5, scope="transformer")
+
+
+def test_a_finished_run_refinished_with_the_transformer_averaged_only(
+    training_files, tiny_model_dir, tmp_path
+):
+    # the end of a finished run is re-done by a resume with other averaging options: the
+    # transformer's weights as with full averaging, the character channel's as trained
+    ckpt = tmp_path / "ckpt"
+    runs = {}
+    for name, extra in [
+        ("all", {}),
+        ("transformer", {"average_scope": "transformer"}),
+        ("none", {"average": False}),
+    ]:
+        cfg = _config(
+            training_files, tiny_model_dir, tmp_path / name, checkpoint_dir=str(ckpt), **extra
+        )
+        Trainer(cfg, show_progress_bar=False).train(resume=name != "all")
+        runs[name] = _weights(tmp_path / name)
+    chars = [k for k in runs["all"] if k.startswith("2_CharFusion") and "char_encoder" in k]
+    others = [k for k in runs["all"] if k.startswith("model.safetensors")]
+    assert chars and others
+    for k in others:
+        torch.testing.assert_close(runs["transformer"][k], runs["all"][k])
+    for k in chars:
+        torch.testing.assert_close(runs["transformer"][k], runs["none"][k])
+    assert any(not torch.equal(runs["all"][k], runs["none"][k]) for k in chars)
+    with pytest.raises(ValueError, match="average_scope"):
+        _config(training_files, tiny_model_dir, tmp_path / "x", average_scope="chars")
+
+
 def test_device_defaults_to_cuda_only_when_torch_sees_one(monkeypatch):
     from pearl.training.saving import resolve_device
 

@@ -27,7 +27,9 @@ __all__ = [
 ]
 
 
-def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> None:
+def average_weights(
+    model, initial: dict[str, torch.Tensor], weight: float, *, scope: str = "all"
+) -> None:
     """``weight * initial + (1 - weight) * current`` for every tensor present in both
     (the type head, trained from scratch, is left as trained).
 
@@ -39,11 +41,30 @@ def average_weights(model, initial: dict[str, torch.Tensor], weight: float) -> N
         The weights to mix in, by state-dict key (others are left as they are).
     weight : float
         The share of ``initial`` (PEARL's averaging: 0.5).
+    scope : {"all", "transformer"}, default="all"
+        ``"transformer"``: only the tensors of the model's first module (a
+        ``SentenceTransformer``'s transformer); the modules after it, such as the
+        character channel, keep their trained weights.
+
+    Raises
+    ------
+    ValueError
+        For another ``scope``, or ``"transformer"`` on a model without modules.
     """
+    if scope not in ("all", "transformer"):
+        raise ValueError(f"scope must be 'all' or 'transformer', got {scope!r}")
+    prefix = ""
+    if scope == "transformer":
+        first = next(iter(model.named_children()), None)
+        if first is None:
+            raise ValueError("scope='transformer' needs a model of modules (its first averaged)")
+        prefix = f"{first[0]}."
     state = model.state_dict()
     with torch.no_grad():
         for key, value in state.items():
             if "type_head" in key or key not in initial or not value.is_floating_point():
+                continue
+            if not key.startswith(prefix):
                 continue
             start = initial[key].to(device=value.device, dtype=value.dtype)
             value.copy_(weight * start + (1 - weight) * value)

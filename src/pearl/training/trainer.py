@@ -66,6 +66,7 @@ _RESUMABLE = {
     "output",
     "average",
     "average_weight",
+    "average_scope",
     "save_dtype",
     "normalize",
     "device",
@@ -247,7 +248,7 @@ class Trainer:
         model.eval()
         model.to("cpu")
         if cfg.average:
-            average_weights(model, state.initial, cfg.average_weight)
+            average_weights(model, state.initial, cfg.average_weight, scope=cfg.average_scope)
         out = Path(cfg.output)
         save_model(model, out, cfg.save_dtype, normalize=cfg.normalize)
         write_training_log(
