@@ -9,8 +9,8 @@
 #   PEARL_DATA=... nohup setsid nice -n 19 experiments/run_candidate_i.sh >> logs/issue49-i.log 2>&1 &
 set -euo pipefail
 cd "$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-PIN=9ea0b26      # the long run's recipe and the alias stage (as for (h))
-AVG_PIN=da7d1b5  # the commit that adds average_scope
+PIN=9ea0b26      # the long run's recipe (its configuration file)
+AVG_PIN=da7d1b5  # the commit that adds average_scope: the re-finish and the alias stage
 SPLIT_PIN=bd9ad83
 for P in $PIN $AVG_PIN $SPLIT_PIN; do
   [ -d "data_out/recipe-$P/src" ] || git worktree add --detach "data_out/recipe-$P" "$P"
@@ -37,7 +37,9 @@ if [ ! -s "$OUT/modules.json" ]; then
   RESUME=""
   [ -d "$OUT.checkpoints" ] && RESUME="--resume"
   echo "$(ts) alias stage $RESUME"
-  pearl_at $PIN finetune data_out/aliases-c49h.csv -m "$STAGE1" -o "$OUT" \
+  # at AVG_PIN: 9ea0b26 cannot open a folder saved by later code (CharFusion's config has
+  # char_share since d225bbb); the fine-tuning code between them changes no weights
+  pearl_at $AVG_PIN finetune data_out/aliases-c49h.csv -m "$STAGE1" -o "$OUT" \
     --epochs 3 --average-weight 0.5 --save-dtype float16 -q $RESUME
 fi
 echo "$(ts) evaluate (i)"
