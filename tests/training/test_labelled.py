@@ -74,3 +74,16 @@ def test_groups_are_the_connected_components_numbered_by_first_appearance():
     # a-b-c chained; x-y; d alone (only in a non-match); z with itself
     assert g.groups.tolist() == [0, 0, 1, 1, 0, 2, 3]
     assert g.different == {(0, 2), (0, 1)}
+
+
+def test_read_labelled_names_a_missing_or_undecodable_file(tmp_path):
+    from pearl.training.labelled import read_labelled
+
+    with pytest.raises(FileNotFoundError, match="labelled matches not found"):
+        read_labelled(tmp_path / "nope.csv")
+    f = tmp_path / "pairs.csv"
+    f.write_bytes("text,group\nJosé,1\nJose,1\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="pairs.csv is not UTF-8 text"):
+        read_labelled(f)
+    f.write_text("text,group\nJosé,1\nJose,1\n", encoding="utf-8")
+    assert len(read_labelled(f).texts) == 2

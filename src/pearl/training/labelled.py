@@ -134,8 +134,21 @@ _MISSING_IDS = frozenset({"", "na", "n/a", "nan", "null", "none", "<na>", "nat"}
 
 
 def read_labelled(path: str | Path) -> LabelledGroups:
-    """Read labelled matches from a CSV file (see :meth:`LabelledGroups.from_frame`)."""
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    """Read labelled matches from a UTF-8 CSV file (see :meth:`LabelledGroups.from_frame`).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` is not a file.
+    ValueError
+        When a byte does not decode as UTF-8 (never replaced: the strings are training data).
+    """
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"labelled matches not found: {path}")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text ({exc.reason}): save it as UTF-8") from None
     if "label" in frame.columns:
         frame["label"] = frame["label"].str.strip()
     return LabelledGroups.from_frame(frame)
