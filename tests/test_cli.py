@@ -680,3 +680,17 @@ def test_benchmark_strings_lists_every_autofj_title(mini_benchmark, tmp_path):
     bench = str(mini_benchmark / "benchmark")
     assert main(["benchmark-strings", "-o", bench, "--data", bench]) == 2  # never onto its input
     assert (mini_benchmark / "benchmark").is_dir()
+
+
+def test_dedup_command_counts_changes_on_a_number_column(tiny_model_dir, tmp_path, capsys):
+    # a Parquet column of numbers: the representatives are their text forms ("1.0"),
+    # which the count compared with the floats, reporting every value as changed
+    import pandas as pd
+
+    src = tmp_path / "t.parquet"
+    pd.DataFrame({"k": [1.0, 2.0, None]}).to_parquet(src)
+    out = tmp_path / "o.csv"
+    argv = ["dedup", str(src), "--column", "k", "-o", str(out), "-m", str(tiny_model_dir)]
+    assert main([*argv, "--threshold", "0.999"]) == 0
+    assert "0 of 3 values mapped to another representative" in capsys.readouterr().err
+    assert pd.read_csv(out)["k_deduplicated"].tolist()[:2] == [1.0, 2.0]

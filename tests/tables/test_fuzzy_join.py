@@ -145,6 +145,20 @@ def test_cli_streamed_right_table_that_does_not_decode(tiny_model_dir, tmp_path,
     assert len(pd.read_csv(tmp_path / "j.csv")) == 1
 
 
+def test_whole_floats_match_their_integers(hash_encoder):
+    # pandas keeps integers with a missing value as floats: 1984.0 read as "1984.0" never
+    # equalled the other table's 1984
+    left = pd.DataFrame({"year": [1984.0, None, 2001.0]})
+    right = pd.DataFrame({"year": [2001, 1984, 1999]})
+    out = fuzzy_join(left, right, on="year", model=hash_encoder, matcher="cosine")
+    assert out["year_right"].tolist()[::2] == [1984, 2001]
+    assert out["match_score"].iloc[0] == pytest.approx(1.0)
+    from pearl.tables.encoding import to_string_list
+
+    texts, _ = to_string_list([1.0, 2.5, float("inf"), 1e300, 7, True], non_string="str")
+    assert texts == ["1", "2.5", "inf", "1e+300", "7", "True"]
+
+
 def test_all_null_left_column(hash_encoder):
     left = pd.DataFrame({"name": [None, float("nan")], "v": [1, 2]})
     out = fuzzy_join(left, RIGHT, "name", "title", model=hash_encoder)

@@ -209,6 +209,7 @@ def cmd_dedup(args) -> int:
     import pandas as pd
 
     from pearl.tables import deduplicate
+    from pearl.tables.encoding import to_string_list
 
     check_output(args.output, [args.table], "--output")
     table = read_table(args.table, encoding=args.encoding)
@@ -228,7 +229,8 @@ def cmd_dedup(args) -> int:
     canon = deduplicate(table[column], top_k=args.top_k, **options)
     table[new_column] = canon
     write_table(table, args.output)
-    changed = int((canon.notna() & (canon != table[column])).sum())
+    texts, _ = to_string_list(table[column], non_string="str")  # what deduplicate compared
+    changed = int((canon.notna() & (canon != pd.Series(texts, index=canon.index))).sum())
     print(
         f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
         f"representative ({pd.Series(canon).nunique():,} distinct left)",
@@ -292,12 +294,11 @@ def add_join(sub) -> None:
     p = sub.add_parser(
         "join",
         help="fuzzy-join two tables (CSV, TSV, Parquet)",
-        description="Each row of LEFT takes its most similar row(s) of RIGHT: "
-        "by default the combined matcher (embedding and character n-gram "
-        "candidates, scored by a learned match probability); with --matcher "
-        "cosine, the cosine of phrase embeddings. Rows below --threshold keep "
-        "empty right columns (--how left) or are dropped (--how inner). A "
-        "match_score column is added. Table formats follow the file names "
+        description="Each row of LEFT takes its most similar row(s) of RIGHT: by default the "
+        "combined matcher (embedding and character n-gram candidates, scored by a learned "
+        "match probability); with --matcher cosine, the cosine of phrase embeddings. Rows "
+        "below --threshold keep empty right columns (--how left) or are dropped (--how "
+        "inner). A match_score column is added. Table formats follow the file names "
         "(.parquet, .tsv, else CSV).",
     )
     p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
@@ -309,12 +310,8 @@ def add_join(sub) -> None:
         "string column of LEFT to match; several columns (as many as --right-on) "
         "link records field by field into one match probability",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        help="joined table to write (.csv, .tsv, .parquet; '-': CSV on standard output)",
-    )
+    out_help = "joined table to write (.csv, .tsv, .parquet; '-': CSV on standard output)"
+    p.add_argument("-o", "--output", required=True, help=out_help)
     p.add_argument(
         "--threshold",
         type=COSINE,

@@ -221,13 +221,22 @@ def to_string_list(
             out.append("")
             nulls.append(True)
         elif non_string == "str" and not isinstance(v, (list, dict, set, tuple, np.ndarray)):
-            out.append(str(v))
+            out.append(_scalar_text(v))
             nulls.append(False)
         else:
             raise ValueError(
                 f"{_where(name, i, labels)} is {type(v).__name__} ({v!r:.40}), expected str"
             )
     return out, np.array(nulls, dtype=bool)
+
+
+def _scalar_text(v) -> str:
+    """A non-string cell's text: ``str()``, but a whole float as an integer (``1.0`` ->
+    ``"1"``): pandas stores a column of integers with a missing value as floats, whose
+    ``"1.0"`` never equalled the other table's ``"1"``."""
+    if isinstance(v, float | np.floating) and v.is_integer() and abs(v) < 2**53:
+        return str(int(v))
+    return str(v)
 
 
 def _where(name: str, i: int, labels) -> str:
