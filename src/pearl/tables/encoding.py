@@ -234,8 +234,10 @@ def _scalar_text(v) -> str:
     """A non-string cell's text: ``str()``, but a whole float as an integer (``1.0`` ->
     ``"1"``): pandas stores a column of integers with a missing value as floats, whose
     ``"1.0"`` never equalled the other table's ``"1"``."""
-    if isinstance(v, float | np.floating) and v.is_integer() and abs(v) < 2**53:
-        return str(int(v))
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        if f.is_integer() and abs(f) < 2**53:
+            return str(int(f))
     return str(v)
 
 
