@@ -327,6 +327,21 @@ def test_build_corpus_typed_min_freq(tmp_path, capsys):
     assert phrases["default"] < phrases["typed"]
 
 
+def test_build_corpus_needs_no_data_root_and_refuses_an_empty_result(tmp_path, capsys, monkeypatch):
+    # --corpus DIR --no-lists asked for $PEARL_DATA all the same; an empty folder (a wrong
+    # path) wrote an empty corpus that only training rejected, later
+    monkeypatch.delenv("PEARL_DATA", raising=False)
+    raw, empty = tmp_path / "raw", tmp_path / "empty"
+    raw.mkdir()
+    empty.mkdir()
+    (raw / "a.txt").write_text("Apple bought a startup in London.\n" * 2, encoding="utf-8")
+    argv = ["build-corpus", "--no-lists", "-q", "--corpus"]
+    assert main([*argv, str(raw), "-o", str(tmp_path / "c")]) == 0
+    capsys.readouterr()
+    assert main([*argv, str(empty), "-o", str(tmp_path / "e")]) == 2
+    assert "no phrase found in" in capsys.readouterr().err
+
+
 def test_training_data_commands(tiny_model_dir, tmp_path, capsys):
     raw = tmp_path / "raw"
     raw.mkdir()

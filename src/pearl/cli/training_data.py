@@ -22,9 +22,11 @@ def cmd_build_corpus(args) -> int:
 
     from pearl.data.corpus import build_corpus
 
-    root = data_root(args)
-    corpus = Path(args.corpus) if args.corpus else root / "corpus"
-    lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else root / "lexicon")
+    # the data root only where a default needs it (--corpus DIR --no-lists needs none)
+    corpus = Path(args.corpus) if args.corpus else data_root(args) / "corpus"
+    lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else None)
+    if not args.no_lists and lexicon is None:
+        lexicon = data_root(args) / "lexicon"
     check_output(args.output, [corpus, lexicon], "--output")
     stats = build_corpus(
         corpus,
@@ -40,6 +42,12 @@ def cmd_build_corpus(args) -> int:
         contexts=args.contexts,
         show_progress_bar=not args.quiet,
     )
+    if not stats.phrases:  # everything downstream would fail on it, later and less clearly
+        raise ValueError(
+            f"no phrase found in {corpus} ({stats.input.get('files_read', 0)} files read, "
+            f"{stats.input.get('text_units', 0)} lines of text): give a folder of .txt files "
+            f"(--corpus); what was skipped is in {Path(args.output) / 'stats.md'}"
+        )
     print((Path(args.output) / "stats.md").read_text())
     print(json.dumps({"phrases": stats.phrases, "seconds": stats.seconds}), file=sys.stderr)
     return 0
