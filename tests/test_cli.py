@@ -340,6 +340,11 @@ def test_build_corpus_needs_no_data_root_and_refuses_an_empty_result(tmp_path, c
     capsys.readouterr()
     assert main([*argv, str(empty), "-o", str(tmp_path / "e")]) == 2
     assert "no phrase found in" in capsys.readouterr().err
+    # character typos need no WordNet, so no data folder either
+    aug = tmp_path / "aug.tsv"
+    corpus = str(tmp_path / "c" / "corpus.tsv")
+    assert main(["augment", corpus, "-o", str(aug), "--levels", "char", "-q"]) == 0
+    assert aug.read_text(encoding="utf-8").startswith("phrase\tpositive\taugmenter")
 
 
 def test_training_data_commands(tiny_model_dir, tmp_path, capsys):

@@ -61,7 +61,11 @@ def cmd_augment(args) -> int:
     phrases = [r.phrase for r in read_corpus(args.corpus)]
     if args.limit:
         phrases = phrases[: args.limit]
-    root = data_root(args)
+    levels = args.levels.split(",")
+    # WordNet only for the token and phrase levels (character typos need no data folder)
+    wordnet = (
+        str(data_root(args) / "lexicon" / "wordnet") if {"token", "phrase"} & set(levels) else None
+    )
     mined = None
     if "phrase" in args.levels and args.mine_paraphrases:
         from pearl.augment.phrase import MinedParaphraser
@@ -69,8 +73,8 @@ def cmd_augment(args) -> int:
 
         mined = MinedParaphraser(load_encoder(args.model)).fit(phrases)
     augs = default_augmenters(
-        args.levels.split(","),
-        str(root / "lexicon" / "wordnet"),
+        levels,
+        wordnet,
         args.glove_threshold,
         mined,
         glove_keep_names=args.glove_keep_names,
