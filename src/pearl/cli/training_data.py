@@ -24,9 +24,9 @@ def cmd_build_corpus(args) -> int:
 
     # the data root only where a default needs it (--corpus DIR --no-lists needs none)
     corpus = Path(args.corpus) if args.corpus else data_root(args) / "corpus"
-    lexicon = None if args.no_lists else (Path(args.lexicon) if args.lexicon else None)
-    if not args.no_lists and lexicon is None:
-        lexicon = data_root(args) / "lexicon"
+    lexicon = None
+    if not args.no_lists:
+        lexicon = Path(args.lexicon) if args.lexicon else data_root(args) / "lexicon"
     check_output(args.output, [corpus, lexicon], "--output")
     stats = build_corpus(
         corpus,
