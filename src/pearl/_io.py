@@ -35,6 +35,7 @@ __all__ = [
     "read_zip_member",
     "read_tsv",
     "MAX_MEMBER_BYTES",
+    "not_decodable",
 ]
 
 
@@ -122,6 +123,14 @@ def _naming(path: Path) -> Iterator[None]:
 
 #: JSON files larger than this are refused (configs, metadata and shards are far smaller)
 MAX_JSON_BYTES = 256 << 20
+
+
+def not_decodable(path, encoding: str, exc: UnicodeDecodeError, remedy: str) -> ValueError:
+    """The error of an input that is not ``encoding`` text: the file, the byte, and
+    ``remedy`` (how to pass the file's encoding). pearl never replaces such a byte: the
+    replacement character would be written into the values a tool returns."""
+    byte = bytes(exc.object[exc.start : exc.start + 1]).hex()
+    return ValueError(f"{path} is not {encoding} text ({exc.reason}: byte 0x{byte}); {remedy}")
 
 
 def read_json(path: str | os.PathLike, what: str = "JSON file") -> object:

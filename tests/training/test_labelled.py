@@ -83,7 +83,7 @@ def test_read_labelled_names_a_missing_or_undecodable_file(tmp_path):
         read_labelled(tmp_path / "nope.csv")
     f = tmp_path / "pairs.csv"
     f.write_bytes("text,group\nJosé,1\nJose,1\n".encode("latin-1"))
-    with pytest.raises(ValueError, match="pairs.csv is not UTF-8 text"):
+    with pytest.raises(ValueError, match="pairs.csv is not utf-8 text"):
         read_labelled(f)
     f.write_text("text,group\nJosé,1\nJose,1\n", encoding="utf-8")
     assert len(read_labelled(f).texts) == 2

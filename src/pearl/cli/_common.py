@@ -112,12 +112,13 @@ def utf8_only(args, where: str) -> None:
 
 def not_decodable(path, encoding: str, exc: UnicodeDecodeError) -> ValueError:
     """The error of an input that is not ``encoding`` text, naming the option to pass."""
-    byte = bytes(exc.object[exc.start : exc.start + 1]).hex()
-    return ValueError(
-        f"{path} is not {encoding} text ({exc.reason}: byte 0x{byte}); pass --encoding with "
-        "the file's encoding, for example --encoding cp1252 for a CSV saved by Excel on "
-        "Windows (pearl does not replace what it cannot read)"
+    from pearl._io import not_decodable as error
+
+    remedy = (
+        "pass --encoding with the file's encoding, for example --encoding cp1252 for a CSV "
+        "saved by Excel on Windows (pearl does not replace what it cannot read)"
     )
+    return error(path, encoding, exc, remedy)
 
 
 def read_lines(path: str, encoding: str = "utf-8") -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from pearl._io import not_decodable
 from pearl._validation import check_choice, check_int, check_texts
 from pearl.encoders import DEFAULT_MODEL, KNOWN_MODELS, TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
@@ -173,10 +174,7 @@ class EntityIndex:
             with open(path, encoding=encoding) as f:
                 names = [s for s in (line.rstrip("\n").strip() for line in f) if s]
         except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{path} is not {encoding} text ({exc.reason}); pass the file's encoding"
-                " (encoding=, --encoding)"
-            ) from None
+            raise not_decodable(path, encoding, exc, "pass encoding= (--encoding)") from None
         return cls(**kwargs).build(names)
 
     def add(self, names, show_progress_bar: bool | None = None) -> EntityIndex:

@@ -22,6 +22,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from pearl._io import not_decodable
 from pearl._validation import check_float, check_int
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
@@ -261,10 +262,7 @@ def read_documents(path, split: str = "lines", encoding: str = "utf-8") -> list[
     try:
         text = Path(path).read_text(encoding=encoding)
     except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{path} is not {encoding} text ({exc.reason}); pass the file's encoding "
-            "(encoding=, --encoding)"
-        ) from None
+        raise not_decodable(path, encoding, exc, "pass encoding= (--encoding)") from None
     parts = text.splitlines() if split == "lines" else re.split(r"\n\s*\n", text)
     return [" ".join(p.split()) for p in parts if p.strip()]
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pearl._io import not_decodable
+
 __all__ = ["LabelledGroups", "read_labelled", "epoch_batches"]
 
 logger = logging.getLogger(__name__)
@@ -148,7 +150,7 @@ def read_labelled(path: str | Path) -> LabelledGroups:
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} is not UTF-8 text ({exc.reason}): save it as UTF-8") from None
+        raise not_decodable(path, "utf-8", exc, "save it as UTF-8") from None
     if "label" in frame.columns:
         frame["label"] = frame["label"].str.strip()
     return LabelledGroups.from_frame(frame)
