@@ -108,8 +108,8 @@ class TrainConfig(ConfigPaths):
     average_scope : {"all", "transformer"}
         ``[output]``: which weights ``average`` mixes: every pretrained module's, or only
         the transformer's (the character channel keeps its trained weights: mixing it with
-        its own pretraining took the long run's development typos from 86.95 to 77.20,
-        experiments/results/long_run_plan.md).
+        its own pretraining took the long run's development typos from 86.95 to 77.20, yet
+        the benchmark's Avg-7 was 0.7 lower without it; experiments/results/long_run_plan.md).
     output, save_dtype, normalize : str, str, bool
         ``[output]``: the model folder; float16 halves it; ``normalize`` ends the model
         with a ``Normalize`` module, as its sentence-transformers backbone, so encodings
