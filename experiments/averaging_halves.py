@@ -21,6 +21,7 @@ from safetensors.torch import load_file
 
 from pearl import PhraseEncoder
 from pearl.evaluation.dev_proxy import dev_scores, dev_tasks
+from pearl.training import average_weights
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,19 +44,26 @@ def main(argv: list[str] | None = None) -> int:
         if k.startswith("model.")
     }
     initial = load_file(checkpoints / "initial.safetensors")
-    mixed = {k: (1 - args.weight) * v + args.weight * initial[k] for k, v in trained.items()}
-    # the transformer is the first module ("0."), the character channel the fusion ("2.")
-    transformer = {k: mixed[k] if k.startswith("0.") else v for k, v in trained.items()}
-    chars = {k: v if k.startswith("0.") else mixed[k] for k, v in trained.items()}
-    for label, weights in [
-        ("trained weights", trained),
-        (f"averaged here ({args.weight:g} initial)", mixed),
-        ("transformer averaged, character channel as trained", transformer),
-        ("character channel averaged, transformer as trained", chars),
-        ("initial weights", initial),
-    ]:
+
+    def score(weights: dict, scope: str | None = None) -> dict:
+        """The proxy's scores of the folder with ``weights``, averaged by the library's
+        ``average_weights`` (the trainer's code) when ``scope`` is given."""
         module.load_state_dict({k: weights[k].float() for k in names}, strict=True)
-        scores[label] = dev_scores(encoder, tasks)
+        if scope is not None:
+            average_weights(module, initial, args.weight, scope=scope)
+        return dev_scores(encoder, tasks)
+
+    # no scope averages the character channel alone: the transformer (the first module,
+    # "0.") as trained, every other tensor mixed (the type head too: it encodes nothing)
+    chars = {
+        k: v if k.startswith("0.") else (1 - args.weight) * v + args.weight * initial[k]
+        for k, v in trained.items()
+    }
+    scores["trained weights"] = score(trained)
+    scores[f"averaged here ({args.weight:g} initial)"] = score(trained, "all")
+    scores["transformer averaged, character channel as trained"] = score(trained, "transformer")
+    scores["character channel averaged, transformer as trained"] = score(chars)
+    scores["initial weights"] = score(initial)
     for label, s in scores.items():
         print(f"{label}: {s}")
     if args.output:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pearl._extras import MissingExtraError, require
 from pearl._io import atomic_path
+from pearl._io import not_decodable as _not_decodable
 from pearl.encoders.resolve import DEFAULT_MODEL
 
 
@@ -112,13 +113,11 @@ def utf8_only(args, where: str) -> None:
 
 def not_decodable(path, encoding: str, exc: UnicodeDecodeError) -> ValueError:
     """The error of an input that is not ``encoding`` text, naming the option to pass."""
-    from pearl._io import not_decodable as error
-
     remedy = (
         "pass --encoding with the file's encoding, for example --encoding cp1252 for a CSV "
         "saved by Excel on Windows (pearl does not replace what it cannot read)"
     )
-    return error(path, encoding, exc, remedy)
+    return _not_decodable(path, encoding, exc, remedy)
 
 
 def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
