@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -39,6 +41,27 @@ def test_topics_separate_two_subjects(hash_encoder):
     assert list(frame.columns) == ["topic", "rank", "term", "score"] and len(frame) == 10
     with pytest.raises(ValueError, match="two documents"):
         PhraseTopicModel(2, model=hash_encoder).fit(["one"])
+
+
+
+def test_more_topics_than_documents_is_an_error_and_than_distinct_ones_a_warning(hash_encoder):
+    with pytest.raises(ValueError, match="n_topics=7 is more than the 6 documents"):
+        PhraseTopicModel(7, model=hash_encoder, epochs=1).fit(SPORT + FOOD)
+    with pytest.warns(UserWarning, match="only 6 distinct documents"):
+        tm = PhraseTopicModel(8, model=hash_encoder, epochs=1).fit(DOCS)
+    assert tm.components_.shape[0] == 8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PhraseTopicModel(6, model=hash_encoder, epochs=1).fit(DOCS)
+
+
+def test_cli_names_too_many_topics(tiny_model_dir, tmp_path, capsys):
+    docs = tmp_path / "docs.txt"
+    docs.write_text("\n".join(SPORT) + "\n", encoding="utf-8")
+    args = ["topics", str(docs), "-k", "5", "-o", str(tmp_path / "t"), "--min-df", "1"]
+    assert main([*args, "-m", str(tiny_model_dir), "-q"]) != 0
+    assert "n_topics=5 is more than the 3 documents" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()
 
 
 def test_cli_writes_the_topic_files(tiny_model_dir, tmp_path, capsys):

@@ -13,6 +13,7 @@ by its nearest words and phrases of a vocabulary, so descriptions mix both.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -166,16 +167,25 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
 
     def fit(self, documents, y=None, vocabulary: list[str] | None = None):
         """Learn the topic matrix from ``documents`` (an iterable of strings); with a
-        ``vocabulary``, describe the topics by it."""
+        ``vocabulary``, describe the topics by it.
+
+        Raises
+        ------
+        ValueError
+            Fewer than two documents, or more topics than documents (more topics than
+            *distinct* documents is a ``UserWarning``).
+        """
         k = check_int(self.n_topics, "n_topics", 1)
         n_neg = check_int(self.negatives, "negatives", 1)
         epochs = check_int(self.epochs, "epochs", 1)
         batch = check_int(self.batch_size, "batch_size", 1)
         check_float(self.lr, "lr", 0.0)
         check_float(self.ortho_weight, "ortho_weight", 0.0)
-        x_all = self.embed_documents(documents)
-        if len(x_all) < 2:
+        docs = [str(d) for d in documents]
+        if len(docs) < 2:
             raise ValueError("a topic model needs at least two documents")
+        _check_topic_count(k, docs)
+        x_all = self.embed_documents(docs)
         gen = torch.Generator().manual_seed(self.seed)
         x = torch.from_numpy(x_all)
         # start from documents drawn at random (rows of the data, as in k-means++ seeding)
@@ -249,6 +259,25 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
                 for k, terms in enumerate(self.topics_)
                 for i, term in enumerate(terms)
             ]
+        )
+
+
+def _check_topic_count(k: int, docs: list[str]) -> None:
+    """More topics than documents is an error (as scikit-learn's ``KMeans``); more than
+    distinct documents, a warning: the extra topics start at random and describe nothing
+    of the data."""
+    if k > len(docs):
+        raise ValueError(
+            f"n_topics={k} is more than the {len(docs)} documents; ask for at most "
+            f"{len(docs)} topics (-k)"
+        )
+    distinct = len(set(docs))
+    if k > distinct:
+        warnings.warn(
+            f"n_topics={k} but only {distinct} distinct documents: {k - distinct} topic(s) "
+            "cannot describe a document of their own",
+            UserWarning,
+            stacklevel=3,
         )
 
 
