@@ -43,7 +43,6 @@ def test_topics_separate_two_subjects(hash_encoder):
         PhraseTopicModel(2, model=hash_encoder).fit(["one"])
 
 
-
 def test_more_topics_than_documents_is_an_error_and_than_distinct_ones_a_warning(hash_encoder):
     with pytest.raises(ValueError, match="n_topics=7 is more than the 6 documents"):
         PhraseTopicModel(7, model=hash_encoder, epochs=1).fit(SPORT + FOOD)
