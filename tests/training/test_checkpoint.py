@@ -77,3 +77,36 @@ def test_a_full_disk_at_a_checkpoint_is_an_os_error_naming_it(tmp_path, monkeypa
         save_checkpoint(path, _checkpoint())
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["state.safetensors"]
+
+
+def test_capture_and_restore_run_bring_back_weights_optimiser_and_random_state(tmp_path):
+    import pytest
+
+    from pearl.training.checkpoint import capture_run, restore_run
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5**s)
+    model(torch.randn(4, 3)).sum().backward()
+    opt.step()
+    sched.step()
+    path = tmp_path / "state.safetensors"
+    save_checkpoint(
+        path,
+        capture_run(model, opt, config={"a": 1}, step=1, history=[], seconds=2.0, scheduler=sched),
+    )
+    after = torch.rand(1)  # the next draw after the checkpoint
+    twin = torch.nn.Linear(3, 2)
+    twin_opt = torch.optim.Adam(twin.parameters(), lr=0.1)
+    twin_sched = torch.optim.lr_scheduler.LambdaLR(twin_opt, lambda s: 0.5**s)
+    saved = load_checkpoint(path)
+    restore_run(saved, path, twin, twin_opt, scheduler=twin_sched)
+    assert saved.seconds == 2.0 and saved.cuda_rng is None
+    assert torch.equal(twin.weight, model.weight) and torch.equal(torch.rand(1), after)
+    assert twin_sched.get_last_lr() == sched.get_last_lr()
+    torch.testing.assert_close(
+        twin_opt.state_dict()["state"][0]["exp_avg"], opt.state_dict()["state"][0]["exp_avg"]
+    )
+    with pytest.raises(OSError, match="does not fit this model"):  # another shape
+        restore_run(saved, path, torch.nn.Linear(4, 2), twin_opt)

@@ -72,6 +72,18 @@ def test_static_resume_ends_on_the_same_weights(training_files, tiny_model_dir, 
     np.testing.assert_array_equal(a, b)
 
 
+def test_a_static_checkpoint_keeps_its_layout_and_time(training_files, tiny_model_dir, tmp_path):
+    from pearl.training.checkpoint import STATE, load_checkpoint
+
+    config = _config(training_files, tmp_path / "m", max_steps=2)
+    StaticTrainer(config, show_progress_bar=False, module=_module(tiny_model_dir)).train()
+    saved = load_checkpoint(config.checkpoints / STATE)
+    # the layout of checkpoints written before: those still resume
+    assert {k.split(".")[0] for k in saved.model} == {"module", "head", "initial"}
+    assert saved.model["initial"].shape == saved.model["module.embedding.weight"].shape
+    assert saved.step == 2 and saved.seconds > 0
+
+
 def test_static_training_with_a_teacher_fits_its_similarities(
     training_files, tiny_model_dir, tmp_path
 ):

@@ -30,6 +30,8 @@ from pearl._io import atomic_path
 
 __all__ = [
     "Checkpoint",
+    "capture_run",
+    "restore_run",
     "save_checkpoint",
     "load_checkpoint",
     "stop_on_signals",
@@ -94,6 +96,69 @@ def save_checkpoint(path: str | os.PathLike, ckpt: Checkpoint) -> None:
                 f"could not write the checkpoint {path} ({exc}); the previous checkpoint, "
                 "if any, is unchanged"
             ) from exc
+
+
+def capture_run(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    *,
+    config: dict[str, Any],
+    step: int,
+    history: list[dict],
+    seconds: float,
+    scheduler: Any = None,
+    device: torch.device | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Checkpoint:
+    """The checkpoint of a run now: ``model``'s weights, the optimiser's and scheduler's
+    states and the random states (CUDA's on a CUDA ``device``), with the run's own fields
+    (the three trainers' one way to write their state)."""
+    return Checkpoint(
+        config=config,
+        step=step,
+        history=history,
+        model=model.state_dict(),
+        optimizer=optimizer.state_dict(),
+        scheduler=scheduler.state_dict() if scheduler is not None else {},
+        torch_rng=torch.get_rng_state(),
+        seconds=seconds,
+        cuda_rng=(
+            torch.cuda.get_rng_state(device)
+            if device is not None and device.type == "cuda"
+            else None
+        ),
+        extra=extra or {},
+    )
+
+
+def restore_run(
+    saved: Checkpoint,
+    where: str | os.PathLike,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    *,
+    scheduler: Any = None,
+    device: torch.device | None = None,
+) -> None:
+    """Load what :func:`capture_run` captured into ``model``, ``optimizer`` and
+    ``scheduler``, and set the random states (the three trainers' one way to resume).
+
+    Raises
+    ------
+    OSError
+        The checkpoint in ``where`` does not fit this model or optimiser (the message says
+        which field).
+    """
+    try:
+        model.load_state_dict(saved.model)
+        restore_optimizer(optimizer, saved.optimizer)
+        if scheduler is not None:
+            restore_scheduler(scheduler, saved.scheduler)
+        torch.set_rng_state(saved.torch_rng)
+        if saved.cuda_rng is not None and device is not None and device.type == "cuda":
+            torch.cuda.set_rng_state(saved.cuda_rng, device)
+    except (RuntimeError, KeyError, ValueError) as exc:
+        raise OSError(f"the checkpoint {where} does not fit this model: {exc}") from exc
 
 
 def load_checkpoint(path: str | os.PathLike) -> Checkpoint:

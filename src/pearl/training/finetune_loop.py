@@ -36,10 +36,10 @@ from pearl._io import atomic_path
 from pearl._validation import check_choice, check_float, check_int
 from pearl.training.checkpoint import (
     STATE,
-    Checkpoint,
+    capture_run,
     check_same_config,
     load_checkpoint,
-    restore_optimizer,
+    restore_run,
     save_checkpoint,
     stop_on_signals,
 )
@@ -309,10 +309,8 @@ class FinetuneLoop:
         saved = load_checkpoint(path)
         check_same_config(saved.config, self.config, self.checkpoints)
         progress = _Progress.from_saved(saved.extra)
+        restore_run(saved, path, self.st, self.opt, device=self.st.device)
         try:
-            self.st.load_state_dict(saved.model)
-            restore_optimizer(self.opt, saved.optimizer)
-            torch.set_rng_state(saved.torch_rng)
             rng.setstate((progress.epoch_rng[0], tuple(progress.epoch_rng[1]), None))
             if progress.best_epoch:
                 self.best_state = load_file(str(self.checkpoints / BEST))
@@ -418,15 +416,14 @@ class FinetuneLoop:
     def _save(self, p: _Progress) -> None:
         save_checkpoint(
             self.checkpoints / STATE,
-            Checkpoint(
+            capture_run(
+                self.st,
+                self.opt,
                 config=self.config,
                 step=p.steps,
                 history=[{"epoch": i + 1, "validation_top1": s} for i, s in enumerate(p.history)],
-                model=self.st.state_dict(),
-                optimizer=self.opt.state_dict(),
-                scheduler={},
-                torch_rng=torch.get_rng_state(),
                 seconds=self.seconds(),
+                device=self.st.device,
                 extra=asdict(p),
             ),
         )

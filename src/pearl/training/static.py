@@ -44,11 +44,11 @@ from pearl.data.labels import LABELS
 from pearl.models.static import StaticPhraseEmbedding
 from pearl.training.checkpoint import (
     STATE,
-    Checkpoint,
+    capture_run,
     check_fresh_run,
     check_same_config,
     load_checkpoint,
-    restore_optimizer,
+    restore_run,
     save_checkpoint,
     stop_on_signals,
 )
@@ -142,16 +142,26 @@ def distill_static(
     )
 
 
+class _Weights(torch.nn.Module):
+    """What a run trains and keeps, as one module whose state is the checkpoint's weights:
+    the static module (``module.*``), the type head (``head.*``) and the distilled token
+    table the end averages with (``initial``)."""
+
+    def __init__(self, module: StaticPhraseEmbedding, head: torch.nn.Module | None) -> None:
+        super().__init__()
+        self.module, self.head = module, head
+        self.register_buffer("initial", module.embedding.weight.detach().clone())
+
+
 @dataclass
 class _Run:
     """The state of a run: what a checkpoint holds."""
 
-    module: StaticPhraseEmbedding
-    head: torch.nn.Module | None
+    weights: _Weights
     opt: torch.optim.Optimizer
-    initial: torch.Tensor
     step: int = 0
     history: list[dict] = dataclasses.field(default_factory=list)
+    seconds_before: float = 0.0
 
 
 class StaticTrainer:
@@ -199,7 +209,7 @@ class StaticTrainer:
         params = list(module.parameters()) + (list(head.parameters()) if head else [])
         torch.manual_seed(cfg.seed)
         opt = torch.optim.Adam(params, lr=cfg.lr)
-        run = _Run(module, head, opt, module.embedding.weight.detach().clone())
+        run = _Run(_Weights(module, head), opt)
         if resume and (cfg.checkpoints / STATE).is_file():
             self._restore(run)
         cfg.checkpoints.mkdir(parents=True, exist_ok=True)
@@ -231,7 +241,7 @@ class StaticTrainer:
 
         loop = StepLoop(
             one_step,
-            lambda done: self._checkpoint(run),
+            lambda done: self._checkpoint(run, run.seconds_before + time.time() - t_start),
             checkpoint_every=cfg.checkpoint_every,
             desc="train pearl-static",
             show_progress_bar=self.show_progress_bar,
@@ -251,7 +261,7 @@ class StaticTrainer:
             )
             return TrainResult(None, run.step, total, True, time.time() - t_start, run.history)
         # the token table averaged with the distilled one; the n-gram table kept as trained
-        average_weights(module, {"embedding.weight": run.initial}, cfg.average_weight)
+        average_weights(module, {"embedding.weight": run.weights.initial}, cfg.average_weight)
         out = self._save(module, run.history, len(data), total)
         return TrainResult(out, run.step, total, False, time.time() - t_start, run.history)
 
@@ -290,36 +300,19 @@ class StaticTrainer:
             free={"max_steps", "epochs"},
             defaults=StaticConfig().to_dict(),
         )
-        try:
-            run.module.load_state_dict(
-                {k[len("module.") :]: v for k, v in state.model.items() if k.startswith("module.")}
-            )
-            if run.head is not None:
-                run.head.load_state_dict(
-                    {k[len("head.") :]: v for k, v in state.model.items() if k.startswith("head.")}
-                )
-            run.initial = state.model["initial"]
-            restore_optimizer(run.opt, state.optimizer)
-            torch.set_rng_state(state.torch_rng)
-        except (RuntimeError, KeyError, ValueError) as exc:
-            raise OSError(f"the checkpoint {ckpt} does not fit this model: {exc}") from exc
-        run.step, run.history = state.step, state.history
+        restore_run(state, ckpt, run.weights, run.opt)
+        run.step, run.history, run.seconds_before = state.step, state.history, state.seconds
 
-    def _checkpoint(self, run: _Run) -> None:
-        model_state = {f"module.{k}": v for k, v in run.module.state_dict().items()}
-        if run.head is not None:
-            model_state.update({f"head.{k}": v for k, v in run.head.state_dict().items()})
-        model_state["initial"] = run.initial
+    def _checkpoint(self, run: _Run, seconds: float) -> None:
         save_checkpoint(
             self.config.checkpoints / STATE,
-            Checkpoint(
-                self.config.to_dict(),
-                run.step,
-                run.history,
-                model_state,
-                run.opt.state_dict(),
-                {},
-                torch.get_rng_state(),
+            capture_run(
+                run.weights,
+                run.opt,
+                config=self.config.to_dict(),
+                step=run.step,
+                history=run.history,
+                seconds=seconds,
             ),
         )
 

@@ -29,12 +29,11 @@ from pearl.training.char_pretrain import pretrain_char_encoder, vocabulary
 from pearl.training.checkpoint import (
     LEGACY_STATE,
     STATE,
-    Checkpoint,
+    capture_run,
     check_fresh_run,
     check_same_config,
     load_checkpoint,
-    restore_optimizer,
-    restore_scheduler,
+    restore_run,
     save_checkpoint,
     stop_on_signals,
 )
@@ -314,16 +313,8 @@ class Trainer:
             return None
         saved = load_checkpoint(state_path)
         self._check_resumable(saved.config)
-        try:
-            model.load_state_dict(saved.model)
-            opt, sched = self._optimizer(model)
-            restore_optimizer(opt, saved.optimizer)
-            restore_scheduler(sched, saved.scheduler)
-            torch.set_rng_state(saved.torch_rng)
-            if saved.cuda_rng is not None and self.device.type == "cuda":
-                torch.cuda.set_rng_state(saved.cuda_rng, self.device)
-        except (RuntimeError, KeyError, ValueError) as exc:
-            raise OSError(f"the checkpoint {state_path} does not fit this model: {exc}") from exc
+        opt, sched = self._optimizer(model)
+        restore_run(saved, state_path, model, opt, scheduler=sched, device=self.device)
         if saved.step > total:
             raise ValueError(
                 f"the checkpoint is at step {saved.step}, past the {total} "
@@ -436,18 +427,15 @@ class Trainer:
         states, history, seconds)."""
         save_checkpoint(
             self.config.checkpoints / STATE,
-            Checkpoint(
+            capture_run(
+                model,
+                state.optimizer,
                 config=self.config.to_dict(),
                 step=step,
                 history=state.history,
-                model=model.state_dict(),
-                optimizer=state.optimizer.state_dict(),
-                scheduler=state.scheduler.state_dict(),
-                torch_rng=torch.get_rng_state(),
-                cuda_rng=(
-                    torch.cuda.get_rng_state(self.device) if self.device.type == "cuda" else None
-                ),
                 seconds=state.elapsed_before + time.time() - t_start,
+                scheduler=state.scheduler,
+                device=self.device,
             ),
         )
 
