@@ -17,8 +17,9 @@ import heapq
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import coo_matrix, csr_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse import csr_matrix
+
+from pearl._graph import connected_components
 
 __all__ = ["LinkageTree", "cut_tree", "graph_average_linkage", "graph_silhouette", "linkage_tree"]
 
@@ -130,8 +131,7 @@ def linkage_tree(
         empty = np.zeros(0, dtype=np.int64)
         return LinkageTree(0, empty, empty, np.zeros(0))
     strong = weights >= floor
-    graph = coo_matrix((np.ones(int(strong.sum())), (rows[strong], cols[strong])), shape=(n, n))
-    _, comp = connected_components(graph, directed=False)
+    comp = connected_components(n, rows[strong], cols[strong])
     same = comp[rows] == comp[cols]
     rows, cols, weights = rows[same], cols[same], weights[same]
     order = np.argsort(comp[rows], kind="stable")
@@ -154,10 +154,7 @@ def cut_tree(tree: LinkageTree, threshold: float) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     keep = tree.heights >= threshold
-    _, labels = connected_components(
-        coo_matrix((np.ones(int(keep.sum())), (tree.a[keep], tree.b[keep])), shape=(n, n)),
-        directed=False,
-    )
+    labels = connected_components(n, tree.a[keep], tree.b[keep])
     # number the clusters by their smallest node (node 0 has label 0)
     first = np.full(labels.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, labels, np.arange(n))

@@ -50,8 +50,7 @@ class LabelledGroups:
     @classmethod
     def from_pairs(cls, left, right, labels) -> LabelledGroups:
         """Groups from labelled pairs (1: the same thing, 0: different things)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        from pearl._graph import connected_components
 
         rows = list(zip(left, right, labels, strict=True))
         index: dict[str, int] = {}  # every string, in order of first appearance
@@ -61,8 +60,7 @@ class LabelledGroups:
         texts = list(index)
         same = np.array([(index[a], index[b]) for a, b, y in rows if int(y) == 1], dtype=np.int64)
         same = same.reshape(-1, 2)
-        graph = coo_matrix((np.ones(len(same)), (same[:, 0], same[:, 1])), (len(texts),) * 2)
-        _, component = connected_components(graph, directed=False)
+        component = connected_components(len(texts), same[:, 0], same[:, 1])
         # groups numbered in order of first appearance
         _, first = np.unique(component, return_index=True)
         rank = np.empty(len(first), dtype=np.int64)
