@@ -208,6 +208,8 @@ def to_string_list(
     from pearl.tables.frames import column_cells
 
     values = column_cells(values, name)  # one-column tables, pyarrow nulls, polars...
+    if set(map(type, values)) <= {str}:  # the usual column: every cell a str already
+        return values, np.zeros(len(values), dtype=bool)
     out, nulls = [], []
     for i, v in enumerate(values):
         if isinstance(v, str):
