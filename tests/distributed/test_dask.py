@@ -429,10 +429,40 @@ def test_the_dask_join_takes_one_key_column_and_checks_options_first(tiny_model_
     left, right = tables()
     left["city"] = right["city"] = "x"
     ld, rd = dd.from_pandas(left, npartitions=2), dd.from_pandas(right, npartitions=1)
-    with pytest.raises(ValueError, match="one key column"):
+    with pytest.raises(ValueError, match="one key column.*in one process"):
         pdk.fuzzy_join(ld, rd, ["name", "city"], ["title", "city"], model=str(tiny_model_dir))
+    with pytest.raises(ValueError, match="one key column"):  # on=, as pearl.fuzzy_join
+        pdk.fuzzy_join(ld, rd.rename(columns={"title": "name"}), on=["name", "city"])
     with pytest.raises(ValueError, match="how"):
         pdk.fuzzy_join(ld, rd, "name", "title", how="outer", model=str(tiny_model_dir))
+    with pytest.raises(ValueError, match="on= .*or left_on= and right_on="):
+        pdk.fuzzy_join(ld, rd, model=str(tiny_model_dir))
+
+
+def test_the_dask_join_takes_on_and_a_list_of_one_key(tiny_model_dir):
+    import dask.dataframe as dd
+
+    left, right = tables()
+    right = right.rename(columns={"title": "name"})
+    ld, rd = dd.from_pandas(left, npartitions=2), dd.from_pandas(right, npartitions=1)
+    want = pearl.fuzzy_join(left, right, on="name", model=str(tiny_model_dir))
+    for keys in ({"on": "name"}, {"on": ["name"]}, {"left_on": ["name"], "right_on": "name"}):
+        got = pdk.fuzzy_join(ld, rd, model=str(tiny_model_dir), **keys).compute()
+        pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_dtype=False)
+
+
+def test_cli_refuses_several_keys_on_dask_before_a_cluster_starts(tmp_path, monkeypatch, capsys):
+    import pearl.cli.tables as cli_tables
+
+    def no_cluster(args):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(cli_tables, "dask_client", no_cluster)
+    left = tmp_path / "l.csv"
+    left.write_text("name,city\nApple,Paris\n", encoding="utf-8")
+    args = ["join", str(left), str(left), "--on", "name", "city", "-o", str(tmp_path / "o")]
+    assert main([*args, "--workers", "1"]) != 0
+    assert "one key column" in capsys.readouterr().err
 
 
 def test_precision_chooses_one_threshold_over_every_partition(client, tiny_model_dir, tmp_path):

@@ -290,3 +290,26 @@ def model_arg(p, multi: bool = False) -> None:
         )
     else:
         p.add_argument("-m", "--model", default=DEFAULT_MODEL, help=help_)
+
+
+def key_names(columns: list[str]) -> str | list[str]:
+    """One column name, or the list of several."""
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
+def key_args(p, left_help: str = "column(s) of LEFT to match") -> None:
+    """``--on`` (the same column names in both tables), or ``--left-on`` and ``--right-on``."""
+    p.add_argument("--on", nargs="+", help="column(s) of the same name(s) in LEFT and RIGHT")
+    p.add_argument("--left-on", nargs="+", help=left_help)
+    p.add_argument("--right-on", nargs="+", help="column(s) of RIGHT to match")
+
+
+def key_sides(args) -> None:
+    """``args.left_on``/``args.right_on`` from ``--on``, or a clear error when the key
+    columns are named both ways or only on one side."""
+    if args.on is not None:
+        if args.left_on is not None or args.right_on is not None:
+            raise ValueError("name the key columns with --on, or with --left-on and --right-on")
+        args.left_on = args.right_on = args.on
+    elif args.left_on is None or args.right_on is None:
+        raise ValueError("name the key columns: --on COL..., or --left-on COL... --right-on COL...")

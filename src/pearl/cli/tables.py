@@ -16,6 +16,9 @@ from pearl.cli._common import (
     dask_client,
     float_between,
     int_at_least,
+    key_args,
+    key_names,
+    key_sides,
     model_arg,
     read_table,
     utf8_only,
@@ -26,6 +29,10 @@ from pearl.encoders import TABLE_BATCH_SIZE
 
 def cmd_join_distributed(args) -> int:
     utf8_only(args, "on Dask")
+    if max(len(args.left_on), len(args.right_on)) > 1:  # refused before a cluster starts
+        from pearl.distributed.graph import MULTI_KEY
+
+        raise ValueError(MULTI_KEY)
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
@@ -34,8 +41,8 @@ def cmd_join_distributed(args) -> int:
             args.left,
             args.right,
             args.output,
-            left_on=_keys(args.left_on),
-            right_on=_keys(args.right_on),
+            left_on=key_names(args.left_on),
+            right_on=key_names(args.right_on),
             model=args.model,
             threshold=args.threshold,
             top_k=args.top_k,
@@ -54,33 +61,10 @@ def cmd_join_distributed(args) -> int:
     return 0
 
 
-def _keys(columns: list[str]) -> str | list[str]:
-    """One column name, or the list of several."""
-    return columns[0] if len(columns) == 1 else list(columns)
-
-
-def _key_args(p, left_help: str = "column(s) of LEFT to match") -> None:
-    """``--on`` (the same column names in both tables), or ``--left-on`` and ``--right-on``."""
-    p.add_argument("--on", nargs="+", help="column(s) of the same name(s) in LEFT and RIGHT")
-    p.add_argument("--left-on", nargs="+", help=left_help)
-    p.add_argument("--right-on", nargs="+", help="column(s) of RIGHT to match")
-
-
-def _sides(args) -> None:
-    """``args.left_on``/``args.right_on`` from ``--on``, or a clear error when the key
-    columns are named both ways or only on one side."""
-    if args.on is not None:
-        if args.left_on is not None or args.right_on is not None:
-            raise ValueError("name the key columns with --on, or with --left-on and --right-on")
-        args.left_on = args.right_on = args.on
-    elif args.left_on is None or args.right_on is None:
-        raise ValueError("name the key columns: --on COL..., or --left-on COL... --right-on COL...")
-
-
 def cmd_join(args) -> int:
     from pearl.tables import join_report
 
-    _sides(args)
+    key_sides(args)
     check_output(args.output, [args.left, args.right], "--output")
     if args.report == "-":
         raise ValueError("--report '-': name a file for the page")
@@ -91,7 +75,7 @@ def cmd_join(args) -> int:
             raise ValueError("--report is not offered on Dask (it reads every row's scores)")
         return cmd_join_distributed(args)
     left = read_table(args.left, encoding=args.encoding)
-    left_on, right_on = _keys(args.left_on), _keys(args.right_on)
+    left_on, right_on = key_names(args.left_on), key_names(args.right_on)
     multi = isinstance(left_on, list) or isinstance(right_on, list)
     right = read_table(
         args.right, chunksize=None if multi else args.right_chunksize, encoding=args.encoding
@@ -146,7 +130,7 @@ def cmd_review(args) -> int:
     from pearl.tables import join_report
     from pearl.tables.review import check_review_table, review_pairs
 
-    _sides(args)
+    key_sides(args)
     labelled = None
     if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
         labelled = check_review_table(read_table(args.output), args.output)  # pearl's: UTF-8
@@ -154,8 +138,8 @@ def cmd_review(args) -> int:
     report = join_report(
         read_table(args.left, encoding=args.encoding),
         read_table(args.right, encoding=args.encoding),
-        left_on=_keys(args.left_on),
-        right_on=_keys(args.right_on),
+        left_on=key_names(args.left_on),
+        right_on=key_names(args.right_on),
         threshold=args.threshold,
         precision=args.precision,
         model=args.model,
@@ -192,7 +176,7 @@ def add_review(sub) -> None:
     )
     p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
     p.add_argument("right", help="right table file")
-    _key_args(p)
+    key_args(p)
     p.add_argument("-o", "--output", required=True, help="labels CSV to write (or add to)")
     p.add_argument("-n", type=POSITIVE, default=20, help="pairs to ask about (default 20)")
     p.add_argument("--threshold", type=COSINE, default=None, help="as pearl join's")
@@ -305,7 +289,7 @@ def add_join(sub) -> None:
     p.add_argument(
         "right", help="right table file (a CSV or TSV is read in chunks, see --right-chunksize)"
     )
-    _key_args(
+    key_args(
         p,
         "string column of LEFT to match; several columns (as many as --right-on) "
         "link records field by field into one match probability",

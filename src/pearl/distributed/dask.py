@@ -166,9 +166,10 @@ def encode(
 def fuzzy_join(
     left,
     right,
-    left_on: str,
-    right_on: str,
+    left_on: str | list[str] | None = None,
+    right_on: str | list[str] | None = None,
     *,
+    on: str | list[str] | None = None,
     model: Any = DEFAULT_MODEL,
     threshold: float | None = None,
     top_k: int = 1,
@@ -192,8 +193,10 @@ def fuzzy_join(
     Parameters
     ----------
     left, right : dask.dataframe.DataFrame
-    left_on, right_on, threshold, top_k, how, return_score, suffix, batch_size
-        As in :func:`pearl.fuzzy_join`.
+    left_on, right_on, on, threshold, top_k, how, return_score, suffix, batch_size
+        As in :func:`pearl.fuzzy_join`, with one key column (several are a
+        ``ValueError``: record linkage fits its model on both whole tables, in one
+        process).
     model : str, path or encoder, default=DEFAULT_MODEL
         The model of :func:`pearl.fuzzy_join`.
     right_shards : int, default=1
@@ -223,6 +226,7 @@ def fuzzy_join(
         right,
         left_on,
         right_on,
+        on=on,
         threshold=threshold,
         top_k=top_k,
         how=how,

@@ -14,7 +14,7 @@ from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
 from pearl.tables.encoding import get_encoder
-from pearl.tables.join_options import JoinOptions
+from pearl.tables.join_options import JoinOptions, join_keys
 from pearl.tables.join_output import match_names, output_columns
 from pearl.tables.matcher import scorer_for
 
@@ -65,12 +65,22 @@ def reference_shards(
     ]
 
 
-def join_options(left, right, left_on, right_on, **options) -> JoinOptions:
+#: why several key columns are refused on Dask
+MULTI_KEY = (
+    "the Dask join matches one key column; a join on several columns (record linkage) fits "
+    "its model on both whole tables, in one process: pearl.fuzzy_join(left.compute(), "
+    "right.compute(), on=[...]), or pearl join without --scheduler/--workers"
+)
+
+
+def join_options(left, right, left_on, right_on, *, on=None, **options) -> JoinOptions:
     """The Dask join's options, checked once (as the single-process join checks them), with
-    both frames checked to hold their key column."""
+    both frames checked to hold their key column (``on``, or ``left_on`` and ``right_on``,
+    as :func:`pearl.fuzzy_join` takes them)."""
+    left_on, right_on = join_keys(on, left_on, right_on)
     opts = JoinOptions.check(left_on=left_on, right_on=right_on, **options)
     if opts.multi:
-        raise ValueError("the Dask join matches one key column: give left_on and right_on as names")
+        raise ValueError(MULTI_KEY)
     check_frame(left, "left", left_on)
     check_frame(right, "right", right_on)
     return opts

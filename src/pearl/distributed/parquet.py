@@ -200,8 +200,9 @@ def join_to_parquet(
     right: str | os.PathLike,
     output: str | os.PathLike,
     *,
-    left_on: str | list[str],
-    right_on: str | list[str],
+    left_on: str | list[str] | None = None,
+    right_on: str | list[str] | None = None,
+    on: str | list[str] | None = None,
     model: Any = DEFAULT_MODEL,
     threshold: float | None = None,
     top_k: int = 1,
@@ -228,8 +229,9 @@ def join_to_parquet(
         Parquet files or folders, or CSV files.
     output : path-like
         The Parquet folder to write.
-    left_on, right_on : str
-        One key column each.
+    left_on, right_on, on : str
+        One key column each (``on``: of the same name in both), as
+        :func:`pearl.fuzzy_join` takes them.
     model, threshold, top_k, how, batch_size, matcher, precision
         As in :func:`pearl.fuzzy_join`.
     right_shards : int, default=1
@@ -251,6 +253,7 @@ def join_to_parquet(
         right_frame,
         left_on,
         right_on,
+        on=on,
         threshold=threshold,
         top_k=top_k,
         how=how,
