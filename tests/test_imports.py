@@ -43,6 +43,22 @@ def test_start_up_imports_no_heavy_library(code):
     assert _loaded(code) == []
 
 
+def test_a_small_static_encoding_loads_no_progress_bar_library(capsys):
+    probe = (
+        "import sys, pearl\n"
+        "pearl.PhraseEncoder('pearl-static').encode(['New York', 'NY'])\n"
+        "print('tqdm' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False"
+    import pearl
+
+    pearl.PhraseEncoder("pearl-static").encode(["New York", "NY"], show_progress_bar=True)
+    assert "encode pearl-static" in capsys.readouterr().err  # asked for: a tqdm bar
+
+
 def test_names_load_on_first_use():
     assert "pandas" in _loaded("import pearl; pearl.fuzzy_join")
     import pearl
