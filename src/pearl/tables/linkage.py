@@ -154,11 +154,8 @@ def cut_tree(tree: LinkageTree, threshold: float) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     keep = tree.heights >= threshold
-    labels = connected_components(n, tree.a[keep], tree.b[keep])
-    # number the clusters by their smallest node (node 0 has label 0)
-    first = np.full(labels.max() + 1, n, dtype=np.int64)
-    np.minimum.at(first, labels, np.arange(n))
-    return np.unique(first[labels], return_inverse=True)[1].astype(np.int64)
+    # components come numbered by their smallest node (node 0 has label 0)
+    return connected_components(n, tree.a[keep], tree.b[keep])
 
 
 def graph_average_linkage(

@@ -60,12 +60,9 @@ class LabelledGroups:
         texts = list(index)
         same = np.array([(index[a], index[b]) for a, b, y in rows if int(y) == 1], dtype=np.int64)
         same = same.reshape(-1, 2)
-        component = connected_components(len(texts), same[:, 0], same[:, 1])
-        # groups numbered in order of first appearance
-        _, first = np.unique(component, return_index=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(first))
-        groups = rank[component]
+        # groups numbered in order of first appearance: components come numbered by their
+        # smallest node, and the strings are numbered in order of first appearance
+        groups = connected_components(len(texts), same[:, 0], same[:, 1])
         gid = dict(zip(texts, groups.tolist(), strict=True))
         different = {
             tuple(sorted((gid[a], gid[b]))) for a, b, y in rows if int(y) == 0 and gid[a] != gid[b]

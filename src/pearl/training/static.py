@@ -206,10 +206,10 @@ class StaticTrainer:
         torch.manual_seed(cfg.seed)  # the type head's start is the seed's, whatever ran before
         head = torch.nn.Linear(module.embedding_dim, len(LABELS)) if cfg.type_loss else None
         objective = build_objective(cfg, teacher=teacher, head=head)
-        params = list(module.parameters()) + (list(head.parameters()) if head else [])
+        weights = _Weights(module, head)  # parameters: the module's, then the head's
         torch.manual_seed(cfg.seed)
-        opt = torch.optim.Adam(params, lr=cfg.lr)
-        run = _Run(_Weights(module, head), opt)
+        opt = torch.optim.Adam(weights.parameters(), lr=cfg.lr)
+        run = _Run(weights, opt)
         if resume and (cfg.checkpoints / STATE).is_file():
             self._restore(run)
         cfg.checkpoints.mkdir(parents=True, exist_ok=True)
