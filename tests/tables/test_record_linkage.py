@@ -602,6 +602,71 @@ def test_the_whole_table_is_searched_when_matches_share_no_code(hash_encoder, mo
     assert len({i for i, _ in found} & set(gone)) >= 0.9 * len(gone)
 
 
+def _stacked_companies(n: int, drop_codes: bool = False):
+    """The companies tables stacked into one (each partnered left row a duplicate of a
+    right row), and the true pairs of row positions; ``drop_codes``: a third of the
+    duplicates lost their phone and postcode."""
+    left, right, keys, truth = _companies(n)
+    if drop_codes:
+        left.loc[sorted({i for i, _ in truth})[::3], ["phone", "postcode"]] = None
+    both = pd.concat([left[keys], right[keys]], ignore_index=True)
+    return both, {(i, len(left) + j) for i, j in truth}
+
+
+def _clustered_pairs(labels) -> set:
+    """The pairs of row positions that share a cluster."""
+    rows = pd.Series(range(len(labels)))[np.asarray(labels) >= 0]
+    groups = rows.groupby(np.asarray(labels)[rows.to_numpy()])
+    return {(a, b) for g in groups for a in g[1] for b in g[1] if a < b}
+
+
+@pytest.mark.parametrize("drop_codes", [False, True])
+def test_deduplication_checks_on_a_sample_whether_the_search_adds_duplicates(
+    hash_encoder, monkeypatch, drop_codes
+):
+    # a table of 100,000 companies took 40 s to cluster where record linkage of the same
+    # rows took 15 s: deduplication searched every row with no sample check
+    from pearl import cluster
+    from pearl.tables import blocking
+
+    both, truth = _stacked_companies(300, drop_codes)  # 600 rows
+    searched = []
+    search = blocking.RecordSearch.pairs
+    monkeypatch.setattr(
+        blocking.RecordSearch,
+        "pairs",
+        lambda self, rows=None: searched.append(rows) or search(self, rows),
+    )
+    whole = _clustered_pairs(cluster(both, model=hash_encoder))
+    assert searched == [None]  # a small table: searched whole
+    monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)  # 600 rows: a sample of 100 decides
+    searched.clear()
+    found = _clustered_pairs(cluster(both, model=hash_encoder))
+    if drop_codes:  # duplicates that share no code: the sample shows the search is needed
+        assert searched[-1] is None
+    else:  # every duplicate shares a phone and a postcode: the sample alone is searched
+        assert [None if rows is None else len(rows) for rows in searched] == [12, 88]
+    assert len(found & truth) >= len(whole & truth) - 2 >= 0.95 * len(truth)
+    assert len(found - truth) <= len(whole - truth) + 2
+
+
+def test_a_table_compared_with_itself_reads_each_column_once_with_the_same_fields():
+    from pearl.tables.record_linkage import _compared_fields, _levels
+
+    both, _ = _stacked_companies(100)
+    both["founded"] = pd.Series(range(len(both))) % 50 + 1950  # a number field too
+    cols = list(both.columns)
+    kinds, one = _compared_fields(both, both, cols, cols, None, None)
+    same_kinds, two = _compared_fields(both, both.copy(), cols, cols, None, None)
+    assert kinds == same_kinds == ["text", "text", "text", "code", "code", "numeric"]
+    li, ri = np.arange(len(both)), np.arange(len(both))[::-1].copy()
+    np.testing.assert_array_equal(_levels(one, li, ri), _levels(two, li, ri))
+    for a, b in zip(one, two, strict=True):
+        for side_a, side_b in zip(a.keys(), b.keys(), strict=True):
+            np.testing.assert_array_equal(side_a, side_b)
+        np.testing.assert_array_equal(a.rnull, b.rnull)
+
+
 def test_a_column_that_never_agrees_leaves_rows_without_a_partner_unmatched(hash_encoder):
     # one table writes a placeholder postcode in every row: no sure pair agreed on every
     # field, EM alone took "same name" for a match, and all 3,000 rows were linked

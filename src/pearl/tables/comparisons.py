@@ -102,11 +102,17 @@ class _CodeField:
     term-frequency adjustment."""
 
     def __init__(self, left: pd.Series, right: pd.Series):
-        (self.left, self.lnull), (self.right, self.rnull) = _code_values(left), _code_values(right)
+        self.left, self.lnull = _code_values(left)
+        # one table compared with itself (the same column object): its values read once
+        self.right, self.rnull = (self.left, self.lnull) if right is left else _code_values(right)
         codes = {v: i for i, v in enumerate(dict.fromkeys([*self.left, *self.right]))}
         self.lower = [v.lower() for v in codes]  # each key's value, as one_edit_apart reads it
         self.lkey = np.array([codes[v] for v in self.left], dtype=np.int64)
-        self.rkey = np.array([codes[v] for v in self.right], dtype=np.int64)
+        self.rkey = (
+            self.lkey
+            if self.right is self.left
+            else np.array([codes[v] for v in self.right], dtype=np.int64)
+        )
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as an integer (equal values, equal keys)."""
@@ -141,8 +147,10 @@ class _Field:
 
     def __post_init__(self) -> None:
         parse = _dates if self.kind == "date" else _numbers
-        self.lvals, self.rvals = parse(self.left), parse(self.right)
-        self.lnull, self.rnull = pd.isna(self.lvals), pd.isna(self.rvals)
+        self.lvals = parse(self.left)
+        self.rvals = self.lvals if self.right is self.left else parse(self.right)
+        self.lnull = pd.isna(self.lvals)
+        self.rnull = self.lnull if self.right is self.left else pd.isna(self.rvals)
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as a comparable array (dates as whole seconds
@@ -213,13 +221,15 @@ class _TextField:
         from pearl.tables.match_graph import AbbreviationWords
         from pearl.tables.ngrams import NgramVectorizer
 
-        (lc, self.lnull), (rc, self.rnull) = _text_values(left), _text_values(right)
+        lc, self.lnull = _text_values(left)
+        # one table compared with itself (the same column object): its values read once
+        rc, self.rnull = (lc, self.lnull) if right is left else _text_values(right)
         self.left, self.right = lc, rc
         self.values = uniq = sorted(set(lc) | set(rc))
         self.lower = [v.lower() for v in uniq]
         pos = {v: i for i, v in enumerate(uniq)}
         self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
-        self.rid = np.array([pos[v] for v in rc], dtype=np.int64)
+        self.rid = self.lid if rc is lc else np.array([pos[v] for v in rc], dtype=np.int64)
         folded = [v.casefold() for v in uniq]
         first: dict[str, int] = {}
         # each value's case-folded form as the id of its first value: equality of ints

@@ -108,7 +108,7 @@ def link_tables(
         _probabilities, fields, kinds, random_gamma=random_gamma, known=known, names=names
     )
     pairs, blocking = _blocked_pairs(
-        fields, (len(left), len(right)), encoder, candidates, fit, seed=seed, top_k=top_k
+        fields, (len(left), len(right)), encoder, candidates, fit, seed=seed, check=top_k == 1
     )
     pairs = _with_evidence(pairs, fields)
     proba, model = fit(pairs, n_left=len(left), n_right=len(right))
@@ -119,25 +119,28 @@ def link_tables(
     return (*_best(pairs, proba, len(left), top_k), model)
 
 
-def _blocked_pairs(fields, sizes, encoder, width: int, fit, *, seed: int, top_k: int):
+def _blocked_pairs(
+    fields, sizes, encoder, width: int, fit, *, seed: int, check: bool, one_table: bool = False
+):
     """The candidate pairs, and a record of how they were found (``model.blocking_``).
 
     The pairs that share a rare code, date or number value, and the fuzzy search's
     (:mod:`pearl.tables.blocking`). Before the search runs on a large table (at least four
     times :data:`~pearl.tables.blocking.SAMPLE_ROWS` left rows, drawn with ``seed``, and
-    ``top_k`` 1), it runs exactly on a random sample of that many left rows
+    ``check``), it runs exactly on a random sample of that many left rows
     and a model is fitted (``fit``) on the sample's candidates: when the search adds less
-    than one expected match there (the sum over the sample's rows of their best match
-    probability less their best among the equal-value pairs), the equal values are the
+    than one expected match there (:func:`_search_gain`), the equal values are the
     candidates and the search is skipped (splink's exact blocking, checked on the data).
     The sample is searched an eighth first, and the rest only when that eighth shows no
-    expected match from the search. ``sizes``: the left and right tables' lengths."""
+    expected match from the search. ``sizes``: the left and right tables' lengths.
+    ``one_table``: both sides are one table (:func:`cluster_records`): a row's pair with
+    itself is no candidate, and the search's gain is counted over pairs."""
     search = RecordSearch(fields, encoder, width)
     equal = equal_value_pairs(fields, width)
     shared = any(len(p) for p in equal)
     sample = sample_rows(sizes[0], np.random.default_rng([seed, 1])) if shared else None
     record = {"search": "whole table", "sample_rows": 0, "search_gain": None}
-    if sample is not None and top_k == 1:
+    if sample is not None and check:
         seen, in_sample, searched = np.zeros(0, np.int64), [], []
         # an eighth first: where the search plainly adds matches, the rest is not searched
         for part in np.split(sample, [len(sample) // 8]):
@@ -145,16 +148,23 @@ def _blocked_pairs(fields, sizes, encoder, width: int, fit, *, seed: int, top_k:
             seen = np.concatenate([seen, part])
             in_sample += [p[np.isin(p[:, 0], part)] for p in equal]
             searched += search.pairs(part)
-            pairs = unique_pairs(in_sample + searched)
+            pairs, in_equal = unique_pairs(in_sample + searched), unique_pairs(in_sample)
+            if one_table:
+                pairs, in_equal = _other_rows(pairs), _other_rows(in_equal)
             # a sample's model warns nobody
             proba, _ = fit(pairs, n_left=len(seen), n_right=sizes[1], warn=False)
-            gain = _search_gain(pairs, proba, unique_pairs(in_sample))
+            gain = _search_gain(pairs, proba, in_equal, per_pair=one_table)
             record.update(sample_rows=len(seen), search_gain=gain)
             if gain >= 1:
                 break
         else:
             return unique_pairs(equal), {**record, "search": "skipped"}
     return unique_pairs(equal + search.pairs()), record
+
+
+def _other_rows(pairs: np.ndarray) -> np.ndarray:
+    """The pairs of two different rows (a table searched against itself finds each row)."""
+    return pairs[pairs[:, 0] != pairs[:, 1]]
 
 
 def _empty_rows(fields, side: str) -> np.ndarray:
@@ -172,14 +182,20 @@ def _with_evidence(pairs: np.ndarray, fields) -> np.ndarray:
     return pairs[~empty_l[pairs[:, 0]] & ~empty_r[pairs[:, 1]]]
 
 
-def _search_gain(pairs: np.ndarray, proba: np.ndarray, equal: np.ndarray) -> float:
+def _search_gain(
+    pairs: np.ndarray, proba: np.ndarray, equal: np.ndarray, per_pair: bool = False
+) -> float:
     """The expected matches that only the search found: over the left rows of ``pairs``,
     the sum of each row's best probability less its best among the ``equal`` pairs (0
-    without any)."""
+    without any). ``per_pair`` (one table, where a row can have several duplicates and a
+    missing link weakens its cluster): the sum of the probabilities of the pairs that are
+    not ``equal`` pairs."""
     if not len(pairs):
         return 0.0
     width = int(pairs[:, 1].max()) + 1
     is_equal = np.isin(pairs[:, 0] * width + pairs[:, 1], equal[:, 0] * width + equal[:, 1])
+    if per_pair:
+        return float(proba[~is_equal].sum())
     rows, at = np.unique(pairs[:, 0], return_inverse=True)
     best, best_equal = np.zeros(len(rows)), np.zeros(len(rows))
     np.maximum.at(best, at, proba)
@@ -222,14 +238,19 @@ def _compared_fields(
 ):
     """Each pair of key columns' kind and comparison field, for the candidate search and
     :func:`_levels`."""
-    kinds = [field_kind(left[a], right[b]) for a, b in zip(left_on, right_on, strict=True)]
+    columns = []
+    for a, b in zip(left_on, right_on, strict=True):
+        column = left[a]
+        # one table compared with itself: one column object, whose values a field reads once
+        columns.append((column, column if right is left and a == b else right[b]))
+    kinds = [field_kind(x, y) for x, y in columns]
     fields = [
-        _TextField(left[a], right[b], scorer)
+        _TextField(x, y, scorer)
         if k == "text"
-        else _CodeField(left[a], right[b])
+        else _CodeField(x, y)
         if k == "code"
-        else _Field(k, left[a], right[b])
-        for a, b, k in zip(left_on, right_on, kinds, strict=True)
+        else _Field(k, x, y)
+        for (x, y), k in zip(columns, kinds, strict=True)
     ]
     text = [f for f in fields if isinstance(f, _TextField)]
     embed_fields(text, encoder, batch_size)
@@ -429,24 +450,24 @@ def cluster_records(
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
     kinds, fields = _compared_fields(table, table, cols, cols, encoder, scorer)
-    pairs = unique_pairs(
-        equal_value_pairs(fields, top_k + 1) + RecordSearch(fields, encoder, top_k + 1).pairs()
-    )
-    pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
     rand = rand[rand[:, 0] != rand[:, 1]]
     # no term-frequency adjustment within one table yet: a value's share there counts the
     # row itself, which makes every repeated value look common in a small table
-    proba, _ = _probabilities(
+    fit = functools.partial(
+        _probabilities,
         fields,
         kinds,
-        pairs,
         random_gamma=_levels(fields, rand[:, 0], rand[:, 1]),
-        n_left=n,
         names=[str(c) for c in cols],
         term_frequency=False,
     )
+    pairs, _ = _blocked_pairs(
+        fields, (n, n), encoder, top_k + 1, fit, seed=seed, check=True, one_table=True
+    )
+    pairs = np.unique(np.sort(_other_rows(pairs), axis=1), axis=0)
+    proba, _ = fit(pairs, n_left=n)
     labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
     if fields:
         labels[_empty_rows(fields, "left")] = -1
