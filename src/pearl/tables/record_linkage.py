@@ -453,8 +453,10 @@ def cluster_records(
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
     rand = rand[rand[:, 0] != rand[:, 1]]
-    # no term-frequency adjustment within one table yet: a value's share there counts the
-    # row itself, which makes every repeated value look common in a small table
+    # no term-frequency adjustment within one table: a value's share there counts the row
+    # itself; with the row left out ((count - 1) / (n - 1)) it was tried on synthetic
+    # tables and mixed (stacked people, first name + surname + city, 2,000 rows: F1 0.83
+    # -> 0.86; companies, name + city, 20,000 rows: 0.62 -> 0, every repeated name weak)
     fit = functools.partial(
         _probabilities,
         fields,
