@@ -154,3 +154,14 @@ def test_a_huge_column_is_encoded_outside_the_process_cache(hash_encoder, monkey
     small = cluster(values, model=hash_encoder)
     assert encoding.get_cache(hash_encoder).n_encoded == 4
     assert big.tolist() == small.tolist()
+
+
+def test_a_table_with_a_repeated_column_name_is_a_clear_error(hash_encoder):
+    # pandas gives a table for a repeated name: cluster failed with "'DataFrame' object has
+    # no attribute 'tolist'"
+    table = pd.DataFrame([["a", "b", "z"], ["a", "b", "z"]], columns=["x", "x", "w"])
+    for tool in (cluster, deduplicate):
+        with pytest.raises(ValueError, match=r"several columns named \['x'\]"):
+            tool(table, model=hash_encoder)
+        with pytest.raises(ValueError, match=r"several columns named \['x'\]"):
+            tool(table[["x"]], model=hash_encoder)  # two columns, one name

@@ -299,9 +299,10 @@ def _several_columns(values) -> bool:
 
 def _cluster_table(values, n_clusters, threshold, model, matcher, top_k) -> np.ndarray:
     """Row clusters of a table of several columns: record linkage within the table."""
-    from pearl.tables.frames import to_pandas_table
+    from pearl.tables.frames import check_unique_columns, to_pandas_table
     from pearl.tables.record_linkage import cluster_records
 
+    check_unique_columns(values, "values")
     if n_clusters is not None:
         raise ValueError("n_clusters is for one column; a table of several columns takes threshold")
     threshold = DEFAULT_THRESHOLD["probability"] if threshold is None else threshold

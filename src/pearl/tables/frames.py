@@ -32,6 +32,7 @@ from pearl._validation import InputTypeError
 __all__ = [
     "table_kind",
     "table_columns",
+    "check_unique_columns",
     "to_pandas_table",
     "from_pandas_table",
     "column_cells",
@@ -65,6 +66,15 @@ def table_columns(obj: Any) -> list:
     if kind == "polars-lazy":
         return list(obj.collect_schema().names())
     return list(obj.columns)
+
+
+def check_unique_columns(table: Any, name: str) -> None:
+    """A ``ValueError`` naming the column names that ``table`` repeats (a column of such a
+    name would be read as a table of its copies)."""
+    cols = table_columns(table)
+    dup = sorted({str(c) for c in cols if cols.count(c) > 1})
+    if dup:
+        raise ValueError(f"{name} has several columns named {dup}; rename them first")
 
 
 def to_pandas_table(obj: Any, name: str = "table"):

@@ -17,6 +17,7 @@ from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
 from pearl.tables.calibration import precision_threshold
 from pearl.tables.encoding import distinct, get_encoder, to_string_list
 from pearl.tables.frames import (
+    check_unique_columns,
     from_pandas_table,
     is_table,
     table_columns,
@@ -78,13 +79,6 @@ def _check_right(right) -> None:
         )
 
 
-def _check_unique_columns(frame, name: str) -> None:
-    cols = table_columns(frame)
-    dup = sorted({str(c) for c in cols if cols.count(c) > 1})
-    if dup:
-        raise ValueError(f"{name} has several columns named {dup}; rename them first")
-
-
 class _RightStream:
     """The right table, read chunk by chunk: its non-null keys go to the matcher, its rows
     are kept for the output, and :meth:`rows_of` maps a matched key back to its row."""
@@ -112,7 +106,7 @@ class _RightStream:
                 f"chunk is a {type(part).__name__}"
             )
         part = _to_pandas(part, "right")
-        _check_unique_columns(part, "right")
+        check_unique_columns(part, "right")
         if self.right_on not in part.columns:
             raise MissingKeyError(
                 f"right has no column {self.right_on!r}; columns: {list(part.columns)}"
@@ -302,9 +296,9 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     :class:`JoinDetails`)."""
     left_on, right_on = str(opts.left_on), str(opts.right_on)  # one key column each
     _check_right(right)
-    _check_unique_columns(left_df, "left")
+    check_unique_columns(left_df, "left")
     if _is_frame(right):
-        _check_unique_columns(right, "right")
+        check_unique_columns(right, "right")
     if left_on not in left_df.columns:
         raise MissingKeyError(f"left has no column {left_on!r}; columns: {list(left_df.columns)}")
     top_k, threshold, precision = opts.top_k, opts.threshold, opts.precision
@@ -368,7 +362,7 @@ def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
     :class:`JoinDetails`."""
     from pearl.tables.record_linkage import multi_column_join
 
-    _check_unique_columns(left_df, "left")
+    check_unique_columns(left_df, "left")
     encoder = get_encoder(model)
     return multi_column_join(
         left_df,
