@@ -195,3 +195,28 @@ def test_a_rebuilt_index_searches_its_new_names_only(hash_encoder):
     idx.build(["initech llc", "wonka ltd"])  # as many names: nothing of the first set stays
     assert idx.search(["wonka ltd"], top_k=1).names == [["wonka ltd"]]
     assert idx.search(["acme corp"], top_k=2).ids.max() < 2
+
+
+def test_a_name_listed_twice_is_no_rival_to_itself(hash_encoder):
+    # a match's probability reads its lead over the best other candidate: a dictionary
+    # listing "new york" twice gave the exact query 0.52 for each copy, where the same
+    # dictionary without the copy gives it 0.99
+    others = ["boston", "paris", "berlin", "madrid", "oslo"]
+    once = EntityIndex(hash_encoder).build(["new york", *others])
+    twice = EntityIndex(hash_encoder).build(["new york", "new york", *others])
+    alone = once.search(["new york"], top_k=1).scores[0, 0]
+    found = twice.search(["new york", "boston"], top_k=3)
+    assert alone > 0.9
+    assert found.ids[0, :2].tolist() == [0, 1]
+    assert found.scores[0, :2] == pytest.approx([alone, alone], abs=0.02)
+    # another name's probability does not change with the copies
+    boston = once.search(["boston"], top_k=1).scores[0, 0]
+    assert found.names[1][0] == "boston" and found.scores[1, 0] == pytest.approx(boston, abs=0.02)
+    # only copies in reach: the pair's probability alone, as in a one-name index
+    copies = EntityIndex(hash_encoder).build(["new york"] * 3)
+    single = EntityIndex(hash_encoder).build(["new york"])
+    np.testing.assert_allclose(
+        copies.search(["new york"], top_k=3).scores[0],
+        [single.search(["new york"], top_k=1).scores[0, 0]] * 3,
+        rtol=1e-5,
+    )

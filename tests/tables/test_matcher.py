@@ -235,3 +235,25 @@ def test_nonnegative_logistic_keeps_weights_nonnegative():
     y2 = (2.0 * x[:, 0] - 2.0 * x[:, 1] > 0).astype(float)
     w = nonnegative_logistic(x, y2, sw, start=np.r_[np.ones(2), 0.0])
     assert w[0] > 1.0 and w[1] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_rival_of_a_candidate_is_the_best_candidate_of_another_name():
+    raw = np.array([[0.9, 0.9, 0.6, -np.inf], [0.9, 0.7, 0.6, 0.5]])
+    distinct = np.array([[0, 1, 2, -1], [0, 1, 2, 3]])
+    # with every name distinct, the rule of ranked candidates: the first's rival is the
+    # second, every other's the first
+    np.testing.assert_array_equal(MARGIN.ranked(raw, distinct), MARGIN.ranked(raw))
+    # the first two candidates of the first row are one name listed twice: each one's
+    # rival is the third candidate, and both get the same probability
+    copies = np.array([[5, 5, 2, -1], [0, 1, 0, 3]])
+    p = MARGIN.ranked(raw, copies)
+    lone = MARGIN.ranked(raw[:1, [0, 2]])  # the name once, beside its rival
+    assert p[0, 0] == p[0, 1] == pytest.approx(lone[0, 0])
+    assert p[0, 2] == pytest.approx(lone[0, 1]) and np.isneginf(p[0, 3])
+    # a copy further down (the second row's third candidate) is measured against the
+    # best other name, the second candidate
+    q = MARGIN.ranked(raw[1:, [2, 1]])
+    assert p[1, 2] == pytest.approx(q[0, 0])
+    # only copies: the probability of the pair alone
+    alone = MARGIN.ranked(np.array([[0.9, 0.9]]), np.array([[7, 7]]))
+    np.testing.assert_allclose(alone[0], MARGIN.calibrated(np.array([0.9, 0.9])))

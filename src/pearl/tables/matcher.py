@@ -105,20 +105,24 @@ class MatchScorer:
         ``top_k`` their probabilities (one more than a single match: its runner-up)."""
         return max(top_k, 2) if self.margin is not None else top_k
 
-    def ranked(self, scores: np.ndarray) -> np.ndarray:
+    def ranked(self, scores: np.ndarray, names: np.ndarray | None = None) -> np.ndarray:
         """Probabilities of each row's ranked candidates, float32 of the same shape.
 
         ``scores`` holds raw :meth:`score` values, each row sorted best first and padded
         with -inf (which stays -inf). With a :attr:`margin` model, a candidate's
         probability reads its score and its lead over the best other candidate of the row
         (no other candidate: the probability of the pair alone, :meth:`calibrated`);
-        without, it is :meth:`calibrated`."""
+        without, it is :meth:`calibrated`. ``names``, optional: an integer per candidate
+        (the same shape), equal for candidates of the same string; the rival is then the
+        best candidate of *another* string, so a name listed twice is no rival to itself."""
         s = np.asarray(scores, dtype=np.float64)
         if self.margin is None or s.ndim != 2:
             return self.calibrated(s)
         a, b, c, cap = self.margin
         z = _logit(s)
-        if s.shape[1] > 1:
+        if names is not None:
+            rival = _other_name_rival(z, np.asarray(names))
+        elif s.shape[1] > 1:
             rival = np.repeat(z[:, :1], s.shape[1], axis=1)
             rival[:, 0] = z[:, 1]
         else:
@@ -151,11 +155,12 @@ class MatchScorer:
         return MatchScorer(self.weights, self.bias, self.source, self.calibration, (a, b, c, cap))
 
     def keep_top(
-        self, ids: np.ndarray, raw: np.ndarray, top_k: int
+        self, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores,
-        :meth:`width` columns, best first) with their probabilities (:meth:`ranked`)."""
-        return ids[:, :top_k], self.ranked(raw)[:, :top_k]
+        :meth:`width` columns, best first) with their probabilities (:meth:`ranked`, with
+        ``names``)."""
+        return ids[:, :top_k], self.ranked(raw, names)[:, :top_k]
 
     def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """Match probabilities, float32, the shape of the inputs."""
@@ -392,6 +397,19 @@ def threshold_for_precision(
     return float(p[ok[-1]])
 
 
+def _other_name_rival(z: np.ndarray, names: np.ndarray) -> np.ndarray:
+    """Each candidate's rival: the best (first, in rows sorted best first) candidate of its
+    row whose name differs from its own (-1 names are padding, never a rival); -inf where
+    there is none."""
+    rival = np.full_like(z, -np.inf)
+    rows = np.arange(len(z))
+    for j in range(z.shape[1]):
+        other = (names != names[:, j : j + 1]) & (names >= 0)
+        first = other.argmax(axis=1)
+        rival[:, j] = np.where(other[rows, first], z[rows, first], -np.inf)
+    return rival
+
+
 def check_matcher(matcher: Any) -> str | MatchScorer:
     """``"cosine"``, ``"combined"`` or a :class:`MatchScorer` (checked before any work)."""
     if isinstance(matcher, MatchScorer):
@@ -406,14 +424,18 @@ def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
     return None if matcher == "cosine" else MatchScorer.for_encoder(encoder)
 
 
-def keep_top(scorer, ids: np.ndarray, raw: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+def keep_top(
+    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
     the scorer's width, because fewer references exist, is padded to the runner-up column
-    its probabilities read)."""
+    its probabilities read). ``names``, optional: each reference id's string as an
+    integer (equal strings, equal integers; see :meth:`MatchScorer.ranked`)."""
     real = ids.shape[1]
     pad = max(0, min(scorer.width(top_k), 2) - real)
     ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
     raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
-    ids, probs = scorer.keep_top(ids, raw, top_k)
+    of = None if names is None else np.where(ids >= 0, np.asarray(names)[np.maximum(ids, 0)], -1)
+    ids, probs = scorer.keep_top(ids, raw, top_k, of)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]
