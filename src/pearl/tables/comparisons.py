@@ -39,6 +39,7 @@ LEVEL_NAMES = {
 #: the share of a text column's values that must look like a kind for it to be read so
 KIND_SHARE = 0.95
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
+_DAY_MONTH = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]\d{2,4}$")
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _CODE_PUNCT = re.compile(r"[\s\-/().+]")
 
@@ -192,12 +193,28 @@ def _numeric_level_values(xs: np.ndarray, ys: np.ndarray, li, ri) -> np.ndarray:
 
 
 def _dates(column: pd.Series) -> np.ndarray:
+    """A date column's values as datetimes (NaT where missing or not a date); numeric
+    dates month first (12/31/1999) unless the column writes them day first
+    (:func:`_day_first`)."""
     from pandas.api.types import is_datetime64_any_dtype
 
     if is_datetime64_any_dtype(column):
         return pd.to_datetime(column).to_numpy()
     text = column.astype("string").str.strip()
-    return pd.to_datetime(text, errors="coerce", format="mixed").to_numpy()
+    day_first = _day_first(text)
+    return pd.to_datetime(text, errors="coerce", format="mixed", dayfirst=day_first).to_numpy()
+
+
+def _day_first(text: pd.Series) -> bool:
+    """Whether a column writes its numeric dates day first (31/12/1999, 31.12.1999): some
+    value's first number is over 12 and no value's second one is. (Read month first,
+    such a column had every date of a day up to 12 turned into another date: 2 July
+    became 7 February, and four partners in ten lost their date of birth.)"""
+    parts = text.str.extract(_DAY_MONTH).dropna()
+    if parts.empty:
+        return False
+    day, month = parts[0].astype(int), parts[1].astype(int)
+    return bool((day > 12).any() and not (month > 12).any())
 
 
 def _date_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
