@@ -425,17 +425,18 @@ def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
 
 
 def keep_top(
-    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
+    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, name_of: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
     the scorer's width, because fewer references exist, is padded to the runner-up column
-    its probabilities read). ``names``, optional: each reference id's string as an
-    integer (equal strings, equal integers; see :meth:`MatchScorer.ranked`)."""
+    its probabilities read). ``name_of``, optional: each reference *id*'s string as an
+    integer (equal strings, equal integers), read into the candidates' ``names`` of
+    :meth:`MatchScorer.ranked`."""
     real = ids.shape[1]
     pad = max(0, min(scorer.width(top_k), 2) - real)
     ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
     raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
-    of = None if names is None else np.where(ids >= 0, np.asarray(names)[np.maximum(ids, 0)], -1)
-    ids, probs = scorer.keep_top(ids, raw, top_k, of)
+    names = None if name_of is None else np.where(ids >= 0, name_of[np.maximum(ids, 0)], -1)
+    ids, probs = scorer.keep_top(ids, raw, top_k, names)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]
