@@ -518,3 +518,37 @@ def test_cli_refuses_an_encoding_on_dask(tmp_path, capsys):
     argv += ["-o", str(tmp_path / "out"), "--workers", "1", "--encoding", "cp1252"]
     assert main(argv) == 2
     assert "--encoding is not offered on Dask" in capsys.readouterr().err
+
+
+def test_copies_of_a_name_are_no_rivals_on_dask_as_in_one_process(client, tiny_model_dir):
+    # the right table lists names[0] twice (rows 0 and 10, in two shards) and "Bravo One
+    # Club" beside "bravo one club": each copy was its twin's rival, so an exact match
+    # got the probability of a close call
+    from pearl.tables.matcher import MatchScorer
+
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))
+    left, right = tables()
+    right.loc[20, "title"] = right.loc[8, "title"].title()
+    left.loc[[5, 6], "name"] = [right.loc[0, "title"], right.loc[8, "title"]]
+    kw = dict(model=str(tiny_model_dir), matcher=scorer, threshold=0.0)
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", **kw)
+    alone = pearl.fuzzy_join(
+        left, right.drop(index=[10, 20]), left_on="name", right_on="title", **kw
+    )
+    # each exact query scores as it does against a table that lists its name once
+    assert single.loc[[5, 6], "title"].tolist() == left.loc[[5, 6], "name"].tolist()
+    np.testing.assert_allclose(
+        single.loc[[5, 6], "match_score"], alone.loc[[5, 6], "match_score"], rtol=1e-4
+    )
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=3),
+        dd.from_pandas(right, npartitions=2),
+        "name",
+        "title",
+        **kw,
+    ).compute()
+    # which copy is taken is a tie that float noise between shards' batches can turn
+    same = ["name", "lid", "title", "match_score"]
+    pd.testing.assert_frame_equal(
+        out.reset_index(drop=True)[same], single[same], check_dtype=False, rtol=1e-5
+    )

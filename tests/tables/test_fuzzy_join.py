@@ -267,3 +267,40 @@ def test_a_huge_query_list_is_encoded_outside_the_process_cache(hash_encoder, mo
     assert encoding.get_cache(hash_encoder).n_encoded == 3
     np.testing.assert_allclose(big, small, atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(big, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("copy", ["new york", "New York", "new  york ", "NEW YORK"])
+def test_a_reference_name_listed_twice_is_no_rival_to_itself(hash_encoder, copy):
+    # a match's probability reads its lead over the best other candidate: with "New
+    # York" listed twice (or as "new york") an exact match got 0.52, a typo 0.16, where
+    # a table listing it once gives 0.99 and 0.83; the typo then fell below threshold
+    left = pd.DataFrame({"city": ["New York", "new yrok", "Boston"]})
+    once = pd.DataFrame({"city": ["New York", "Boston", "Paris", "Berlin", "Madrid"]})
+    twice = pd.concat([once, pd.DataFrame({"city": [copy]})], ignore_index=True)
+    a = fuzzy_join(left, once, on="city", model=hash_encoder, threshold=0.0)
+    b = fuzzy_join(left, twice, on="city", model=hash_encoder, threshold=0.0)
+    assert b["city_right"].str.casefold().str.split().str.join(" ").tolist() == [
+        "new york",
+        "new york",
+        "boston",
+    ]
+    assert a["match_score"].iloc[0] > 0.9
+    np.testing.assert_allclose(b["match_score"].iloc[[0, 2]], a["match_score"].iloc[[0, 2]])
+    # the typo's n-gram weights move with the table's words, not its lead over a twin
+    assert b["match_score"].iloc[1] == pytest.approx(a["match_score"].iloc[1], abs=0.1)
+
+
+def test_name_ids_are_equal_for_one_name_written_in_other_cases_and_spaces():
+    from pearl.tables.matcher import name_ids
+
+    assert name_ids(["New York", "new  york ", "NEW YORK", "Boston", "New-York"]).tolist() == [
+        0,
+        0,
+        0,
+        1,
+        2,
+    ]
+    seen: dict[str, int] = {}
+    assert name_ids(["a", "b"], seen).tolist() == [0, 1]
+    assert name_ids(["B", "c"], seen).tolist() == [1, 2]  # one numbering across chunks
+    assert name_ids([]).tolist() == []

@@ -203,7 +203,7 @@ def test_a_name_listed_twice_is_no_rival_to_itself(hash_encoder):
     # dictionary without the copy gives it 0.99
     others = ["boston", "paris", "berlin", "madrid", "oslo"]
     once = EntityIndex(hash_encoder).build(["new york", *others])
-    twice = EntityIndex(hash_encoder).build(["new york", "new york", *others])
+    twice = EntityIndex(hash_encoder).build(["new york", "New York ", *others])
     alone = once.search(["new york"], top_k=1).scores[0, 0]
     found = twice.search(["new york", "boston"], top_k=3)
     assert alone > 0.9

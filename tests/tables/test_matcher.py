@@ -188,7 +188,7 @@ def test_margin_model_learns_that_a_close_rival_makes_a_match_less_certain():
 
 
 def test_without_a_margin_model_ranked_is_the_calibration():
-    assert SCORER.width(1) == 1 and MARGIN.width(1) == 2 and MARGIN.width(3) == 3
+    assert SCORER.width(1) == 1 and MARGIN.width(1) == 8 and MARGIN.width(3) == 10
     raw = np.array([[0.9, 0.5], [0.4, -np.inf]])
     np.testing.assert_array_equal(SCORER.ranked(raw), SCORER.calibrated(raw))
 

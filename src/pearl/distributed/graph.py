@@ -106,10 +106,15 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index)
     threshold = opts.threshold
     if opts.precision is not None:  # every partition's best probabilities first
-        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k) for *_, c in parts]
+        key = str(opts.right_on)
+        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k, key) for *_, c in parts]
         threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
     kw: dict[str, Any] = dict(
-        threshold=threshold, how=opts.how, return_score=opts.return_score, top_k=top_k
+        threshold=threshold,
+        how=opts.how,
+        return_score=opts.return_score,
+        top_k=top_k,
+        key=str(opts.right_on),
     )
     outs = [
         dask.delayed(P.join_partition)(p, query, merged, rename, scorer=scorer, names=names, **kw)

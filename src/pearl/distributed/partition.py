@@ -29,7 +29,7 @@ from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.join_output import assemble_join
-from pearl.tables.matcher import keep_top
+from pearl.tables.matcher import keep_top, name_ids, names_at
 from pearl.tables.ngrams import NgramVectorizer
 from pearl.tables.search import (
     ReferenceIndex,
@@ -53,6 +53,7 @@ __all__ = [
     "merge_candidates",
     "join_partition",
     "best_probabilities",
+    "ranked_probabilities",
     "precision_threshold",
     "write_part",
     "row_ids",
@@ -250,10 +251,22 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
-def best_probabilities(cands: Candidates, scorer, top_k: int) -> np.ndarray:
+def ranked_probabilities(cands: Candidates, scorer, top_k: int, key: str | None = None):
+    """The first ``top_k`` candidates and their match probabilities (``keep_top``); with
+    the right key column ``key``, copies of one name are no rivals, as in the
+    single-process join (:func:`~pearl.tables.matcher.name_ids`)."""
+    names = None
+    if key is not None and len(cands.rows):
+        keys, _ = to_string_list(cands.rows[key], non_string="str", name=key)
+        at = cands.rows.index.get_indexer(cands.ids.ravel())  # -1: padding
+        names = names_at(at, name_ids(keys)).reshape(cands.ids.shape)
+    return keep_top(scorer, cands.ids, cands.scores, top_k, names)
+
+
+def best_probabilities(cands: Candidates, scorer, top_k: int, key: str | None = None):
     """Each live query's best match probability in one partition (what ``precision=``
     chooses its threshold from, over every partition)."""
-    _, top_s = keep_top(scorer, cands.ids, cands.scores, top_k)
+    _, top_s = ranked_probabilities(cands, scorer, top_k, key)
     return top_s[:, 0] if top_s.shape[1] else np.zeros(0, np.float32)
 
 
@@ -277,13 +290,15 @@ def join_partition(
     top_k: int,
     scorer=None,
     names: dict[str, str] | None = None,
+    key: str | None = None,
 ) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
-    ``scorer``, the candidates' raw scores become match probabilities first."""
+    ``scorer``, the candidates' raw scores become match probabilities first (each read
+    against the best candidate of another name in the right key column ``key``)."""
     live = query.live
-    # with a scorer, the candidates hold one more than top_k: the runner-up of a single match
+    # with a scorer, the candidates hold more than top_k: the rivals their probabilities read
     top_i, top_s = (
-        keep_top(scorer, cands.ids, cands.scores, top_k)
+        ranked_probabilities(cands, scorer, top_k, key)
         if scorer is not None
         else (cands.ids, cands.scores)
     )

@@ -110,7 +110,7 @@ class EntityIndex:
         self.names_: list[str] = []
         self._faiss: Any = None
         self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
-        self._groups: tuple[np.ndarray, int] | None = None  # each id's name as an integer
+        self._groups: np.ndarray | None = None  # each id's name as an integer
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
 
@@ -240,9 +240,9 @@ class EntityIndex:
             n-gram cosine (``scores`` are probabilities; see
             :class:`~pearl.tables.matcher.MatchScorer`). The n-gram weights (IDF)
             are learned from the indexed names on the first combined search. A
-            probability reads a match's lead over the best candidate of *another* name:
-            a name indexed several times gets the same probability on each copy as it
-            would once.
+            probability reads a match's lead over the best candidate of *another* name
+            (case and spaces aside): a name indexed several times gets the same
+            probability on each copy as it would once.
         candidates : int, default=10
             Candidates per query from each of the embedding and the n-grams (10, as
             ``fuzzy_join``: the mean top-1 of 50 within 0.1 point on three offline name
@@ -285,13 +285,13 @@ class EntityIndex:
             self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
         return self._ngrams
 
-    def _name_groups(self) -> tuple[np.ndarray, int]:
-        """Each id's name as an integer (equal names, equal integers) and the most copies
-        of one name (made once per set of names)."""
-        if self._groups is None or len(self._groups[0]) != len(self.names_):
-            first: dict[str, int] = {}
-            ids = np.array([first.setdefault(n, len(first)) for n in self.names_], np.int64)
-            self._groups = (ids, int(np.bincount(ids).max()) if len(ids) else 1)
+    def _name_groups(self) -> np.ndarray:
+        """Each id's name as an integer (:func:`~pearl.tables.matcher.name_ids`: equal
+        for the same name, case and spaces aside), made once per set of names."""
+        from pearl.tables.matcher import name_ids
+
+        if self._groups is None or len(self._groups) != len(self.names_):
+            self._groups = name_ids(self.names_)
         return self._groups
 
     def _names_of(self, ids: np.ndarray) -> list[list[str]]:
@@ -327,20 +327,18 @@ class EntityIndex:
     def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
         queries at a time (a block's candidates stay small)."""
-        from pearl.tables.matcher import keep_top
+        from pearl.tables.matcher import keep_top, names_at
 
         index, vectorizer = self._reference()
-        names, repeats = self._name_groups()
+        name_of = self._name_groups()
         keep = min(top_k, len(self))
-        # a name listed several times is no rival to itself: the ranked window reaches
-        # past its copies to the best other name among the candidates
-        width = min(scorer.width(keep) + min(repeats, 2 * per_signal) - 1, len(self))
+        width = scorer.width(keep)  # reaches past a name's copies to another name
         blocks, scores = [], []
         for s in range(0, len(items), QUERY_BLOCK):
             block = slice(s, s + QUERY_BLOCK)
             q_ng = vectorizer.transform(items[block])
             raw_i, raw_s = index.best(q[block], q_ng, scorer, width, per_signal)
-            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names)
+            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names_at(raw_i, name_of))
             blocks.append(top_i)
             scores.append(top_s.astype(np.float32))
         ids = np.concatenate(blocks)

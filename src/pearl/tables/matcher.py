@@ -35,12 +35,20 @@ __all__ = [
     "check_matcher",
     "scorer_for",
     "keep_top",
+    "name_ids",
+    "names_at",
+    "RIVALS_SEEN",
 ]
 
 logger = logging.getLogger(__name__)
 
 #: Weights learned for the known models (see ``benchmarks/data/matcher_weights.py``).
 WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
+
+#: Ranked candidates a match probability looks through for its rival, the best candidate
+#: of another name (:meth:`MatchScorer.ranked`): a name listed up to this many times less
+#: one is no rival to itself; past that, the pair's probability alone.
+RIVALS_SEEN = 8
 
 
 def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
@@ -102,8 +110,9 @@ class MatchScorer:
 
     def width(self, top_k: int) -> int:
         """How many ranked candidates per row :meth:`ranked` needs to give the first
-        ``top_k`` their probabilities (one more than a single match: its runner-up)."""
-        return max(top_k, 2) if self.margin is not None else top_k
+        ``top_k`` their probabilities: with a margin model, :data:`RIVALS_SEEN` - 1 more
+        (a single match's runner-up, or the best other name past copies of its own)."""
+        return top_k + RIVALS_SEEN - 1 if self.margin is not None else top_k
 
     def ranked(self, scores: np.ndarray, names: np.ndarray | None = None) -> np.ndarray:
         """Probabilities of each row's ranked candidates, float32 of the same shape.
@@ -397,6 +406,23 @@ def threshold_for_precision(
     return float(p[ok[-1]])
 
 
+def name_ids(texts: list[str], seen: dict[str, int] | None = None) -> np.ndarray:
+    """An integer per text, equal for texts that write the same name, case and spaces
+    aside ("New York", "new  york "): what a match probability does not count as a rival
+    (:meth:`MatchScorer.ranked`), as record linkage counts such values equal. ``seen``:
+    the names numbered so far (updated), to number the chunks of one stream alike."""
+    first: dict[str, int] = {} if seen is None else seen
+    keys = (first.setdefault(" ".join(t.split()).casefold(), len(first)) for t in texts)
+    return np.fromiter(keys, dtype=np.int64, count=len(texts))
+
+
+def names_at(ids: np.ndarray, name_of: np.ndarray) -> np.ndarray:
+    """The names (:func:`name_ids`) of candidate ``ids`` (-1 padding stays -1)."""
+    if not len(name_of):
+        return np.full(ids.shape, -1, dtype=np.int64)
+    return np.where(ids >= 0, name_of[np.maximum(ids, 0)], -1)
+
+
 def _other_name_rival(z: np.ndarray, names: np.ndarray) -> np.ndarray:
     """Each candidate's rival: the best (first, in rows sorted best first) candidate of its
     row whose name differs from its own (-1 names are padding, never a rival); -inf where
@@ -425,18 +451,18 @@ def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
 
 
 def keep_top(
-    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, name_of: np.ndarray | None = None
+    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
     the scorer's width, because fewer references exist, is padded to the runner-up column
-    its probabilities read). ``name_of``, optional: each reference *id*'s string as an
-    integer (equal strings, equal integers), read into the candidates' ``names`` of
-    :meth:`MatchScorer.ranked`."""
+    its probabilities read). ``names``, optional: each candidate's name as an integer
+    (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no rivals."""
     real = ids.shape[1]
-    pad = max(0, min(scorer.width(top_k), 2) - real)
-    ids = np.pad(ids, ((0, 0), (0, pad)), constant_values=-1)
-    raw = np.pad(raw, ((0, 0), (0, pad)), constant_values=-np.inf)
-    names = None if name_of is None else np.where(ids >= 0, name_of[np.maximum(ids, 0)], -1)
+    pad = ((0, 0), (0, max(0, min(scorer.width(top_k), 2) - real)))
+    ids = np.pad(ids, pad, constant_values=-1)
+    raw = np.pad(raw, pad, constant_values=-np.inf)
+    if names is not None:
+        names = np.where(ids >= 0, np.pad(names, pad, constant_values=-1), -1)
     ids, probs = scorer.keep_top(ids, raw, top_k, names)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]
