@@ -291,7 +291,7 @@ def test_a_reference_name_listed_twice_is_no_rival_to_itself(hash_encoder, copy)
 
 
 def test_name_ids_are_equal_for_one_name_written_in_other_cases_and_spaces():
-    from pearl.tables.matcher import name_ids
+    from pearl.tables.matcher import name_ids, names_of_texts
 
     assert name_ids(["New York", "new  york ", "NEW YORK", "Boston", "New-York"]).tolist() == [
         0,
@@ -300,7 +300,7 @@ def test_name_ids_are_equal_for_one_name_written_in_other_cases_and_spaces():
         1,
         2,
     ]
-    seen: dict[str, int] = {}
-    assert name_ids(["a", "b"], seen).tolist() == [0, 1]
-    assert name_ids(["B", "c"], seen).tolist() == [1, 2]  # one numbering across chunks
     assert name_ids([]).tolist() == []
+    ids = np.array([[2, 0, -1], [1, 2, 0]])
+    names = names_of_texts(ids, ["a", "B", "b ", "c"])  # row 3 is no candidate
+    assert names[0, 0] == names[1, 0] == names[1, 1] != names[0, 1] and names[0, 2] == -1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "keep_top",
     "name_ids",
     "names_at",
+    "names_of_texts",
     "RIVALS_SEEN",
 ]
 
@@ -406,14 +408,23 @@ def threshold_for_precision(
     return float(p[ok[-1]])
 
 
-def name_ids(texts: list[str], seen: dict[str, int] | None = None) -> np.ndarray:
+def name_ids(texts: Sequence[str]) -> np.ndarray:
     """An integer per text, equal for texts that write the same name, case and spaces
     aside ("New York", "new  york "): what a match probability does not count as a rival
-    (:meth:`MatchScorer.ranked`), as record linkage counts such values equal. ``seen``:
-    the names numbered so far (updated), to number the chunks of one stream alike."""
-    first: dict[str, int] = {} if seen is None else seen
+    (:meth:`MatchScorer.ranked`), as record linkage counts such values equal."""
+    first: dict[str, int] = {}
     keys = (first.setdefault(" ".join(t.split()).casefold(), len(first)) for t in texts)
     return np.fromiter(keys, dtype=np.int64, count=len(texts))
+
+
+def names_of_texts(ids: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    """The names (:func:`name_ids`) of candidate ``ids``, rows of ``texts`` (-1 padding
+    stays -1), read for the rows that are candidates only."""
+    live = ids >= 0
+    hit, at = np.unique(ids[live], return_inverse=True)
+    out = np.full(ids.shape, -1, dtype=np.int64)
+    out[live] = name_ids([texts[i] for i in hit])[at]
+    return out
 
 
 def names_at(ids: np.ndarray, name_of: np.ndarray) -> np.ndarray:

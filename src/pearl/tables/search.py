@@ -28,7 +28,7 @@ import numpy as np
 
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
-from pearl.tables.matcher import keep_top, name_ids, names_at
+from pearl.tables.matcher import keep_top, names_of_texts
 from pearl.tables.nearest import (
     _block_rows,
     _drop_own,
@@ -473,13 +473,11 @@ def match_strings(
     best_s = np.zeros((n, 0), dtype=np.float32)
     best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
-    seen: dict[str, int] = {}
-    name_of = [np.zeros(0, np.int64)]  # each reference's name, so copies are no rivals
+    texts: list[list[str]] = []  # the references' strings: copies of a name are no rivals
     for chunk in itertools.chain([first], chunks):
         if not chunk:
             continue
-        if scorer is not None:
-            name_of.append(name_ids(chunk, seen))
+        texts.append(chunk)
         if whole is not None and offset == 0:
             rows = whole
         else:
@@ -499,6 +497,6 @@ def match_strings(
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        names = names_at(best_i, np.concatenate(name_of))
+        names = names_of_texts(best_i, list(itertools.chain.from_iterable(texts)))
         best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names)
     return best_i, best_s
