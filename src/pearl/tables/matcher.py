@@ -124,8 +124,9 @@ class MatchScorer:
         probability reads its score and its lead over the best other candidate of the row
         (no other candidate: the probability of the pair alone, :meth:`calibrated`);
         without, it is :meth:`calibrated`. ``names``, optional: an integer per candidate
-        (the same shape), equal for candidates of the same string; the rival is then the
-        best candidate of *another* string, so a name listed twice is no rival to itself."""
+        (the same shape; :func:`name_ids`), equal for candidates of the same name; the
+        rival is then the best candidate of *another* name, so a name listed twice is no
+        rival to itself."""
         s = np.asarray(scores, dtype=np.float64)
         if self.margin is None or s.ndim != 2:
             return self.calibrated(s)

@@ -4,8 +4,7 @@ A :class:`ReferenceIndex` holds reference rows (their unit embeddings and, for t
 combined matcher, their unit character n-gram rows) and searches each signal: exactly by
 blocked matrix products up to a size, approximately above it (a faiss HNSW graph or a
 user's faiss index for the embeddings, a product-quantised sketch for the n-grams).
-:meth:`ReferenceIndex.best` rescores the candidates of both signals with the one scorer
-(:class:`~pearl.tables.matcher.MatchScorer`).
+:meth:`ReferenceIndex.best` rescores both signals' candidates with the one scorer.
 
 - ``fuzzy_join`` indexes each reference chunk, searched by the left keys (:func:`match_strings`);
 - ``deduplicate`` and ``cluster`` search the index of a column's values with the values
@@ -467,17 +466,17 @@ def match_strings(
         else:
             ngrams.fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None
-    width = scorer.width(top_k) if scorer is not None else top_k  # + a runner-up
+    width = scorer.width(top_k) if scorer is not None else top_k  # + the rivals
     # the lists grow with the references seen, up to ``width``: a huge top_k costs no
     # memory beyond the reference table's size
     best_s = np.zeros((n, 0), dtype=np.float32)
     best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
-    texts: list[list[str]] = []  # the references' strings: copies of a name are no rivals
+    texts: list[str] = []  # the references' strings: copies of a name are no rivals
     for chunk in itertools.chain([first], chunks):
         if not chunk:
             continue
-        texts.append(chunk)
+        texts += chunk
         if whole is not None and offset == 0:
             rows = whole
         else:
@@ -497,6 +496,5 @@ def match_strings(
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        names = names_of_texts(best_i, list(itertools.chain.from_iterable(texts)))
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names)
+        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names_of_texts(best_i, texts))
     return best_i, best_s
