@@ -70,6 +70,23 @@ def test_a_field_whose_agreement_counts_against_a_match_is_switched_off():
     assert p[0] == p[1]  # the phone no longer moves the probability
 
 
+def test_a_column_of_one_value_is_said_to_tell_no_record_from_another():
+    # a constant column (every row "US") agrees in every random pair: the warning said
+    # its agreement "came out no more likely among matches", as if the columns were wrong
+    import warnings
+
+    model = FellegiSunter([3, 2, 2])
+    model.u_ = [np.array([0.7, 0.2, 0.1]), np.array([0.0, 1.0]), np.array([0.5, 0.5])]
+    model.m_ = [np.array([0.05, 0.15, 0.8]), np.array([0.02, 0.98]), np.array([0.6, 0.4])]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert model.check_sane(["name", "country", "phone"]) == [1, 2]
+    said = [str(w.message) for w in seen]
+    assert len(said) == 2
+    assert "'country' holds the same value" in said[0] and "'phone'" not in said[0]
+    assert "'phone' came out no more likely" in said[1] and "country" not in said[1]
+
+
 def test_a_level_seen_neither_by_chance_nor_among_matches_is_no_evidence():
     # u from many random pairs, m from a few sure ones; level 1 of field 0 shows in neither
     model = FellegiSunter([3, 2])

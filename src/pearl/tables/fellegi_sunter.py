@@ -288,16 +288,7 @@ class FellegiSunter:
             if self.n_levels[f] > 1 and self.m_[f][-1] <= self.u_[f][-1]
         ]
         if bad and warn:
-            shown = [names[f] if names else str(f) for f in bad]
-            warnings.warn(
-                "record linkage: agreement on "
-                + ", ".join(map(repr, shown))
-                + " came out no more likely among matches than among non-matches; these "
-                "fields are ignored (the fitted model is not sane for them). Give "
-                "known_matches=, or check that the columns hold the same kind of values.",
-                UserWarning,
-                stacklevel=3,
-            )
+            self._warn_insane(bad, names)
         if bad:
             fixed = list(getattr(self, "m_fixed_", [False] * len(self.n_levels)))
             off = list(getattr(self, "off_", [False] * len(self.n_levels)))
@@ -306,6 +297,32 @@ class FellegiSunter:
                 fixed[f] = off[f] = True  # a refit keeps them switched off
             self.m_fixed_, self.off_ = fixed, off
         return bad
+
+    def _warn_insane(self, bad: list[int], names: list[str] | None) -> None:
+        """The warning of :meth:`check_sane`: a field that agrees in nearly every random
+        pair (one value in every row) is said to tell no record from another; the others
+        contradicted the model."""
+        shown = {f: repr(names[f] if names else str(f)) for f in bad}
+        constant = [f for f in bad if self.u_[f][-1] >= 0.99]
+        if constant:
+            warnings.warn(
+                "record linkage: " + ", ".join(shown[f] for f in constant) + " holds the "
+                "same value in (nearly) every row, which tells no record from another; "
+                "ignored.",
+                UserWarning,
+                stacklevel=4,
+            )
+        others = [shown[f] for f in bad if f not in constant]
+        if others:
+            warnings.warn(
+                "record linkage: agreement on "
+                + ", ".join(others)
+                + " came out no more likely among matches than among non-matches; these "
+                "fields are ignored (the fitted model is not sane for them). Give "
+                "known_matches=, or check that the columns hold the same kind of values.",
+                UserWarning,
+                stacklevel=4,
+            )
 
     @property
     def random_prior_(self) -> float:
