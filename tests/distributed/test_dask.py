@@ -421,6 +421,12 @@ def test_deduplicate_equals_the_single_process_deduplicate(client, hash_encoder)
     assert got.isna().sum() == 3 and "42" in set(got)
     with pytest.raises(KeyError, match="nope"):
         pdk.deduplicate(ddf, "nope", model=hash_encoder)
+    # a list of one column, as the Dask join takes its key; several: a clear error (was
+    # "TypeError: unhashable type: 'list'")
+    one = pdk.deduplicate(ddf, ["company"], model=hash_encoder, threshold=0.5).compute()
+    assert one.tolist() == got.tolist()
+    with pytest.raises(ValueError, match=r"one column.*in one process"):
+        pdk.deduplicate(ddf, ["company", "n"], model=hash_encoder)
 
 
 def test_the_dask_join_takes_one_key_column_and_checks_options_first(tiny_model_dir):

@@ -370,6 +370,19 @@ def _value_counts_partition(part: pd.Series) -> pd.Series:
     return pd.Series([t for t, n in zip(texts, nulls, strict=True) if not n]).value_counts()
 
 
+def _one_column(column):
+    """A column name, from a name or a list of one; several are a ``ValueError``."""
+    if isinstance(column, list | tuple):
+        if len(column) != 1:
+            raise ValueError(
+                "pearl.dask.deduplicate deduplicates one column; the rows of several columns "
+                "are clustered as records (record linkage within the table) in one process: "
+                "pearl.deduplicate(ddf[columns].compute())"
+            )
+        (column,) = column
+    return column
+
+
 def deduplicate(
     ddf,
     column: str,
@@ -394,6 +407,8 @@ def deduplicate(
     ----------
     ddf : dask.dataframe.DataFrame
     column : str
+        One column (or a list of one). The rows of several columns are clustered as
+        records in one process: ``pearl.deduplicate(ddf[columns].compute())``.
     threshold, model, batch_size, matcher, top_k, show_progress_bar
         As in :func:`pearl.deduplicate`.
 
@@ -405,6 +420,7 @@ def deduplicate(
     """
     from pearl.tables.dedup import cluster
 
+    column = _one_column(column)
     check_frame(ddf, "ddf", column)
     parts = dask.compute(
         *[dask.delayed(_value_counts_partition)(p) for p in ddf[column].to_delayed()]
