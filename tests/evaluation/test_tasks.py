@@ -86,6 +86,15 @@ def test_missing_data_is_a_clear_error(hash_encoder, tmp_path):
         evaluate(hash_encoder, tasks="turney", data=tmp_path / "nope", show_progress_bar=False)
 
 
+def test_the_data_root_given_for_the_benchmark_root_names_the_right_folder(
+    hash_encoder, mini_benchmark
+):
+    # --data ../shared/data (the data root, not its benchmark folder) ran every task into
+    # its own "file not found" and wrote a table of errors
+    with pytest.raises(FileNotFoundError, match=r"pass --data .*benchmark"):
+        evaluate(hash_encoder, tasks="turney", data=mini_benchmark, show_progress_bar=False)
+
+
 def test_a_failing_task_is_recorded_not_fatal(hash_encoder, mini_benchmark):
     (mini_benchmark / "benchmark" / "bird" / "bird.txt").unlink()
     rec = _run(hash_encoder, mini_benchmark, tasks="bird,turney")

@@ -182,6 +182,13 @@ def evaluate(
     short_text = Path(short_text) if short_text else data.parent / "short_text"
     if any(TASKS[k].group == "phrase" for k in keys) and not data.is_dir():
         raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
+    phrase = [k for k in keys if TASKS[k].group == "phrase"]
+    if phrase and (data / "benchmark").is_dir() and not any((data / k).is_dir() for k in phrase):
+        # the data root given for the benchmark root: every task failed on its own file
+        raise FileNotFoundError(
+            f"{data} holds no benchmark task folders but a 'benchmark' folder: pass "
+            f"--data {data / 'benchmark'} (the benchmark root), or set PEARL_DATA={data}"
+        )
     if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
         raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
     # a name or folder is loaded (None or "": the default), an encoder object used as it is
