@@ -588,19 +588,28 @@ def _linked(left, right, ids, proba=None) -> set:
     return set(zip(left["rec_id"][rows], right["rec_id"][ids[rows, 0]], strict=True))
 
 
-def test_shared_codes_replace_the_search_when_a_sample_shows_it_adds_nothing(
-    hash_encoder, monkeypatch
-):
+def _spy_on_searches(monkeypatch) -> list:
+    """The ``rows`` of every ``RecordSearch.pairs`` call (None: the whole table), as they
+    come."""
     from pearl.tables import blocking
 
-    left, right, keys, truth = _companies(600)
-    searched = []
+    searched: list = []
     search = blocking.RecordSearch.pairs
     monkeypatch.setattr(
         blocking.RecordSearch,
         "pairs",
         lambda self, rows=None: searched.append(rows) or search(self, rows),
     )
+    return searched
+
+
+def test_shared_codes_replace_the_search_when_a_sample_shows_it_adds_nothing(
+    hash_encoder, monkeypatch
+):
+    from pearl.tables import blocking
+
+    left, right, keys, truth = _companies(600)
+    searched = _spy_on_searches(monkeypatch)
     whole_ids, whole_p, model = link_tables(left, right, keys, keys, encoder=hash_encoder)
     assert model.blocking_["search"] == "whole table" and model.blocking_["sample_rows"] == 0
     monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)  # 600 rows: a sample of 100 decides
@@ -658,13 +667,7 @@ def test_deduplication_checks_on_a_sample_whether_the_search_adds_duplicates(
     from pearl.tables import blocking
 
     both, truth = _stacked_companies(300, drop_codes)  # 600 rows
-    searched = []
-    search = blocking.RecordSearch.pairs
-    monkeypatch.setattr(
-        blocking.RecordSearch,
-        "pairs",
-        lambda self, rows=None: searched.append(rows) or search(self, rows),
-    )
+    searched = _spy_on_searches(monkeypatch)
     whole = _clustered_pairs(cluster(both, model=hash_encoder))
     assert searched == [None]  # a small table: searched whole
     monkeypatch.setattr(blocking, "SAMPLE_ROWS", 100)  # 600 rows: a sample of 100 decides
