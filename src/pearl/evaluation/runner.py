@@ -118,6 +118,21 @@ def _new_record(
     }
 
 
+def _check_data(keys: list[str], data: Path, short_text: Path) -> None:
+    """A ``FileNotFoundError`` naming what to pass where the tasks' data folders are not."""
+    phrase = [k for k in keys if TASKS[k].group == "phrase"]
+    if phrase and not data.is_dir():
+        raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
+    if phrase and (data / "benchmark").is_dir() and not any((data / k).is_dir() for k in phrase):
+        # the data root given for the benchmark root: every task failed on its own file
+        raise FileNotFoundError(
+            f"{data} holds no benchmark task folders but a 'benchmark' folder: pass "
+            f"--data {data / 'benchmark'} (the benchmark root), or set PEARL_DATA={data}"
+        )
+    if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
+        raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
+
+
 def evaluate(
     model: Any = DEFAULT_MODEL,
     tasks: str | list[str] | None = None,
@@ -180,17 +195,7 @@ def evaluate(
     retrieval_index = check_choice(retrieval_index, "retrieval_index", ("flat", "ivfpq"))
     data = Path(data) if data else benchmark_dir()
     short_text = Path(short_text) if short_text else data.parent / "short_text"
-    if any(TASKS[k].group == "phrase" for k in keys) and not data.is_dir():
-        raise FileNotFoundError(f"benchmark data not found at {data}; pass --data")
-    phrase = [k for k in keys if TASKS[k].group == "phrase"]
-    if phrase and (data / "benchmark").is_dir() and not any((data / k).is_dir() for k in phrase):
-        # the data root given for the benchmark root: every task failed on its own file
-        raise FileNotFoundError(
-            f"{data} holds no benchmark task folders but a 'benchmark' folder: pass "
-            f"--data {data / 'benchmark'} (the benchmark root), or set PEARL_DATA={data}"
-        )
-    if any(TASKS[k].group == "short_text" for k in keys) and not short_text.is_dir():
-        raise FileNotFoundError(f"short-text data not found at {short_text}; pass --short-text")
+    _check_data(keys, data, short_text)
     # a name or folder is loaded (None or "": the default), an encoder object used as it is
     encoder = load_model(DEFAULT_MODEL if model is None or model == "" else model)
     has_embeddings = is_embedding_model(encoder)
