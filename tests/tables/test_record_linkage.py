@@ -391,6 +391,25 @@ def test_fellegi_sunter_learns_m_from_known_matches_and_fits_only_the_prior():
         FellegiSunter([3, 2]).fit_m(np.zeros((0, 2), dtype=int))
 
 
+def test_known_matches_that_look_like_strangers_are_warned_of(hash_encoder):
+    # labels given as positions of another order (or as (right, left)) taught m that
+    # matches look like random pairs: a third of the partners were linked, silently
+    import warnings
+
+    left, right, truth = _partnered_people(1000)
+    keys = ["first", "surname", "city", "dob"]
+    partnered = np.flatnonzero(truth >= 0)[:30]
+    right_ones = [(int(i), int(truth[i])) for i in partnered]
+    wrong = [(i, (j + 1) % len(right)) for i, j in right_ones]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=right_ones)
+    assert not [w for w in seen if "known_matches" in str(w.message)]
+    with pytest.warns(UserWarning, match=r"known_matches: .* \(left, right\) pairs") as caught:
+        fuzzy_join(left, right, on=keys, model=hash_encoder, known_matches=wrong)
+    assert any(w.filename == __file__ for w in caught)  # pointed at the caller
+
+
 def test_join_learns_from_known_matches_given_by_index_labels(hash_encoder):
     left, right, truth = _people()
     left.index = [f"L{i}" for i in range(len(left))]

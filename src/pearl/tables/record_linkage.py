@@ -33,6 +33,7 @@ The steps, for a left and a right table and pairs of key columns:
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -281,7 +282,10 @@ def _probabilities(
     model.fit_u(random_gamma)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     if known is not None:
-        model.fit_m(_levels(fields, known[:, 0], known[:, 1]))
+        known_gamma = _levels(fields, known[:, 0], known[:, 1])
+        if warn:
+            _check_known(known_gamma, random_gamma, model.n_levels)
+        model.fit_m(known_gamma)
     else:
         model.fit_m_from_agreement(gamma, n_right, n_left, n_pairs=all_pairs)
     if not len(pairs):
@@ -295,6 +299,26 @@ def _probabilities(
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
     offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
+
+
+def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) -> None:
+    """Warn when the ``known_matches`` agree on their fields (the top two levels) hardly
+    more often than random pairs do: labels given as (right, left), or positions for index
+    labels, taught ``m`` that matches look like strangers (a third of partners linked)."""
+
+    def close_share(gamma: np.ndarray) -> float:
+        live = gamma >= 0
+        return float(((gamma >= np.asarray(n_levels) - 2) & live).sum() / max(live.sum(), 1))
+
+    known, chance = close_share(known_gamma), close_share(random_gamma)
+    if known < chance + 0.25 * (1 - chance):
+        warnings.warn(
+            f"known_matches: the labelled pairs agree on {known:.0%} of their fields, "
+            f"random pairs of rows on {chance:.0%}: are they (left, right) pairs of index "
+            "labels (positions for polars and pyarrow tables)?",
+            UserWarning,
+            stacklevel=8,  # the caller of fuzzy_join
+        )
 
 
 def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np.ndarray):
