@@ -472,11 +472,11 @@ def match_strings(
     best_s = np.zeros((n, 0), dtype=np.float32)
     best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
-    texts: list[str] = []  # the references' strings: copies of a name are no rivals
+    texts: list[str] = []  # with a scorer, the references: copies of a name are no rivals
     for chunk in itertools.chain([first], chunks):
         if not chunk:
             continue
-        texts += chunk
+        texts += chunk if scorer is not None else []
         if whole is not None and offset == 0:
             rows = whole
         else:
