@@ -43,6 +43,10 @@ def test_bad_values():
         TrainConfig(average_weight=2)
     with pytest.raises(ValueError, match="boolean"):
         load_config(None, {"type_loss": "maybe"})
+    with pytest.raises(ValueError, match="^lr: expected a number, got 'fast'$"):
+        load_config(None, {"lr": "fast"})
+    with pytest.raises(ValueError, match="^batch_size: expected an integer, got 'many'$"):
+        load_config(None, {"batch_size": "many"})
     with pytest.raises(ValueError, match="char_share"):
         TrainConfig(char_share=0.99)
     with pytest.raises(ValueError, match="char_share"):

@@ -97,8 +97,19 @@ def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return norm, null | (norm == "")
 
 
+def _zero_led(values: np.ndarray) -> bool:
+    """Whether some value is digits with a leading zero ("02134")."""
+    return any(len(v) > 1 and v[0] == "0" and v.isdigit() for v in values)
+
+
+def _without_leading_zeros(values: np.ndarray) -> np.ndarray:
+    """The values, those that are digits without their leading zeros ("00501" is "501")."""
+    return np.array([v.lstrip("0") or "0" if v.isdigit() else v for v in values], dtype=object)
+
+
 class _CodeField:
-    """A code field: both sides' values normalised once (:func:`_code_values`), with an
+    """A code field: both sides' values normalised once (:func:`_code_values`; without
+    leading zeros when only one side's digits have any), with an
     integer key per distinct value, for the levels of any pairs of rows and the
     term-frequency adjustment."""
 
@@ -106,6 +117,11 @@ class _CodeField:
         self.left, self.lnull = _code_values(left)
         # one table compared with itself (the same column object): its values read once
         self.right, self.rnull = (self.left, self.lnull) if right is left else _code_values(right)
+        if self.right is not self.left and _zero_led(self.left) != _zero_led(self.right):
+            # one side lost its leading zeros (a postcode read as the number 2134, or
+            # saved by a spreadsheet, against "02134"): none count on either side
+            self.left = _without_leading_zeros(self.left)
+            self.right = _without_leading_zeros(self.right)
         codes = {v: i for i, v in enumerate(dict.fromkeys([*self.left, *self.right]))}
         self.lower = [v.lower() for v in codes]  # each key's value, as one_edit_apart reads it
         self.lkey = np.array([codes[v] for v in self.left], dtype=np.int64)

@@ -33,6 +33,10 @@ class FellegiSunter:
         Probability of each level of each field among matches and among non-matches.
     prior_ : float
         Share of matches among the pairs the model was fitted on.
+    random_u_ : list of ndarray
+        The levels' shares among the random pairs, matches included (``u`` before
+        :meth:`unmix_u`): the term-frequency adjustment compares a value's share of the
+        column, matches included, with it.
     random_prior_ : float
         The prior of the posterior: the chance that two random records match (see
         :meth:`fit`'s ``candidate_share``).
@@ -65,6 +69,7 @@ class FellegiSunter:
         """``u`` from comparisons of random pairs (nearly all non-matches)."""
         counts = [self._counts(gamma[:, f], n) for f, n in enumerate(self.n_levels)]
         self.u_ = [(c + 0.5) / (c + 0.5).sum() for c in counts]  # smoothed
+        self.random_u_ = list(self.u_)  # kept when :meth:`unmix_u` takes the matches out
         self.u_seen_ = [c >= 1 for c in counts]
         self.random_counts_ = counts
         return self

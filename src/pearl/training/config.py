@@ -278,10 +278,8 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         if isinstance(current, dict):
             return tomllib.loads(f"x = {value}")["x"]
     except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError too
-        kind = type(current).__name__
-        raise ValueError(
-            f"{name}: expected {'a table' if kind == 'dict' else 'an ' + kind}, got {value!r}"
-        ) from exc
+        kind = {"dict": "a table", "int": "an integer", "float": "a number"}[type(current).__name__]
+        raise ValueError(f"{name}: expected {kind}, got {value!r}") from exc
     return value
 
 
