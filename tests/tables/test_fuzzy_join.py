@@ -228,6 +228,7 @@ def test_a_large_reference_is_searched_approximately_with_the_same_matches(
         real = getattr(search, name)
         monkeypatch.setattr(search, name, lambda *a, _r=real, _n=name: made.append(_n) or _r(*a))
     monkeypatch.setattr(join, "REFERENCE_EXACT_MAX", 50)  # 300 references: approximate
+    monkeypatch.setattr(search, "EXACT_QUERIES", 10)  # and 60 queries are many
     approx = fuzzy_join(left, right, left_on="q", right_on="name", model=hash_encoder)
     assert sorted(set(made)) == ["_hnsw", "_sketch_index"]
     assert (exact["name"] == names[:60]).all()

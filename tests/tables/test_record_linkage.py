@@ -549,8 +549,12 @@ def test_large_tables_search_records_approximately_with_the_same_links(hash_enco
     make = search._hnsw
     monkeypatch.setattr(search, "_hnsw", lambda *a, **k: graphs.append(1) or make(*a, **k))
     monkeypatch.setattr(search, "EXACT_MAX", 50)  # 200 right records: approximate
+    few = fuzzy_join(left, right, on=keys, model=hash_encoder)
+    assert not graphs  # but 200 left records are few: searched exactly, no graph
+    monkeypatch.setattr(search, "EXACT_QUERIES", 100)
     approx = fuzzy_join(left, right, on=keys, model=hash_encoder)
     assert graphs  # the records' embeddings went through an HNSW graph
+    pd.testing.assert_frame_equal(few, exact)
     assert (approx["rid"] == truth).mean() == (exact["rid"] == truth).mean() == 1.0
 
 

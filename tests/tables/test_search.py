@@ -5,6 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from pearl.tables import search
 from pearl.tables.ngrams import NgramVectorizer
 from pearl.tables.search import ReferenceIndex, match_strings
 
@@ -113,14 +114,29 @@ def test_the_sketch_quantiser_trains_on_one_openmp_thread_and_gives_them_back(mo
         faiss.omp_set_num_threads(before)
 
 
-def test_ids_report_a_chunk_s_place_in_the_whole_table():
+def test_ids_report_a_chunk_s_place_in_the_whole_table(monkeypatch):
+    monkeypatch.setattr(search, "EXACT_QUERIES", 10)
     x = _unit(np.random.default_rng(2), 40)
     whole = ReferenceIndex(x).embedding_top_k(x[:5], 3)
     part = ReferenceIndex(x[20:], ids=np.arange(20, 40)).embedding_top_k(x[:5], 3)
     assert (part[0] >= 20).all()
-    approx = ReferenceIndex(x, exact_max=10).embedding_top_k(x[:5], 3)  # HNSW above 10 rows
-    assert approx[0].shape == (5, 3) and (approx[0][:, 0] == np.arange(5)).all()
+    approx = ReferenceIndex(x, exact_max=10).embedding_top_k(x[:20], 3)  # HNSW above 10 rows
+    assert approx[0].shape == (20, 3) and (approx[0][:, 0] == np.arange(20)).all()
     np.testing.assert_array_equal(whole[0][:, 0], np.arange(5))
+
+
+def test_few_queries_search_a_large_index_exactly_without_a_graph(monkeypatch):
+    x = _unit(np.random.default_rng(3), 60)
+    exact = ReferenceIndex(x, exact_max=math.inf).embedding_top_k(x[:5], 4)
+    index = ReferenceIndex(x, exact_max=10)  # a graph's size
+    few = index.embedding_top_k(x[:5], 4)
+    assert index._hnsw is None  # five queries: exact products cost less than the graph
+    np.testing.assert_array_equal(few[0], exact[0])
+    np.testing.assert_allclose(few[1], exact[1], rtol=1e-6)
+    monkeypatch.setattr(search, "EXACT_QUERIES", 4)
+    index.embedding_top_k(x[:5], 4)
+    assert index._hnsw is not None
+    index.embedding_top_k(x[:2], 4)  # once made, the graph answers every search
 
 
 @pytest.mark.parametrize("exact_max", [math.inf, 4])

@@ -340,8 +340,7 @@ def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np
         counts = np.bincount(values)
         agree = np.flatnonzero(gamma[:, f] == model.n_levels[f] - 1)
         tf = np.maximum(counts[rkey[pairs[agree, 1]]], 1) / len(values)
-        # tf counts the matches too: it is weighed against random pairs' agreement with
-        # them (unmixed u against tf gave a name held once in 5 rows the evidence 5:1)
+        # tf counts the matches: so does the random pairs' agreement it is weighed against
         offset[agree] += np.log(model.random_u_[f][-1]) - np.log(tf)
     return offset
 

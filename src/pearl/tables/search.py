@@ -59,6 +59,8 @@ EXACT_MAX = 20_000
 #: an IVF search (2 sqrt(n) lists, 16 probes) found 85% in 72 s; IVF's cost per query
 #: grows with sqrt(n), HNSW's with log(n).
 HNSW_LINKS, HNSW_BUILD_WIDTH, HNSW_SEARCH_WIDTH = 16, 32, 32
+#: Queries up to which a search is exact while no graph is built (half its cost at most).
+EXACT_QUERIES = 4_000
 
 
 # -- faiss ----------------------------------------------------------------------------------
@@ -111,9 +113,8 @@ def _sketch_index(r_ng):
 
 
 def new_faiss_index(kind: str, dim: int, train: np.ndarray, *, hnsw_m=32, ef_search=128, nprobe=16):
-    """An empty faiss index of unit vectors by inner product: ``"flat"`` (exact),
-    ``"hnsw"`` (a graph) or ``"ivf"`` (inverted lists trained on ``train``,
-    ``nlist = 4 sqrt(n)``)."""
+    """An empty faiss index of unit vectors by inner product: ``"flat"`` (exact), ``"hnsw"``
+    (a graph) or ``"ivf"`` (inverted lists trained on ``train``, ``nlist = 4 sqrt(n)``)."""
     import faiss
 
     if kind == "flat":
@@ -202,8 +203,9 @@ class ReferenceIndex:
     exact_max : int or float, optional
         Up to this many rows the embeddings are searched exactly, and up to a quarter of it
         the n-grams; above, approximately (a faiss HNSW graph and a product-quantised
-        n-gram sketch, each made on its first search). Default :data:`EXACT_MAX`;
-        ``math.inf``: always exact.
+        n-gram sketch, each made on its first search), but for the embeddings of a search
+        of at most :data:`EXACT_QUERIES` queries while no graph is made. Default
+        :data:`EXACT_MAX`; ``math.inf``: always exact.
     faiss_index : faiss index, optional
         A faiss index that holds the embeddings and answers their searches (flat, HNSW or
         IVF: :class:`~pearl.EntityIndex`'s choice).
@@ -237,8 +239,8 @@ class ReferenceIndex:
             return len(self.vectors)
         return 0 if self.ngram_rows is None else self.ngram_rows.shape[0]
 
-    def _exact_embeddings(self) -> bool:
-        return len(self) <= self.exact_max
+    def _exact_embeddings(self, n_queries: float = math.inf) -> bool:
+        return len(self) <= self.exact_max or (n_queries <= EXACT_QUERIES and self._hnsw is None)
 
     def _exact_ngrams(self) -> bool:
         limit = self.exact_max / 4 if self.ngram_exact_max is None else self.ngram_exact_max
@@ -258,10 +260,10 @@ class ReferenceIndex:
         return vecs.reshape(*np.shape(positions), -1)
 
     # -- one signal -----------------------------------------------------------------------
-    def _embedding_search(self, q: np.ndarray, k: int, block=None):
-        """Positions and cosines of each query's ``k`` nearest rows by embedding."""
+    def _embedding_search(self, q: np.ndarray, k: int, block=None, n_queries=None):
+        """Positions and cosines of each query's ``k`` nearest rows (of ``n_queries``)."""
         k = min(k, len(self))
-        if self.faiss_index is None and self._exact_embeddings():
+        if self.faiss_index is None and self._exact_embeddings(n_queries or len(q)):
             return top_k_of(q, self.vectors, np.arange(len(self), dtype=np.int64), k, block)
         index = self.faiss_index
         if index is None:
@@ -305,7 +307,7 @@ class ReferenceIndex:
         return self._ids_at(self._ngram_search(q_ng, k))
 
     # -- both signals, one scorer ---------------------------------------------------------
-    def candidates(self, q: np.ndarray, q_ng, per_signal: int):
+    def candidates(self, q: np.ndarray, q_ng, per_signal: int, n_queries=None):
         """Each query's ``per_signal`` nearest rows by embedding and ``per_signal`` nearest
         by n-gram cosine, merged (each row once, -1 padding, in increasing position).
 
@@ -314,7 +316,7 @@ class ReferenceIndex:
         positions : ndarray of int64, shape (len(q), 2 * per_signal at most)
         emb_cos, ngram_cos : ndarray, the same shape; the two cosines (-inf / 0 at padding)
         """
-        emb_pos, emb_s = self._embedding_search(q, per_signal)
+        emb_pos, emb_s = self._embedding_search(q, per_signal, n_queries=n_queries)
         ng_pos = self._ngram_search(q_ng, per_signal)
         safe = np.maximum(ng_pos, 0)
         ng_emb = np.einsum("nd,ncd->nc", q, self.vectors_at(safe)).astype(np.float32)
@@ -349,7 +351,7 @@ class ReferenceIndex:
         out_i, out_s = [], []
         step = block or 1024  # queries at a time: their candidates' vectors stay small
         for s in range(0, max(len(q), 1), step):
-            pos, emb, ng = self.candidates(q[s : s + step], q_ng[s : s + step], per_signal)
+            pos, emb, ng = self.candidates(q[s : s + step], q_ng[s : s + step], per_signal, len(q))
             raw = scorer.score(np.where(pos >= 0, emb, 0.0), ng)
             raw[pos < 0] = -np.inf
             top_i, top_s = _ranked(self._ids_at(pos), raw, width)
@@ -437,13 +439,12 @@ def match_strings(
 ):
     """Running top-k of each query over a stream of reference chunks.
 
-    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows,
-    and ``ngram_exact_max`` for the n-grams: by default always) and searched; only one
-    chunk of reference embeddings is held at a time, so the reference side can be larger
-    than memory. With a ``scorer`` (a
-    :class:`~pearl.tables.matcher.MatchScorer`), each chunk's best rows are those of
-    :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are learned from ``idf_texts``
-    (the reference keys when known) or else from the queries.
+    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows, and
+    ``ngram_exact_max`` for the n-grams: by default always) and searched; only one chunk of
+    reference embeddings is held at a time, so the reference side can be larger than
+    memory. With a ``scorer`` (a :class:`~pearl.tables.matcher.MatchScorer`), each chunk's
+    best rows are those of :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are
+    learned from ``idf_texts`` (the reference keys when known) or else from the queries.
 
     Returns
     -------
@@ -467,8 +468,7 @@ def match_strings(
             ngrams.fit(idf_texts if idf_texts else queries)
         q_ng = ngrams.transform(queries) if n else None
     width = scorer.width(top_k) if scorer is not None else top_k  # + the rivals
-    # the lists grow with the references seen, up to ``width``: a huge top_k costs no
-    # memory beyond the reference table's size
+    # the lists grow with the references seen, up to ``width`` (a huge top_k costs no more)
     best_s = np.zeros((n, 0), dtype=np.float32)
     best_i = np.zeros((n, 0), dtype=np.int64)
     offset = 0
