@@ -36,3 +36,11 @@ def test_none_as_the_whole_input():
 def test_generators_and_unicode_pass_through():
     texts = (t for t in ["café", "東京", "🙂 emoji", "a" * 10_000])
     assert check_texts(texts) == ["café", "東京", "🙂 emoji", "a" * 10_000]
+
+
+def test_text_is_put_in_composed_form():
+    # "é" as one code point, or "e" and a combining accent (macOS file names, some exports)
+    composed, decomposed = "Ren\u00e9e C\u00f4t\u00e9", "Rene\u0301e Co\u0302te\u0301"
+    assert composed != decomposed
+    assert check_texts([decomposed, composed]) == [composed, composed]
+    assert check_texts(["\ud800 e\u0301"]) == ["\ufffd \u00e9"]  # surrogates replaced first

@@ -19,6 +19,7 @@ __all__ = [
     "check_bool",
     "check_choice",
     "clean_text",
+    "nfc",
     "InputError",
     "InputTypeError",
     "MissingKeyError",
@@ -34,7 +35,9 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     ``"\\t\\n"`` all receive the same vector (the encoder's vector of an empty
     input). Lone surrogates (half a UTF-16 pair, as Python makes of invalid UTF-8 on a
     command line) cannot be encoded as UTF-8 and are replaced by U+FFFD, the replacement
-    character. Every other string is passed through unchanged.
+    character. Text is put in Unicode's composed form (NFC: "é" one code point, not "e" and
+    a combining accent), so that one text stored in either form gets one vector; every
+    other string is passed through unchanged.
 
     Parameters
     ----------
@@ -96,12 +99,24 @@ class MissingKeyError(InputError, KeyError):
 
 
 def clean_text(text: str) -> str:
-    """``""`` for a whitespace-only string, lone surrogates replaced by U+FFFD."""
+    """``""`` for a whitespace-only string, lone surrogates replaced by U+FFFD, and
+    Unicode's composed form (:func:`nfc`)."""
     if not text.strip():
         return ""
-    if not text.isascii() and _SURROGATES.search(text):
-        return _SURROGATES.sub("\ufffd", text)
-    return text
+    if text.isascii():
+        return text
+    return nfc(_SURROGATES.sub("\ufffd", text))
+
+
+def nfc(text: str) -> str:
+    """``text`` in Unicode's normal form C: a letter and its accent as one code point,
+    as most systems store them ("é" typed on macOS or read from its file names is "e" and
+    a combining accent, which compared as another string and other n-grams)."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
 
 
 def check_int(

@@ -50,6 +50,13 @@ def test_vectors_equal_the_torch_modules(static_pair, n):
     assert np.allclose(norms[norms > 0], 1, atol=1e-5)  # the folder ends with Normalize
 
 
+def test_an_accent_in_either_unicode_form_gives_one_vector(static_pair):
+    # the torch module and the NumPy path both read the composed form (NFC)
+    for enc in static_pair:
+        composed, decomposed = enc.encode(["Z\u00fcrich Caf\u00e9", "Zu\u0308rich Cafe\u0301"])
+        np.testing.assert_array_equal(composed, decomposed)
+
+
 def test_an_empty_phrase_is_the_zero_vector(static_pair):
     fast, _ = static_pair
     assert not fast.encode([""]).any() and not fast.encode(["   "]).any()

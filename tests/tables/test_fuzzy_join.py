@@ -302,6 +302,7 @@ def test_name_ids_are_equal_for_one_name_written_in_other_cases_and_spaces():
         2,
     ]
     assert name_ids([]).tolist() == []
+    assert name_ids(["Jos\u00e9", "Jose\u0301", "Jose"]).tolist() == [0, 0, 1]  # one "é"
     ids = np.array([[2, 0, -1], [1, 2, 0]])
     names = names_of_texts(ids, ["a", "B", "b ", "c"])  # row 3 is no candidate
     assert names[0, 0] == names[1, 0] == names[1, 1] != names[0, 1] and names[0, 2] == -1

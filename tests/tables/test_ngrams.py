@@ -164,3 +164,9 @@ def test_fit_counts_with_repeats_is_the_fit_on_the_repeated_texts(n_features):
         vec.fit_counts(vec.counts(values), [1, 2])
     with pytest.raises(ValueError, match="repeats"):
         vec.fit_counts(vec.counts(values), [1, 1, 1, 1, -1])
+
+
+def test_an_accent_in_either_unicode_form_gives_the_same_ngrams():
+    v = NgramVectorizer()
+    composed, decomposed = v.counts(["Z\u00fcrich"]), v.counts(["Zu\u0308rich"])
+    assert (composed != decomposed).nnz == 0

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pearl._validation import nfc
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.nearest import thread_map
 
@@ -148,7 +149,7 @@ def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
     from pearl.tables.encoding import to_string_list
 
     cells, null = to_string_list(column, non_string="str", name=str(column.name))
-    cells = [c.strip() for c in cells]
+    cells = [nfc(c).strip() for c in cells]  # "é" in either of its forms: one value
     return cells, null | np.array([c == "" for c in cells], dtype=bool)
 
 

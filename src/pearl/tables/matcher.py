@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pearl._validation import check_choice, check_float
+from pearl._validation import check_choice, check_float, nfc
 from pearl.tables.ngrams import NgramVectorizer
 
 __all__ = [
@@ -414,7 +414,7 @@ def name_ids(texts: Sequence[str]) -> np.ndarray:
     aside ("New York", "new  york "): what a match probability does not count as a rival
     (:meth:`MatchScorer.ranked`), as record linkage counts such values equal."""
     first: dict[str, int] = {}
-    keys = (first.setdefault(" ".join(t.split()).casefold(), len(first)) for t in texts)
+    keys = (first.setdefault(" ".join(nfc(t).split()).casefold(), len(first)) for t in texts)
     return np.fromiter(keys, dtype=np.int64, count=len(texts))
 
 

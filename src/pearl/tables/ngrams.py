@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from pearl._validation import nfc
+
 __all__ = [
     "NgramVectorizer",
     "hashed_char_ngrams",
@@ -89,7 +91,7 @@ class NgramVectorizer:
 
         texts = list(texts)
         n, width = len(texts), self.n_features
-        lowered = [t.lower() for t in texts]
+        lowered = [nfc(t).lower() for t in texts]  # "é" written in either form: one n-gram
         rows, cols = [], []
         row, col = hashed_char_ngrams(lowered, self.ngram_range, width)
         rows.append(row)
