@@ -912,3 +912,13 @@ def test_names_written_in_either_unicode_form_are_equal(hash_encoder):
     out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder, threshold=0.0)
     assert (out["name_right"] == right["name"]).all()  # the right table's own strings
     assert out["match_score"].min() > 0.9
+
+
+def test_text_values_are_equal_case_and_spaces_aside():
+    from pearl.tables.comparisons import _TextField
+
+    # as the docs say; a double space, a tab or a no-break space made another value
+    left = pd.Series(["New  York", "New\xa0York", "new york ", "Acme\tCorp", "Jean-Luc"])
+    right = pd.Series(["New York", "New York", "New York", "Acme Corp", "Jean Luc"])
+    lk, rk = _TextField(left, right, None).keys()
+    assert (lk[:4] == rk[:4]).all() and lk[4] != rk[4]  # a hyphen is no space

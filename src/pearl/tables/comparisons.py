@@ -264,9 +264,9 @@ class _TextField:
         pos = {v: i for i, v in enumerate(uniq)}
         self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
         self.rid = self.lid if rc is lc else np.array([pos[v] for v in rc], dtype=np.int64)
-        folded = [v.casefold() for v in uniq]
+        folded = [" ".join(v.split()).casefold() for v in uniq]  # case and spaces aside
         first: dict[str, int] = {}
-        # each value's case-folded form as the id of its first value: equality of ints
+        # each value's folded form as the id of its first value: equality of ints
         self.folded = np.array([first.setdefault(f, i) for i, f in enumerate(folded)])
         # the values' n-grams counted once; the IDF is the right column's (each value as
         # often as it occurs there), as fitting on the column itself gives
@@ -294,8 +294,8 @@ class _TextField:
         return np.asarray(sim)[inverse]
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each left and right row's value as an integer, case aside (equal values, equal
-        keys)."""
+        """Each left and right row's value as an integer, case and spaces aside (equal
+        values, equal keys)."""
         return self.folded[self.lid], self.folded[self.rid]
 
     def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
