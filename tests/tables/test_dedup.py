@@ -165,3 +165,35 @@ def test_a_table_with_a_repeated_column_name_is_a_clear_error(hash_encoder):
             tool(table, model=hash_encoder)
         with pytest.raises(ValueError, match=r"several columns named \['x'\]"):
             tool(table[["x"]], model=hash_encoder)  # two columns, one name
+
+
+def test_a_column_of_codes_is_grouped_by_its_values(hash_encoder):
+    # phones and postcodes one digit apart are two lines and two places: the string
+    # matcher linked them as a typo (0.95), and left a phone written another way apart
+    phones = ["310-246-1501", "(310) 246 1501", "310.246.1501", "3102461502", None, "212-555-0199"]
+    assert deduplicate(phones, model=hash_encoder).tolist() == [
+        "310-246-1501",
+        "310-246-1501",
+        "310-246-1501",
+        "3102461502",
+        None,
+        "212-555-0199",
+    ]
+    assert cluster(["02134", "02135", "02134", "90210"], model=hash_encoder).tolist() == [
+        0,
+        1,
+        0,
+        2,
+    ]
+    # numbers and dates by their values, whatever their spelling
+    numbers = ["34", "34.0", "35", "35.00", "1000"]
+    assert cluster(numbers, model=hash_encoder).tolist() == [0, 0, 1, 1, 2]
+    dates = ["1975-03-12", "03/12/1975", "1975-03-13", ""]
+    assert cluster(dates, model=hash_encoder).tolist() == [0, 0, 1, -1]
+    with pytest.raises(ValueError, match="sample_weight"):
+        cluster(["02134", "02135"], model=hash_encoder, sample_weight=[1])
+
+
+def test_a_column_of_codes_needs_no_model():
+    # the model is never loaded (a name that would not load proves it)
+    assert cluster(["02134", "02135", "02134"], model="no-such-model").tolist() == [0, 1, 0]

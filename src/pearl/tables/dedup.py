@@ -45,8 +45,7 @@ SHORT_EDIT = (0.5, 4)
 ABBREVIATION = 0.95
 
 
-def _unique_embeddings(values, model, batch_size, exact: bool, show_progress_bar):
-    texts, nulls = to_string_list(values, non_string="str")
+def _unique_embeddings(texts, nulls, model, batch_size, exact: bool, show_progress_bar):
     uniq = list(dict.fromkeys(t for t, n in zip(texts, nulls, strict=True) if not n))
     if exact and len(uniq) > MAX_UNIQUE:
         raise ValueError(
@@ -59,7 +58,31 @@ def _unique_embeddings(values, model, batch_size, exact: bool, show_progress_bar
     # above QUERY_CACHE_MAX values, outside the process cache (a million values held twice
     # broke an 8 GB limit with the default model)
     emb = query_vectors(uniq, enc, batch_size, show_progress_bar) if uniq else None
-    return texts, nulls, uniq, emb, enc
+    return uniq, emb, enc
+
+
+def _value_labels(texts: list[str], nulls: np.ndarray) -> np.ndarray | None:
+    """Cluster labels of a column of codes, numbers or dates
+    (:func:`~pearl.tables.comparisons.field_kind`): equal values after record linkage's
+    normalisation ("310-246-1501" and "(310) 246 1501"; "3" and "3.0"; "1975-03-12" and
+    "03/12/1975"), -1 where missing; None for a column of text. Such values are never
+    one typo apart from their duplicate: postcodes 02134 and 02135, or two phones one
+    digit apart, are two places and two lines (the string matcher linked them)."""
+    import pandas as pd
+
+    from pearl.tables.comparisons import _code_values, _dates, _numbers, field_kind
+
+    column = pd.Series([None if n else t for t, n in zip(texts, nulls, strict=True)], dtype=object)
+    kind = field_kind(column, column)
+    if kind == "text":
+        return None
+    if kind == "code":
+        keys, missing = _code_values(column)
+    else:
+        keys = _dates(column) if kind == "date" else _numbers(column)
+        missing = pd.isna(keys)
+    labels, _ = pd.factorize(pd.Series(keys).where(~missing), use_na_sentinel=True)
+    return labels.astype(np.int64)
 
 
 def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> np.ndarray:
@@ -125,6 +148,12 @@ def cluster(
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
 
+    A column of codes, numbers or dates (phones, postcodes, ids, years: as record linkage
+    reads a column's kind, :func:`~pearl.tables.comparisons.field_kind`) is clustered by
+    its values instead, without the model: equal after normalisation ("310-246-1501",
+    "(310) 246 1501"; dates in any format the column uses), never one digit apart
+    (postcodes 02134 and 02135 are two places); ``threshold`` does not apply there.
+
     Parameters
     ----------
     values : iterable or table
@@ -176,8 +205,13 @@ def cluster(
         n_clusters = check_int(n_clusters, "n_clusters", 1)
     batch_size = check_int(batch_size, "batch_size", 1)
     top_k = check_int(top_k, "top_k", 1)
-    texts, nulls, uniq, emb, encoder = _unique_embeddings(
-        values, model, batch_size, n_clusters is not None, show_progress_bar
+    texts, nulls = to_string_list(values, non_string="str")
+    if sample_weight is not None:
+        _checked_weights(sample_weight, len(texts))
+    if n_clusters is None and (by_value := _value_labels(texts, nulls)) is not None:
+        return by_value  # codes, numbers or dates: equal values are duplicates
+    uniq, emb, encoder = _unique_embeddings(
+        texts, nulls, model, batch_size, n_clusters is not None, show_progress_bar
     )
     out = np.full(len(texts), -1, dtype=np.int64)
     if not uniq:
@@ -205,18 +239,25 @@ def cluster(
 
 def _row_weights(texts, nulls, uniq: list[str], sample_weight) -> np.ndarray:
     """The rows each distinct value stands for: its count, or its summed ``sample_weight``."""
-    if sample_weight is None:
-        weight = np.ones(len(texts))
-    else:
-        weight = np.asarray(sample_weight, dtype=np.float64).ravel()
-        if weight.shape != (len(texts),):
-            raise ValueError(f"sample_weight has {weight.size} entries for {len(texts)} values")
-        if not np.all(np.isfinite(weight)) or (weight <= 0).any():
-            raise ValueError("sample_weight must be finite and positive")
+    weight = (
+        np.ones(len(texts))
+        if sample_weight is None
+        else _checked_weights(sample_weight, len(texts))
+    )
     where = {t: i for i, t in enumerate(uniq)}
     live = ~np.asarray(nulls, dtype=bool)
     ids = np.array([where[t] for t, ok in zip(texts, live, strict=True) if ok], dtype=np.int64)
     return np.bincount(ids, weights=weight[live], minlength=len(uniq))
+
+
+def _checked_weights(sample_weight, n: int) -> np.ndarray:
+    """``sample_weight`` as n finite positive floats (else a ValueError)."""
+    weight = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if weight.shape != (n,):
+        raise ValueError(f"sample_weight has {weight.size} entries for {n} values")
+    if not np.all(np.isfinite(weight)) or (weight <= 0).any():
+        raise ValueError("sample_weight must be finite and positive")
+    return weight
 
 
 def deduplicate(
