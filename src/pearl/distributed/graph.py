@@ -107,7 +107,7 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     threshold = opts.threshold
     if opts.precision is not None:  # every partition's best probabilities first
         key = str(opts.right_on)
-        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k, key) for *_, c in parts]
+        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k, key, q) for _, q, c in parts]
         threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
     kw: dict[str, Any] = dict(
         threshold=threshold,

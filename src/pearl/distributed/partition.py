@@ -251,22 +251,33 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
-def ranked_probabilities(cands: Candidates, scorer, top_k: int, key: str | None = None):
+def ranked_probabilities(
+    cands: Candidates, scorer, top_k: int, key: str | None = None, queries: list | None = None
+):
     """The first ``top_k`` candidates and their match probabilities (``keep_top``); with
     the right key column ``key``, copies of one name are no rivals, as in the
-    single-process join (:func:`~pearl.tables.matcher.name_ids`)."""
-    names = None
+    single-process join (:func:`~pearl.tables.matcher.name_ids`); with the partition's
+    ``queries`` too, candidates numbered apart from theirs are ranked last
+    (:mod:`pearl.tables.numbers`)."""
+    from pearl.tables.numbers import candidates_apart
+
+    names = apart = None
     if key is not None and len(cands.rows):
         keys, _ = to_string_list(cands.rows[key], non_string="str", name=key)
-        at = cands.rows.index.get_indexer(cands.ids.ravel())  # -1: padding
-        names = names_at(at, name_ids(keys)).reshape(cands.ids.shape)
-    return keep_top(scorer, cands.ids, cands.scores, top_k, names)
+        at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+        names = names_at(at, name_ids(keys))
+        if queries is not None:
+            apart = candidates_apart(queries, at, keys)
+    return keep_top(scorer, cands.ids, cands.scores, top_k, names, apart)
 
 
-def best_probabilities(cands: Candidates, scorer, top_k: int, key: str | None = None):
+def best_probabilities(
+    cands: Candidates, scorer, top_k: int, key: str | None = None, query: Query | None = None
+):
     """Each live query's best match probability in one partition (what ``precision=``
     chooses its threshold from, over every partition)."""
-    _, top_s = ranked_probabilities(cands, scorer, top_k, key)
+    queries = None if query is None else query.texts
+    _, top_s = ranked_probabilities(cands, scorer, top_k, key, queries)
     return top_s[:, 0] if top_s.shape[1] else np.zeros(0, np.float32)
 
 
@@ -298,7 +309,7 @@ def join_partition(
     live = query.live
     # with a scorer, the candidates hold more than top_k: the rivals their probabilities read
     top_i, top_s = (
-        ranked_probabilities(cands, scorer, top_k, key)
+        ranked_probabilities(cands, scorer, top_k, key, query.texts)
         if scorer is not None
         else (cands.ids, cands.scores)
     )

@@ -14,6 +14,7 @@ from pearl.tables.frames import column_like, is_table, table_columns
 from pearl.tables.linkage import graph_average_linkage
 from pearl.tables.match_graph import match_graph
 from pearl.tables.matcher import check_matcher, scorer_for
+from pearl.tables.numbers import NUMBERED_APART
 
 __all__ = ["cluster", "deduplicate"]
 
@@ -43,6 +44,11 @@ SHORT_EDIT = (0.5, 4)
 #: probability at least this (experiments/dedup_abbreviations.py: overall F1 0.859 to
 #: 0.896 on development data).
 ABBREVIATION = 0.95
+#: With a calibrated matcher, two values whose numbers differ ("Apollo 11", "Apollo 13";
+#: "Windows 7", "Windows 8") are linked with probability at most this: a sequel, a
+#: version or a year is another thing (:mod:`pearl.tables.numbers`; the typo rule above
+#: had linked them at 0.95).
+NUMBERS = NUMBERED_APART
 
 
 def _unique_embeddings(texts, nulls, model, batch_size, exact: bool, show_progress_bar):
@@ -143,7 +149,9 @@ def cluster(
     letters swapped, case aside) are linked with probability at least 0.95
     (:data:`EDITS`), and so are two values that abbreviate each other word by word ("Intl
     Paper", "International Paper"; :data:`ABBREVIATION`); two codes of fewer than 4
-    characters one edit apart ("NBC", "NBA") at most 0.5 (:data:`SHORT_EDIT`). The cost
+    characters one edit apart ("NBC", "NBA") at most 0.5 (:data:`SHORT_EDIT`), and two
+    values whose numbers differ ("Apollo 11", "Apollo 13") at most 0.05
+    (:data:`NUMBERS`). The cost
     grows with the number of links, not its square: a million distinct values fit on a laptop.
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
@@ -222,7 +230,7 @@ def cluster(
     else:
         rows = _row_weights(texts, nulls, uniq, sample_weight)
         rules: dict[str, Any] = (
-            dict(edits=EDITS, short_edit=SHORT_EDIT, abbreviation=ABBREVIATION)
+            dict(edits=EDITS, short_edit=SHORT_EDIT, abbreviation=ABBREVIATION, numbers=NUMBERS)
             if scorer is not None
             else {}
         )

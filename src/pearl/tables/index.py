@@ -328,6 +328,7 @@ class EntityIndex:
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
         queries at a time (a block's candidates stay small)."""
         from pearl.tables.matcher import keep_top, names_at
+        from pearl.tables.numbers import candidates_apart
 
         index, vectorizer = self._reference()
         name_of = self._name_groups()
@@ -338,7 +339,8 @@ class EntityIndex:
             block = slice(s, s + QUERY_BLOCK)
             q_ng = vectorizer.transform(items[block])
             raw_i, raw_s = index.best(q[block], q_ng, scorer, width, per_signal)
-            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names_at(raw_i, name_of))
+            apart = candidates_apart(items[block], raw_i, self.names_)
+            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names_at(raw_i, name_of), apart)
             blocks.append(top_i)
             scores.append(top_s.astype(np.float32))
         ids = np.concatenate(blocks)

@@ -90,6 +90,7 @@ def match_graph(
     edits: tuple[float, int] | None = None,
     short_edit: tuple[float, int] | None = None,
     abbreviation: float | None = None,
+    numbers: float | None = None,
 ) -> MatchGraph:
     """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
     ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
@@ -119,6 +120,10 @@ def match_graph(
     abbreviation : float, optional
         With a ``scorer``, a link between two values that abbreviate each other
         (:func:`abbreviation_apart`) gets at least this probability.
+    numbers : float, optional
+        With a ``scorer``, a link between two values numbered apart ("Apollo 11", "Apollo
+        13": :mod:`pearl.tables.numbers`) gets at most this probability, whatever the
+        other rules gave it.
 
     Returns
     -------
@@ -153,6 +158,11 @@ def match_graph(
             lower, rows, cols, min_length
         )
         weights = np.where(near, np.minimum(weights, cap), weights).astype(np.float32)
+    if numbers is not None:
+        from pearl.tables.numbers import number_ids, numbered_apart
+
+        apart = numbered_apart(number_ids(texts), rows, cols)
+        weights = np.where(apart, np.minimum(weights, numbers), weights).astype(np.float32)
     return MatchGraph(n, rows, cols, weights)
 
 

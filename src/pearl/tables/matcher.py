@@ -463,18 +463,34 @@ def scorer_for(matcher: str | MatchScorer, encoder) -> MatchScorer | None:
 
 
 def keep_top(
-    scorer, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
+    scorer,
+    ids: np.ndarray,
+    raw: np.ndarray,
+    top_k: int,
+    names: np.ndarray | None = None,
+    apart: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
     the scorer's width, because fewer references exist, is padded to the runner-up column
     its probabilities read). ``names``, optional: each candidate's name as an integer
-    (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no rivals."""
+    (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no rivals.
+    ``apart``, optional: the candidates numbered apart from their query
+    (:func:`~pearl.tables.numbers.candidates_apart`): probability at most
+    :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (whose
+    probabilities they still weigh as rivals)."""
     real = ids.shape[1]
     pad = ((0, 0), (0, max(0, min(scorer.width(top_k), 2) - real)))
     ids = np.pad(ids, pad, constant_values=-1)
     raw = np.pad(raw, pad, constant_values=-np.inf)
     if names is not None:
         names = np.where(ids >= 0, np.pad(names, pad, constant_values=-1), -1)
-    ids, probs = scorer.keep_top(ids, raw, top_k, names)
+    probs = scorer.ranked(raw, names)
+    if apart is not None:
+        from pearl.tables.numbers import NUMBERED_APART
+
+        apart = np.pad(apart, pad)
+        probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
+        order = np.argsort(apart, axis=1, kind="stable")  # the others first, in their order
+        ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]

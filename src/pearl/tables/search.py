@@ -39,6 +39,7 @@ from pearl.tables.nearest import (
     sketch,
     top_k_of,
 )
+from pearl.tables.numbers import candidates_apart
 
 __all__ = [
     "EXACT_MAX",
@@ -203,9 +204,8 @@ class ReferenceIndex:
     exact_max : int or float, optional
         Up to this many rows the embeddings are searched exactly, and up to a quarter of it
         the n-grams; above, approximately (a faiss HNSW graph and a product-quantised
-        n-gram sketch, each made on its first search), but for the embeddings of a search
-        of at most :data:`EXACT_QUERIES` queries while no graph is made. Default
-        :data:`EXACT_MAX`; ``math.inf``: always exact.
+        n-gram sketch, each made on its first search; the embeddings exactly for at most
+        :data:`EXACT_QUERIES` queries). Default :data:`EXACT_MAX`; ``math.inf``: exact.
     faiss_index : faiss index, optional
         A faiss index that holds the embeddings and answers their searches (flat, HNSW or
         IVF: :class:`~pearl.EntityIndex`'s choice).
@@ -469,8 +469,7 @@ def match_strings(
         q_ng = ngrams.transform(queries) if n else None
     width = scorer.width(top_k) if scorer is not None else top_k  # + the rivals
     # the lists grow with the references seen, up to ``width`` (a huge top_k costs no more)
-    best_s = np.zeros((n, 0), dtype=np.float32)
-    best_i = np.zeros((n, 0), dtype=np.int64)
+    best_s, best_i = np.zeros((n, 0), dtype=np.float32), np.zeros((n, 0), dtype=np.int64)
     offset = 0
     texts: list[str] = []  # with a scorer, the references: copies of a name are no rivals
     for chunk in itertools.chain([first], chunks):
@@ -496,5 +495,6 @@ def match_strings(
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names_of_texts(best_i, texts))
+        names, apart = names_of_texts(best_i, texts), candidates_apart(queries, best_i, texts)
+        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart)
     return best_i, best_s

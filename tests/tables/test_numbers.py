@@ -1,0 +1,39 @@
+import numpy as np
+import pandas as pd
+
+from pearl import cluster, fuzzy_join
+from pearl.tables.numbers import NUMBERED_APART, candidates_apart, number_ids, numbered_apart
+
+
+def test_numbers_of_a_name_compare_as_integers():
+    ids = number_ids(["Apollo 11", "apollo 011", "Apollo 13", "Apollo", "1,000 Oaks", "1000 oaks"])
+    assert ids[0] == ids[1] != ids[2] and ids[3] == 0 and ids[4] == ids[5] > 0
+    pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5]])
+    assert numbered_apart(ids, pairs[:, 0], pairs[:, 1]).tolist() == [False, True, False, False]
+    # a decimal point is no thousands separator; Roman numerals do not count
+    assert number_ids(["v3.5", "v35", "World War II"]).tolist() == [1, 2, 0]
+
+
+def test_candidates_apart_from_their_query():
+    refs = ["Apollo 13", "Apollo 11", "Apollo program"]
+    ids = np.array([[0, 1, 2], [2, -1, -1]])
+    apart = candidates_apart(["Apollo 11", "Windows 7"], ids, refs)
+    assert apart.tolist() == [[True, False, False], [False, False, False]]
+
+
+def test_a_sequel_is_no_typo_of_its_original(hash_encoder):
+    # one edit apart, so linked at 0.95 as a typo: "Apollo 11" and "Apollo 13" were one
+    labels = cluster(
+        ["Apollo 11", "Apollo 13", "apollo 11", "Windows 7", "Windows 8"], model=hash_encoder
+    )
+    assert labels[0] == labels[2] and len({labels[0], labels[1], labels[3], labels[4]}) == 4
+
+
+def test_a_join_does_not_take_another_number_for_the_name(hash_encoder):
+    left = pd.DataFrame({"q": ["Apollo 11", "Boeing 747", "Route 66"]})
+    right = pd.DataFrame({"r": ["Apollo 13", "Boeing 747-400", "Boeing 747", "Route 66 Diner"]})
+    out = fuzzy_join(left, right, left_on="q", right_on="r", model=hash_encoder, threshold=0)
+    assert out["match_score"][0] <= np.float32(NUMBERED_APART)  # the only Apollo is another
+    assert out["r"][1] == "Boeing 747" and out["r"][2] == "Route 66 Diner"
+    default = fuzzy_join(left, right, left_on="q", right_on="r", model=hash_encoder)
+    assert default["r"].isna()[0]
