@@ -385,6 +385,30 @@ def test_combined_matcher_on_one_shard_equals_the_single_process_join(
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
 
 
+def test_numbered_names_are_ranked_alike_on_dask(client, tiny_model_dir):
+    # a candidate whose numbers differ from its query's is capped and ranked last, in
+    # each partition as in one process (the partition passes its queries along)
+    from pearl.tables.matcher import MatchScorer
+    from pearl.tables.numbers import NUMBERED_APART
+
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))
+    words = ("alpha", "bravo", "charlie", "delta", "echo")
+    right = pd.DataFrame({"title": [f"{w} {i} club" for w in words for i in range(1, 7)]})
+    left = pd.DataFrame({"name": [f"{w} {i} clubs" for w in words for i in (1, 5, 9)]})
+    kw = dict(model=str(tiny_model_dir), matcher=scorer, top_k=2, threshold=0)
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", **kw)
+    out = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=3),
+        dd.from_pandas(right, npartitions=2),
+        "name",
+        "title",
+        **kw,
+    ).compute()
+    pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
+    nines = single[single["name"].str.contains(" 9 ")]
+    assert (nines["match_score"] <= np.float32(NUMBERED_APART)).all()  # no club 9 exists
+
+
 def _worker_settings():
     import torch
 
