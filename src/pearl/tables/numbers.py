@@ -34,8 +34,6 @@ _DIGITS = re.compile(r"\d+")
 
 def _numbers(text: str) -> tuple[int, ...]:
     """The sorted integers of a text's digit runs (thousands separators removed)."""
-    if not any(c.isdigit() for c in text):
-        return ()
     return tuple(sorted(int(d) for d in _DIGITS.findall(_SEPARATOR.sub("", text))))
 
 
@@ -45,8 +43,9 @@ def number_ids(texts: Sequence[str], table: dict | None = None) -> np.ndarray:
     the ids of two lists compare."""
     table = {(): 0} if table is None else table
     table.setdefault((), 0)
-    keys = (table.setdefault(_numbers(t), len(table)) for t in texts)
-    return np.fromiter(keys, dtype=np.int64, count=len(texts))
+    digit = _DIGITS.search  # most names hold no number: one search each
+    keys = [table.setdefault(_numbers(t), len(table)) if digit(t) else 0 for t in texts]
+    return np.array(keys, dtype=np.int64)
 
 
 def numbered_apart(ids: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
