@@ -10,8 +10,14 @@ def test_numbers_of_a_name_compare_as_integers():
     assert ids[0] == ids[1] != ids[2] and ids[3] == 0 and ids[4] == ids[5] > 0
     pairs = np.array([[0, 1], [0, 2], [0, 3], [4, 5]])
     assert numbered_apart(ids, pairs[:, 0], pairs[:, 1]).tolist() == [False, True, False, False]
-    # a decimal point is no thousands separator; Roman numerals do not count
-    assert number_ids(["v3.5", "v35", "World War II"]).tolist() == [1, 2, 0]
+    # a decimal point is no thousands separator
+    assert number_ids(["v3.5", "v35"]).tolist() == [1, 2]
+    # Roman numerals of I, V and X in capitals count, but not as the first word (the
+    # pronoun) nor words of other letters
+    roman = ["World War II", "World War 2", "Louis XIV", "I Am Legend", "Washington DC", "MIX"]
+    ids = number_ids(roman)
+    assert ids[0] == ids[1] > 0 and ids[2] > 0 and ids[2] != ids[0]
+    assert ids[3:].tolist() == [0, 0, 0]
 
 
 def test_candidates_apart_from_their_query():
@@ -27,6 +33,8 @@ def test_a_sequel_is_no_typo_of_its_original(hash_encoder):
         ["Apollo 11", "Apollo 13", "apollo 11", "Windows 7", "Windows 8"], model=hash_encoder
     )
     assert labels[0] == labels[2] and len({labels[0], labels[1], labels[3], labels[4]}) == 4
+    kings = cluster(["Henry VII", "Henry VIII", "Henry VIII"], model=hash_encoder)
+    assert kings[1] == kings[2] != kings[0]
 
 
 def test_a_join_does_not_take_another_number_for_the_name(hash_encoder):

@@ -7,13 +7,14 @@ written twice (0.98 in a join, and linked as one typo apart in ``deduplicate``).
 that differs is a sequel, a version, a year, a street number: another thing. Two values
 are **numbered apart** when both hold at least one number and their numbers differ, as
 multisets of integers: each run of digits, thousands separators inside it removed
-("1,000" is 1000) and leading zeros aside ("007" is 7). Roman numerals do not count
-("DC", "CD", "MIX" are words too).
+("1,000" is 1000) and leading zeros aside ("007" is 7), and each Roman numeral of I, V
+and X up to 39 written in capitals as a word of its own but the first ("World War II",
+"Henry VIII", "Louis XIV"; not the pronoun of "I Am Legend"; "DC", "CD", "MIX" are words).
 
 With the combined matcher, a pair numbered apart has at most the probability
 :data:`NUMBERED_APART` (``deduplicate``/``cluster``: its link; ``fuzzy_join``,
 ``EntityIndex.search`` and the Dask join: the candidate, ranked after every candidate
-whose numbers agree with the query's or that has none, and no rival to them).
+whose numbers agree with the query's or that has none; it still weighs as their rival).
 """
 
 from __future__ import annotations
@@ -30,11 +31,27 @@ NUMBERED_APART = 0.05
 
 _SEPARATOR = re.compile(r"(?<=\d)[,.](?=\d{3}(?!\d))")
 _DIGITS = re.compile(r"\d+")
+_ROMAN_WORD = re.compile(r"\b[IVX]+\b")
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+_ANY = re.compile(r"\d|[IVX]\b")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10}
+
+
+def _roman(word: str) -> int:
+    """The value of a valid Roman numeral of I, V and X."""
+    values = [_ROMAN_VALUES[c] for c in word]
+    return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
 
 
 def _numbers(text: str) -> tuple[int, ...]:
-    """The sorted integers of a text's digit runs (thousands separators removed)."""
-    return tuple(sorted(int(d) for d in _DIGITS.findall(_SEPARATOR.sub("", text))))
+    """The sorted integers of a text's digit runs (thousands separators removed) and of
+    its Roman numerals (capitals, not the first word)."""
+    found = [int(d) for d in _DIGITS.findall(_SEPARATOR.sub("", text))]
+    start = len(text) - len(text.lstrip())
+    for m in _ROMAN_WORD.finditer(text):
+        if m.start() > start and _ROMAN.fullmatch(m.group()):
+            found.append(_roman(m.group()))
+    return tuple(sorted(found))
 
 
 def number_ids(texts: Sequence[str], table: dict | None = None) -> np.ndarray:
@@ -43,8 +60,8 @@ def number_ids(texts: Sequence[str], table: dict | None = None) -> np.ndarray:
     the ids of two lists compare."""
     table = {(): 0} if table is None else table
     table.setdefault((), 0)
-    digit = _DIGITS.search  # most names hold no number: one search each
-    keys = [table.setdefault(_numbers(t), len(table)) if digit(t) else 0 for t in texts]
+    maybe = _ANY.search  # most names hold no number: one search each
+    keys = [table.setdefault(_numbers(t), len(table)) if maybe(t) else 0 for t in texts]
     return np.array(keys, dtype=np.int64)
 
 
