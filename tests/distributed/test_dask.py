@@ -60,6 +60,13 @@ def tables(n_left=60, n_right=40):
     return left, right
 
 
+def _dask_join(left, right, **kw):
+    """``pearl.dask.fuzzy_join`` of ``left`` (3 partitions) and ``right`` (2) on name and
+    title, computed: what the single-process join is compared with."""
+    left, right = dd.from_pandas(left, npartitions=3), dd.from_pandas(right, npartitions=2)
+    return pdk.fuzzy_join(left, right, "name", "title", **kw).compute()
+
+
 @pytest.mark.parametrize("shards, top_k, how", [(1, 1, "left"), (3, 2, "inner")])
 def test_join_equals_the_single_process_join_row_for_row(
     client, tiny_model_dir, shards, top_k, how
@@ -373,15 +380,7 @@ def test_combined_matcher_on_one_shard_equals_the_single_process_join(
         model=str(tiny_model_dir),
         matcher=scorer,
     )
-    out = pdk.fuzzy_join(
-        dd.from_pandas(left, npartitions=3),
-        dd.from_pandas(right, npartitions=2),
-        "name",
-        "title",
-        model=str(tiny_model_dir),
-        top_k=top_k,
-        matcher=scorer,
-    ).compute()
+    out = _dask_join(left, right, model=str(tiny_model_dir), top_k=top_k, matcher=scorer)
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
 
 
@@ -397,13 +396,7 @@ def test_numbered_names_are_ranked_alike_on_dask(client, tiny_model_dir):
     left = pd.DataFrame({"name": [f"{w} {i} clubs" for w in words for i in (1, 5, 9)]})
     kw = dict(model=str(tiny_model_dir), matcher=scorer, top_k=2, threshold=0)
     single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", **kw)
-    out = pdk.fuzzy_join(
-        dd.from_pandas(left, npartitions=3),
-        dd.from_pandas(right, npartitions=2),
-        "name",
-        "title",
-        **kw,
-    ).compute()
+    out = _dask_join(left, right, **kw)
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
     nines = single[single["name"].str.contains(" 9 ")]
     assert (nines["match_score"] <= np.float32(NUMBERED_APART)).all()  # no club 9 exists
@@ -510,15 +503,7 @@ def test_precision_chooses_one_threshold_over_every_partition(client, tiny_model
         precision=0.9,
     )
     assert single["title"].isna().any() and single["title"].notna().any()  # a real cut
-    out = pdk.fuzzy_join(
-        dd.from_pandas(left, npartitions=3),
-        dd.from_pandas(right, npartitions=2),
-        "name",
-        "title",
-        model=str(tiny_model_dir),
-        matcher=scorer,
-        precision=0.9,
-    ).compute()
+    out = _dask_join(left, right, model=str(tiny_model_dir), matcher=scorer, precision=0.9)
     pd.testing.assert_frame_equal(out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5)
     with pytest.raises(ValueError, match="precision"):
         pdk.fuzzy_join(
@@ -570,13 +555,7 @@ def test_copies_of_a_name_are_no_rivals_on_dask_as_in_one_process(client, tiny_m
     np.testing.assert_allclose(
         single.loc[[5, 6], "match_score"], alone.loc[[5, 6], "match_score"], rtol=1e-4
     )
-    out = pdk.fuzzy_join(
-        dd.from_pandas(left, npartitions=3),
-        dd.from_pandas(right, npartitions=2),
-        "name",
-        "title",
-        **kw,
-    ).compute()
+    out = _dask_join(left, right, **kw)
     # which copy is taken is a tie that float noise between shards' batches can turn
     same = ["name", "lid", "title", "match_score"]
     pd.testing.assert_frame_equal(

@@ -214,8 +214,8 @@ def cluster(
     batch_size = check_int(batch_size, "batch_size", 1)
     top_k = check_int(top_k, "top_k", 1)
     texts, nulls = to_string_list(values, non_string="str")
-    if sample_weight is not None:
-        _checked_weights(sample_weight, len(texts))
+    # checked before any work, whichever way the column is clustered
+    weight = None if sample_weight is None else _checked_weights(sample_weight, len(texts))
     if n_clusters is None and (by_value := _value_labels(texts, nulls)) is not None:
         return by_value  # codes, numbers or dates: equal values are duplicates
     uniq, emb, encoder = _unique_embeddings(
@@ -228,7 +228,7 @@ def cluster(
     if n_clusters is not None:
         lab = _exact_labels(uniq, emb, scorer, n_clusters)
     else:
-        rows = _row_weights(texts, nulls, uniq, sample_weight)
+        rows = _row_weights(texts, nulls, uniq, weight)
         rules: dict[str, Any] = (
             dict(edits=EDITS, short_edit=SHORT_EDIT, abbreviation=ABBREVIATION, numbers=NUMBERS)
             if scorer is not None
@@ -245,13 +245,10 @@ def cluster(
     return out
 
 
-def _row_weights(texts, nulls, uniq: list[str], sample_weight) -> np.ndarray:
-    """The rows each distinct value stands for: its count, or its summed ``sample_weight``."""
-    weight = (
-        np.ones(len(texts))
-        if sample_weight is None
-        else _checked_weights(sample_weight, len(texts))
-    )
+def _row_weights(texts, nulls, uniq: list[str], weight: np.ndarray | None) -> np.ndarray:
+    """The rows each distinct value stands for: its count, or its summed ``weight`` (one
+    checked weight per value, :func:`_checked_weights`)."""
+    weight = np.ones(len(texts)) if weight is None else weight
     where = {t: i for i, t in enumerate(uniq)}
     live = ~np.asarray(nulls, dtype=bool)
     ids = np.array([where[t] for t, ok in zip(texts, live, strict=True) if ok], dtype=np.int64)
