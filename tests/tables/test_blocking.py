@@ -6,10 +6,12 @@ from pearl.tables.blocking import (
     RecordSearch,
     equal_value_pairs,
     record_ngrams,
+    record_sketch,
     sample_rows,
     unique_pairs,
 )
 from pearl.tables.comparisons import _TextField
+from pearl.tables.nearest import sketch
 
 
 def test_candidates_without_identifier_like_fields(hash_encoder):
@@ -56,6 +58,49 @@ def test_record_ngrams_put_each_fields_unit_row_side_by_side():
     np.testing.assert_allclose(cos[4, 0], 1 / np.sqrt(2), rtol=1e-5)  # "Bob", no city
     rows = np.array([0, 4])
     np.testing.assert_allclose(record_ngrams(fields, "left", rows).toarray(), got[rows])
+
+
+def test_record_sketch_is_the_sketch_of_the_record_ngrams():
+    # made from the fields' distinct values (each projected once), the same unit rows as
+    # the sketch of the records' own n-gram rows; a row without any value a zero row
+    left = pd.DataFrame(
+        {
+            "name": ["Ann Lee", None, "Bob", "ann lee", None],
+            "city": ["Oslo", "Rome", None, "Oslo", None],
+        }
+    )
+    right = pd.DataFrame({"name": ["Bob", "ann lee"], "city": ["Oslo", "oslo"]})
+    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
+    for side, rows in [("left", None), ("left", np.array([1, 3, 4])), ("right", None)]:
+        want = sketch(record_ngrams(fields, side, rows))
+        got = record_sketch(fields, side, rows)
+        assert got.shape == want.shape and got.dtype == np.float32
+        np.testing.assert_allclose(got, want, atol=1e-6)
+    assert not record_sketch(fields, "left")[4].any()
+
+
+def test_a_large_right_table_is_searched_by_its_sketch(monkeypatch):
+    # above the exact search's size the record and field indexes hold sketches, made
+    # from the distinct values; each record still finds its copy
+    names = [f"{a} {b}" for a in ("ann", "bob", "eve", "joe") for b in ("lee", "kim", "ray")]
+    left = pd.DataFrame({"name": names * 3, "city": ["oslo", "rome", "lima"] * 12})
+    right = left.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    fields = [_TextField(left[c], right[c], None) for c in ("name", "city")]
+    monkeypatch.setattr("pearl.tables.search.exact_ngrams", lambda n, exact_max=0: False)
+    search = RecordSearch(fields, None, 3)
+    pairs = unique_pairs(search.pairs())
+    assert search._records.ngram_rows is None and search._records.ngram_sketch is not None
+    same = left.to_numpy()[pairs[:, 0]] == right.to_numpy()[pairs[:, 1]]
+    assert set(pairs[same.all(axis=1), 0]) == set(range(len(left)))
+    # an identifier-like field (its values distinct) is searched by itself, sketched too
+    left["label"] = [f"{n} no {i}" for i, n in enumerate(left["name"])]
+    right = left.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    fields = [_TextField(left[c], right[c], None) for c in ("label", "city")]
+    search = RecordSearch(fields, None, 3)
+    pairs = unique_pairs(search.pairs())
+    assert search._fields[0][1].ngram_sketch is not None
+    same = left["label"].to_numpy()[pairs[:, 0]] == right["label"].to_numpy()[pairs[:, 1]]
+    assert set(pairs[same, 0]) == set(range(len(left)))
 
 
 def _companies(n: int, seed: int = 0):

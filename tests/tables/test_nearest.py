@@ -5,7 +5,13 @@ import pytest
 
 from pearl.tables import nearest
 from pearl.tables.matcher import MatchScorer
-from pearl.tables.nearest import _exact_ngram_top_k, for_blocks, thread_map, top_k_of
+from pearl.tables.nearest import (
+    _exact_ngram_top_k,
+    for_blocks,
+    largest_columns,
+    thread_map,
+    top_k_of,
+)
 from pearl.tables.ngrams import NgramVectorizer
 from pearl.tables.search import ReferenceIndex
 
@@ -174,3 +180,45 @@ def test_a_rows_sketch_is_the_same_in_any_matrix_and_keeps_cosines_roughly():
     exact = (rows @ rows.T).toarray()
     assert np.abs(whole @ whole.T - exact).mean() < 0.1
     assert np.array_equal(nearest.sketch(rows[:0]), np.zeros((0, nearest.SKETCH_DIM)))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "zeros", "nan"])
+def test_largest_columns_are_a_stable_sorts_first_k(kind):
+    # the bound of the groups' maxima leaves the answer of a full sort: the k largest,
+    # largest first, equal values in increasing position (a row of many equal values
+    # keeps their values, whichever positions a partition takes)
+    rng = np.random.default_rng(0)
+    for n, m, k in [
+        (7, 5000, 10),
+        (30, 2500, 3),
+        (5, 700, 20),
+        (3, 130, 1),
+        (4, 9, 9),
+        (0, 300, 2),
+    ]:
+        if kind == "distinct":
+            x = rng.permutation(n * m).reshape(n, m).astype(np.float64)
+        elif kind == "ties":
+            x = rng.integers(0, 4, (n, m)).astype(np.float32)
+        elif kind == "zeros":
+            x = np.zeros((n, m), np.float32)
+            x[:, m // 2] = 1.0
+        else:
+            x = rng.normal(size=(n, m)).astype(np.float32)
+            x[:, rng.integers(0, m, 3)] = np.nan
+        got = largest_columns(x, k)
+        want = np.argsort(-x, axis=1, kind="stable")[:, :k]
+        assert got.shape == (n, k)
+        values = np.take_along_axis(x, got, 1)
+        assert np.array_equal(values, np.take_along_axis(x, want, 1), equal_nan=True)
+        assert all(len(set(row)) == k for row in got)
+        if kind == "distinct" or kind == "zeros" and k == 1:
+            assert np.array_equal(got, want)
+
+
+def test_largest_columns_break_ties_to_the_lower_position_where_they_fit():
+    # two copies of a reference (equal cosines) straddling the k-th place
+    x = np.random.default_rng(0).uniform(0.0, 0.3, (2, 6400)).astype(np.float32)
+    x[:, 1000:2000:100] = np.linspace(0.9, 0.5, 10)
+    x[:, [3000, 200]] = 0.45
+    assert largest_columns(x, 11).tolist() == [[*range(1000, 2000, 100), 200]] * 2

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from pearl.tables import search
+from pearl.tables.join import match_strings
 from pearl.tables.ngrams import NgramVectorizer
-from pearl.tables.search import ReferenceIndex, match_strings
+from pearl.tables.search import ReferenceIndex
 
 
 def _unit(rng, n, d=16):

@@ -24,7 +24,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "match_strings": "pearl.tables.search",
+        "match_strings": "pearl.tables.join",
         "cluster": "pearl.tables.dedup",
         "deduplicate": "pearl.tables.dedup",
         "PhraseEmbedder": "pearl.tables.embedder",

@@ -16,7 +16,16 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["cpu_threads", "for_blocks", "merge_top_k", "sketch", "thread_map", "top_k_of"]
+__all__ = [
+    "cpu_threads",
+    "block_sketch",
+    "for_blocks",
+    "largest_columns",
+    "merge_top_k",
+    "sketch",
+    "thread_map",
+    "top_k_of",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,6 +35,8 @@ R = TypeVar("R")
 SKETCH_DIM = 128
 #: The fewest query rows a thread's block of an exact search holds.
 MIN_BLOCK = 64
+#: Columns per group whose maxima bound a row's largest values (:func:`largest_columns`).
+GROUP = 64
 
 
 # -- exact search ---------------------------------------------------------------------------
@@ -124,6 +135,72 @@ def _ranked(ids: np.ndarray, scores: np.ndarray, width: int):
     return merge_top_k(none, none.astype(scores.dtype), ids, scores, width)
 
 
+def largest_columns(x: np.ndarray, k: int) -> np.ndarray:
+    """Positions of each row's ``k`` largest values (``k`` at most the columns), largest
+    first, equal values in increasing position (where more values equal the ``k``-th
+    largest than places are left, which of them is a partition's choice).
+
+    The ``k``-th largest of a row's maxima over groups of :data:`GROUP` columns bounds its
+    ``k`` largest values from below, so only the groups that reach it are read again:
+    on 500 rows of 100,000 cosines, 0.1 s where a partition of every row took 0.35-0.6
+    s. Rows of many equal values (or of NaN) are partitioned whole.
+    """
+    n, m = x.shape
+    groups = m // GROUP
+    if groups < 2 * k or not n:
+        return _sorted_largest(x, k)
+    full = groups * GROUP
+    blocks = x[:, :full].reshape(n, groups, GROUP)
+    maxima = blocks.max(axis=2)
+    if m > full:
+        maxima = np.concatenate([maxima, x[:, full:].max(axis=1, keepdims=True)], axis=1)
+    bound = np.partition(maxima, maxima.shape[1] - k, axis=1)[:, maxima.shape[1] - k]
+    reach = maxima >= bound[:, None]
+    # a row whose maxima tie (a query that shares no n-gram: zeros) is sorted whole
+    whole = (np.count_nonzero(reach, axis=1) > 2 * k + 8) | np.isnan(maxima).any(axis=1)
+    reach[whole] = False
+    # each reaching group's values that reach the bound (the tail's columns as a group)
+    rows, group = np.nonzero(reach[:, :groups])
+    values = blocks[rows, group]
+    columns = group[:, None] * GROUP + np.arange(GROUP)
+    parts = [(np.broadcast_to(rows[:, None], values.shape), columns, values)]
+    if m > full:
+        tail_rows = np.flatnonzero(reach[:, groups])
+        tail = x[tail_rows, full:]
+        parts.append(
+            (
+                np.broadcast_to(tail_rows[:, None], tail.shape),
+                np.broadcast_to(np.arange(full, m), tail.shape),
+                tail,
+            )
+        )
+    reached = [v >= bound[r] for r, _, v in parts]
+    rows, columns, values = (
+        np.concatenate([p[i][m] for p, m in zip(parts, reached, strict=True)]) for i in range(3)
+    )
+    counts = np.bincount(rows, minlength=n)
+    whole |= (counts < k) | (counts > 8 * k + GROUP)
+    out = np.empty((n, k), dtype=np.int64)
+    out[whole] = _sorted_largest(x[whole], k)
+    take = ~whole[rows]
+    rows, columns, values = rows[take], columns[take], values[take]
+    counts[whole] = 0
+    order = np.lexsort((columns, -values, rows))
+    rank = np.arange(len(rows)) - (np.cumsum(counts) - counts)[rows[order]]
+    out[~whole] = columns[order[rank < k]].reshape(-1, k)
+    return out
+
+
+def _sorted_largest(x: np.ndarray, k: int) -> np.ndarray:
+    """:func:`largest_columns` by a partition of every row (of values equal to the
+    ``k``-th largest, the partition's choice), sorted."""
+    if not k or not len(x):
+        return np.zeros((len(x), k), dtype=np.int64)
+    neg = -x
+    j = np.argpartition(neg, k - 1, axis=1)[:, :k]
+    return np.take_along_axis(j, np.lexsort((j, np.take_along_axis(neg, j, 1)), axis=1), 1)
+
+
 def _block_rows(n_ref: int, cap: int, cells: int = 1 << 24) -> int:
     """Query rows per block, so that a block of similarities holds about ``cells`` floats
     (64 MB): small blocks are reused instead of page-faulting gigabytes in and out."""
@@ -165,10 +242,9 @@ def top_k_of(
         if kk == 1:  # argmax keeps the first (lowest id) of equal scores, as the merge does
             j = sims.argmax(axis=1)[:, None]
             top = np.take_along_axis(sims, j, 1)
-        else:  # the k largest: partition the negated scores in place (no copy of the block)
-            np.negative(sims, out=sims)
-            j = np.argpartition(sims, kk - 1, axis=1)[:, :kk]
-            top = -np.take_along_axis(sims, j, 1)
+        else:
+            j = largest_columns(sims, kk)
+            top = np.take_along_axis(sims, j, 1)
         best_i[s:e], best_s[s:e] = merge_top_k(best_i[s:e], best_s[s:e], ids[j], top, kk)
 
     for_blocks(one, len(q), block)
@@ -204,13 +280,10 @@ def _exact_ngram_top_k(q_ng, r_ng, k: int, same_rows: bool = False) -> np.ndarra
     q_ng, r_t = _shared_columns(q_ng, r_ng)
 
     def one(s: int, e: int) -> None:
-        neg = (q_ng[s:e] @ r_t).toarray()
-        np.negative(neg, out=neg)  # the k largest: partition the negated scores in place
+        sims = (q_ng[s:e] @ r_t).toarray()
         if same_rows:
-            neg[np.arange(len(neg)), np.arange(s, s + len(neg))] = np.inf
-        j = np.argpartition(neg, k - 1, axis=1)[:, :k]
-        order = np.lexsort((j, np.take_along_axis(neg, j, 1)), axis=1)
-        out[s:e] = np.take_along_axis(j, order, 1)
+            sims[np.arange(len(sims)), np.arange(s, s + len(sims))] = -np.inf
+        out[s:e] = largest_columns(sims, k)
 
     for_blocks(one, nq, block)
     return out
@@ -265,6 +338,36 @@ def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
     dimensions (cosines approximately kept; :func:`_projection`), a chunk of rows at a
     time: the projection of a million rows is dense (0.5 GB); its float64 intermediate is
     never whole."""
+    return _unit_rows(_projected(ng, dim, chunk=chunk))
+
+
+def block_sketch(blocks: list, dim: int = SKETCH_DIM) -> np.ndarray:
+    """The :func:`sketch` of rows made of column blocks side by side, from each block's
+    distinct rows: ``blocks`` holds, for each block, ``(rows, take, weight)``: its
+    distinct sparse rows, which of them each row holds, and the row's weight on it (0 for
+    a row without that block). The projection is linear, so each distinct row is
+    projected once (100,000 company records of three text fields: their 45,000 names'
+    and 61,000 streets' rows, where the records' own rows held 12 million entries)."""
+    total: np.ndarray | None = None
+    offset = 0
+    for rows, take, weight in blocks:
+        part = _projected(rows, dim, offset)[take]
+        part *= np.asarray(weight, dtype=np.float32)[:, None]
+        total = part if total is None else np.add(total, part, out=total)
+        offset += rows.shape[1]
+    if total is None:
+        raise ValueError("a block sketch needs at least one block")
+    return _unit_rows(total)
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, np.where(norms > 0, norms, 1.0), out=x)
+
+
+def _projected(ng, dim: int, offset: int = 0, chunk: int = 1 << 16) -> np.ndarray:
+    """Sparse rows times the projection of their columns (shifted by ``offset``: a block
+    of wider rows), float32, before scaling to unit length."""
     from scipy.sparse import csr_matrix
 
     ng = csr_matrix(ng)
@@ -272,7 +375,7 @@ def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
     used[ng.indices] = True
     columns = np.flatnonzero(used)
     position = (np.cumsum(used) - 1).astype(np.int32)  # each used column's row in the table
-    comp_t = _projection(columns, dim)
+    comp_t = _projection(columns + offset, dim)
     if len(columns) * dim <= DENSE_PROJECTION:  # the product with a dense table is faster
         comp_t = comp_t.toarray()
     out = np.empty((ng.shape[0], dim), dtype=np.float32)
@@ -282,7 +385,5 @@ def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
             (rows.data, position[rows.indices], rows.indptr), shape=(rows.shape[0], len(columns))
         )
         part = rows @ comp_t
-        part = part if isinstance(part, np.ndarray) else part.toarray()
-        norms = np.linalg.norm(part, axis=1, keepdims=True)
-        out[s : s + chunk] = part / np.where(norms > 0, norms, 1.0)
+        out[s : s + chunk] = part if isinstance(part, np.ndarray) else part.toarray()
     return out

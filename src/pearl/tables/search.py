@@ -6,7 +6,8 @@ blocked matrix products up to a size, approximately above it (a faiss HNSW graph
 user's faiss index for the embeddings, a product-quantised sketch for the n-grams).
 :meth:`ReferenceIndex.best` rescores both signals' candidates with the one scorer.
 
-- ``fuzzy_join`` indexes each reference chunk, searched by the left keys (:func:`match_strings`);
+- ``fuzzy_join`` indexes each reference chunk, searched by the left keys
+  (:func:`~pearl.tables.join.match_strings`);
 - ``deduplicate`` and ``cluster`` search the index of a column's values with the values
   themselves (:meth:`ReferenceIndex.neighbours`), then cut the match graph;
 - :class:`~pearl.EntityIndex` is this index over a faiss index, saved and loaded;
@@ -17,17 +18,13 @@ The one module of the table tools that imports faiss (a test checks it).
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from pearl.encoders import TABLE_BATCH_SIZE
-from pearl.tables.encoding import query_vectors, reference_vectors
-from pearl.tables.matcher import keep_top, names_of_texts
 from pearl.tables.nearest import (
     _block_rows,
     _drop_own,
@@ -35,16 +32,16 @@ from pearl.tables.nearest import (
     _ranked,
     _shared_columns,
     for_blocks,
+    largest_columns,
     merge_top_k,
     sketch,
     top_k_of,
 )
-from pearl.tables.numbers import candidates_apart
 
 __all__ = [
     "EXACT_MAX",
     "ReferenceIndex",
-    "match_strings",
+    "exact_ngrams",
     "merge_top_k",
     "sketch",
     "top_k_of",
@@ -62,6 +59,12 @@ EXACT_MAX = 20_000
 HNSW_LINKS, HNSW_BUILD_WIDTH, HNSW_SEARCH_WIDTH = 16, 32, 32
 #: Queries up to which a search is exact while no graph is built (half its cost at most).
 EXACT_QUERIES = 4_000
+
+
+def exact_ngrams(n_rows: int, exact_max: float = EXACT_MAX) -> bool:
+    """Whether a reference index of ``n_rows`` rows searches their n-grams exactly: up to
+    a quarter of its size limit ``exact_max``."""
+    return n_rows <= exact_max / 4
 
 
 # -- faiss ----------------------------------------------------------------------------------
@@ -93,15 +96,14 @@ def _one_openmp_thread() -> Iterator[None]:
         faiss.omp_set_num_threads(before)
 
 
-def _sketch_index(r_ng):
-    """A faiss index of the :func:`sketch` of sparse n-gram rows: 4-bit product
+def _sketch_index(x: np.ndarray):
+    """A faiss index of the :func:`sketch` ``x`` of sparse n-gram rows: 4-bit product
     quantisation of its dimensions in pairs, scanned with SIMD lookups
     (``IndexPQFastScan``, 32 bytes a row). On 20,000 corpus phrases it searches 5,000
     queries in 0.11 s where the flat float sketch takes 0.26 s, and the combined search's
     top-1 moves from 87.1 to 87.0 (``experiments/index_candidates.py``)."""
     import faiss
 
-    x = sketch(r_ng)
     index = faiss.IndexPQFastScan(x.shape[1], x.shape[1] // 2, 4, faiss.METRIC_INNER_PRODUCT)
     # 16 centroids in 2 dimensions: 5 rounds on 256 sampled rows train in 13 ms where
     # faiss's default (25 rounds on 4,096) took 0.26 s for 10,000 rows and 10 rounds on
@@ -211,6 +213,11 @@ class ReferenceIndex:
         IVF: :class:`~pearl.EntityIndex`'s choice).
     ngram_exact_max : int or float, optional
         The n-grams' own size limit (default: a quarter of ``exact_max``).
+    ngram_sketch : ndarray of float32, shape (n, SKETCH_DIM), optional
+        The n-gram rows' sketch made beforehand (:func:`~pearl.tables.nearest.block_sketch`
+        of rows made of blocks), indexed by the approximate search instead of a sketch of
+        ``ngram_rows``; without ``ngram_rows``, the n-grams are searched approximately at
+        any size, and queries come as sketches too.
     """
 
     def __init__(
@@ -222,9 +229,11 @@ class ReferenceIndex:
         exact_max: float | None = None,
         faiss_index=None,
         ngram_exact_max: float | None = None,
+        ngram_sketch: np.ndarray | None = None,
     ) -> None:
         self.vectors: Any = vectors
         self.ngram_rows = ngram_rows
+        self.ngram_sketch = ngram_sketch
         self.faiss_index = faiss_index
         self.exact_max = EXACT_MAX if exact_max is None else exact_max
         self.ngram_exact_max = ngram_exact_max
@@ -237,14 +246,19 @@ class ReferenceIndex:
             return int(self.faiss_index.ntotal)
         if self.vectors is not None:
             return len(self.vectors)
-        return 0 if self.ngram_rows is None else self.ngram_rows.shape[0]
+        if self.ngram_rows is not None:
+            return self.ngram_rows.shape[0]
+        return 0 if self.ngram_sketch is None else len(self.ngram_sketch)
 
     def _exact_embeddings(self, n_queries: float = math.inf) -> bool:
         return len(self) <= self.exact_max or (n_queries <= EXACT_QUERIES and self._hnsw is None)
 
     def _exact_ngrams(self) -> bool:
-        limit = self.exact_max / 4 if self.ngram_exact_max is None else self.ngram_exact_max
-        return len(self) <= limit
+        if self.ngram_rows is None:
+            return False
+        if self.ngram_exact_max is None:
+            return exact_ngrams(len(self), self.exact_max)
+        return len(self) <= self.ngram_exact_max
 
     def _ids_at(self, positions: np.ndarray) -> np.ndarray:
         """The reported ids of row positions (-1 stays -1)."""
@@ -298,11 +312,14 @@ class ReferenceIndex:
         if self._exact_ngrams():
             return _exact_ngram_top_k(q_ng, self.ngram_rows, k)
         if self._sketch is None:
-            self._sketch = _sketch_index(self.ngram_rows)
-        return self._sketch.search(sketch(q_ng, self._sketch.d), k)[1].astype(np.int64)
+            x = sketch(self.ngram_rows) if self.ngram_sketch is None else self.ngram_sketch
+            self._sketch = _sketch_index(x)
+        q = q_ng if isinstance(q_ng, np.ndarray) else sketch(q_ng, self._sketch.d)
+        return self._sketch.search(q, k)[1].astype(np.int64)
 
     def ngram_top_k(self, q_ng, k: int) -> np.ndarray:
-        """Each query's ``k`` nearest rows by n-gram cosine (unit sparse rows ``q_ng``):
+        """Each query's ``k`` nearest rows by n-gram cosine (unit sparse rows ``q_ng``, or
+        their sketch where the search is approximate):
         ids, shape ``(n_queries, min(k, len(self)))``, -1 where none was found."""
         return self._ids_at(self._ngram_search(q_ng, k))
 
@@ -371,15 +388,11 @@ class ReferenceIndex:
         q_ng, r_t = _shared_columns(q_ng, r_ng)  # the same products, on r_ng's columns only
 
         def one(s: int, e: int) -> None:
-            # both similarities negated in place: each signal's c best are the c smallest
             emb = q[s:e] @ r.T
             ng = (q_ng[s:e] @ r_t).toarray()
-            np.negative(emb, out=emb)
-            np.negative(ng, out=ng)
-            parts = [np.argpartition(x, c - 1, axis=1)[:, :c] for x in (emb, ng)]
-            cand = np.concatenate(parts, axis=1)
+            cand = np.concatenate([largest_columns(x, c) for x in (emb, ng)], axis=1)
             cand.sort(axis=1)
-            prob = scorer.score(-np.take_along_axis(emb, cand, 1), -np.take_along_axis(ng, cand, 1))
+            prob = scorer.score(np.take_along_axis(emb, cand, 1), np.take_along_axis(ng, cand, 1))
             prob[:, 1:][cand[:, 1:] == cand[:, :-1]] = -np.inf  # each candidate once
             best_i[s:e], best_s[s:e] = merge_top_k(
                 best_i[s:e], best_s[s:e], self.ids[cand], prob, width
@@ -421,80 +434,3 @@ def _self_top_k(x: np.ndarray, top_k: int, exact_max: float) -> np.ndarray:
         index = _hnsw(x, HNSW_LINKS, HNSW_BUILD_WIDTH, max(HNSW_SEARCH_WIDTH, k + 1))
         ids = index.search(x, k + 1)[1].astype(np.int64)
     return _drop_own(ids, k)
-
-
-def match_strings(
-    queries: list[str],
-    chunks: Iterable[list[str]],
-    encoder,
-    *,
-    top_k: int = 1,
-    batch_size: int = TABLE_BATCH_SIZE,
-    block: int | None = None,
-    scorer=None,
-    candidates: int = 10,
-    idf_texts: list[str] | None = None,
-    exact_max: float = math.inf,
-    ngram_exact_max: float | None = None,
-):
-    """Running top-k of each query over a stream of reference chunks.
-
-    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows, and
-    ``ngram_exact_max`` for the n-grams: by default always) and searched; only one chunk of
-    reference embeddings is held at a time, so the reference side can be larger than
-    memory. With a ``scorer`` (a :class:`~pearl.tables.matcher.MatchScorer`), each chunk's
-    best rows are those of :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are
-    learned from ``idf_texts`` (the reference keys when known) or else from the queries.
-
-    Returns
-    -------
-    ids : ndarray of int64, shape (n_queries, top_k); positions in the concatenated
-        reference stream, -1 where fewer than top_k references exist
-    scores : ndarray of float32, shape (n_queries, top_k); cosines, or match
-        probabilities with a scorer; -inf where no match
-    """
-    n = len(queries)
-    q = query_vectors(queries, encoder, batch_size) if n else np.zeros((0, 1), np.float32)
-    ngrams = q_ng = whole = None
-    chunks = iter(chunks)
-    first = next(chunks, [])
-    if scorer is not None:
-        from pearl.tables.ngrams import NgramVectorizer
-
-        ngrams = NgramVectorizer()
-        if idf_texts and first == idf_texts:  # one chunk, the IDF's texts: counted once
-            whole = ngrams.fit_transform(first)
-        else:
-            ngrams.fit(idf_texts if idf_texts else queries)
-        q_ng = ngrams.transform(queries) if n else None
-    width = scorer.width(top_k) if scorer is not None else top_k  # + the rivals
-    # the lists grow with the references seen, up to ``width`` (a huge top_k costs no more)
-    best_s, best_i = np.zeros((n, 0), dtype=np.float32), np.zeros((n, 0), dtype=np.int64)
-    offset = 0
-    texts: list[str] = []  # with a scorer, the references: copies of a name are no rivals
-    for chunk in itertools.chain([first], chunks):
-        if not chunk:
-            continue
-        texts += chunk if scorer is not None else []
-        if whole is not None and offset == 0:
-            rows = whole
-        else:
-            rows = ngrams.transform(chunk) if ngrams is not None else None
-        index = ReferenceIndex(
-            reference_vectors(chunk, encoder, batch_size),
-            ngram_rows=rows,
-            ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
-            exact_max=exact_max,
-            ngram_exact_max=ngram_exact_max,
-        )
-        if n:
-            if scorer is None:
-                ci, cs = index.embedding_top_k(q, top_k, block=block)
-            else:
-                ci, cs = index.best(q, q_ng, scorer, width, candidates, block=block)
-            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
-        offset += len(chunk)
-    if scorer is not None:
-        names, apart = names_of_texts(best_i, texts), candidates_apart(queries, best_i, texts)
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart)
-    return best_i, best_s
