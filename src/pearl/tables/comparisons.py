@@ -93,19 +93,21 @@ def field_kind(left: pd.Series, right: pd.Series) -> str:
 def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """A code column's values normalised (case folded, spaces and ``- / ( ) . +`` removed:
     "310/246-1501" and "310-246-1501" are equal), and which are missing."""
-    cells, null = _text_values(column)
-    norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in cells], dtype=object)
+    codes, values, null = _distinct_cells(column)
+    norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in values], dtype=object)[codes]
     return norm, null | (norm == "")
 
 
 def _zero_led(values: np.ndarray) -> bool:
     """Whether some value is digits with a leading zero ("02134")."""
-    return any(len(v) > 1 and v[0] == "0" and v.isdigit() for v in values)
+    return any(len(v) > 1 and v[0] == "0" and v.isdigit() for v in pd.unique(values))
 
 
 def _without_leading_zeros(values: np.ndarray) -> np.ndarray:
     """The values, those that are digits without their leading zeros ("00501" is "501")."""
-    return np.array([v.lstrip("0") or "0" if v.isdigit() else v for v in values], dtype=object)
+    codes, distinct = pd.factorize(values)
+    short = [v.lstrip("0") or "0" if v.isdigit() else v for v in distinct]
+    return np.array(short, dtype=object)[codes]
 
 
 class _CodeField:
@@ -123,13 +125,12 @@ class _CodeField:
             # saved by a spreadsheet, against "02134"): none count on either side
             self.left = _without_leading_zeros(self.left)
             self.right = _without_leading_zeros(self.right)
-        codes = {v: i for i, v in enumerate(dict.fromkeys([*self.left, *self.right]))}
-        self.lower = [v.lower() for v in codes]  # each key's value, as one_edit_apart reads it
-        self.lkey = np.array([codes[v] for v in self.left], dtype=np.int64)
+        both = self.left if self.right is self.left else np.concatenate([self.left, self.right])
+        keys, values = pd.factorize(both)  # each value's key: the order it first occurs in
+        self.lower = [v.lower() for v in values]  # each key's value, as one_edit_apart reads it
+        self.lkey = keys[: len(self.left)].astype(np.int64)
         self.rkey = (
-            self.lkey
-            if self.right is self.left
-            else np.array([codes[v] for v in self.right], dtype=np.int64)
+            self.lkey if self.right is self.left else keys[len(self.left) :].astype(np.int64)
         )
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
@@ -146,11 +147,21 @@ class _CodeField:
 
 def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
     """Cells as stripped strings, and which are missing (null or blank)."""
+    codes, values, null = _distinct_cells(column)
+    return [values[c] for c in codes], null
+
+
+def _distinct_cells(column: pd.Series) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """A column's distinct cells as stripped strings (a missing cell ``""``), each cell's
+    position among them, and which cells are missing (null or blank); each distinct cell
+    is cleaned once."""
     from pearl.tables.encoding import to_string_list
 
     cells, null = to_string_list(column, non_string="str", name=str(column.name))
-    cells = [nfc(c).strip() for c in cells]  # "é" in either of its forms: one value
-    return cells, null | np.array([c == "" for c in cells], dtype=bool)
+    codes, raw = pd.factorize(np.asarray(cells, dtype=object))
+    values = [nfc(c).strip() for c in raw]  # "é" in either of its forms: one value
+    blank = np.array([v == "" for v in values], dtype=bool)
+    return codes, values, null | blank[codes]
 
 
 @dataclass
@@ -255,15 +266,14 @@ class _TextField:
         from pearl.tables.match_graph import AbbreviationWords
         from pearl.tables.ngrams import NgramVectorizer
 
-        lc, self.lnull = _text_values(left)
+        lc, lv, self.lnull = _distinct_cells(left)
         # one table compared with itself (the same column object): its values read once
-        rc, self.rnull = (lc, self.lnull) if right is left else _text_values(right)
-        self.left, self.right = lc, rc
-        self.values = uniq = sorted(set(lc) | set(rc))
+        rc, rv, self.rnull = (lc, lv, self.lnull) if right is left else _distinct_cells(right)
+        self.values = uniq = sorted(set(lv) | set(rv))
         self.lower = [v.lower() for v in uniq]
         pos = {v: i for i, v in enumerate(uniq)}
-        self.lid = np.array([pos[v] for v in lc], dtype=np.int64)
-        self.rid = self.lid if rc is lc else np.array([pos[v] for v in rc], dtype=np.int64)
+        self.lid = np.array([pos[v] for v in lv], dtype=np.int64)[lc]
+        self.rid = self.lid if rc is lc else np.array([pos[v] for v in rv], dtype=np.int64)[rc]
         folded = [" ".join(v.split()).casefold() for v in uniq]  # case and spaces aside
         first: dict[str, int] = {}
         # each value's folded form as the id of its first value: equality of ints
