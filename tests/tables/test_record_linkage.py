@@ -922,3 +922,26 @@ def test_text_values_are_equal_case_and_spaces_aside():
     right = pd.Series(["New York", "New York", "New York", "Acme Corp", "Jean Luc"])
     lk, rk = _TextField(left, right, None).keys()
     assert (lk[:4] == rk[:4]).all() and lk[4] != rk[4]  # a hyphen is no space
+
+
+def test_a_tiny_table_with_missing_cells_still_finds_its_matches(hash_encoder):
+    # 4 x 3 rows, every pair a candidate, a name missing on one side and a postcode on the
+    # other: the EM took the matches out of the random pairs' u as the prior times a
+    # smoothed m over all pairs, which left a fifth of the agreeing postcodes in u; the
+    # prior then fell to 1e-6 and nothing was linked (p 9e-7)
+    left = pd.DataFrame(
+        {"name": ["Acme Corp", "Globex Ltd", None, "Initech"], "zip": [2134, 10001, 75001, None]}
+    )
+    right = pd.DataFrame(
+        {
+            "company": ["ACME Corporation", "Globex Limited", "Initech Inc"],
+            "postcode": ["02134", "10001", "73301"],
+        }
+    )
+    out = fuzzy_join(
+        left, right, left_on=["name", "zip"], right_on=["company", "postcode"], model=hash_encoder
+    )
+    linked = dict(zip(out["name"], out["company"], strict=True))
+    assert linked["Acme Corp"] == "ACME Corporation"
+    assert linked["Globex Ltd"] == "Globex Limited"
+    assert out.loc[out["name"].isna(), "company"].isna().all()  # no evidence, no link

@@ -72,9 +72,12 @@ class FellegiSunter:
         self.random_u_ = list(self.u_)  # kept when :meth:`unmix_u` takes the matches out
         self.u_seen_ = [c >= 1 for c in counts]
         self.random_counts_ = counts
+        self.n_random_ = len(gamma)
         return self
 
-    def unmix_u(self, match_share: float) -> FellegiSunter:
+    def unmix_u(
+        self, match_share: float, matches: list[np.ndarray] | None = None
+    ) -> FellegiSunter:
         """``u`` with the matches among the random pairs taken out: a level's share among
         random pairs is ``match_share * m + (1 - match_share) * u``, solved for ``u`` with
         the current ``m`` (negative counts clipped to 0, then smoothed as :meth:`fit_u`).
@@ -84,11 +87,19 @@ class FellegiSunter:
         chance in about one pair in a million), the matches are much of the random pairs'
         agreement, which then looked common among non-matches. Where the candidates are
         all the pairs, the EM can no longer prefer "no matches at all" (``u`` had been the
-        candidates' own distribution, which fitted them alone)."""
+        candidates' own distribution, which fitted them alone). ``matches``: each field's
+        expected matches per level as many random pairs would hold (the EM's own counts,
+        scaled by the random pairs' share of all pairs), taken out instead of
+        ``match_share`` times ``m``: a field is compared only where both rows hold a value,
+        and ``m`` is smoothed, so a few matches' agreement was partly left in ``u`` (in a
+        4 x 3 table with two matches on a postcode, the EM then settled on no match)."""
         share = float(np.clip(match_share, 0.0, 0.5))
         out = []
-        for counts, m in zip(self.random_counts_, self.m_, strict=True):
-            clean = np.maximum(counts - share * counts.sum() * m, 0.0) / (1 - share)
+        for f, (counts, m) in enumerate(zip(self.random_counts_, self.m_, strict=True)):
+            if matches is None:
+                clean = np.maximum(counts - share * counts.sum() * m, 0.0) / (1 - share)
+            else:
+                clean = np.maximum(counts - matches[f], 0.0)
             out.append((clean + 0.5) / (clean + 0.5).sum())
         self.u_ = out
         return self
@@ -262,10 +273,17 @@ class FellegiSunter:
         self.m_seen_ = [s if k else np.ones(len(s), bool) for s, k in zip(seen, keep, strict=True)]
         total = max(float(counts.sum()), 1.0)
         unmix = candidate_share > 0 and hasattr(self, "random_counts_")
+        # the random pairs' share of all pairs (the candidates are candidate_share of them)
+        scale = getattr(self, "n_random_", 0) * candidate_share / total
+        matches: list[np.ndarray] | None = None  # the last round's matches per level
         for it in range(self.max_iter):
             if unmix:
-                self.unmix_u(self.prior_ * candidate_share)
+                self.unmix_u(self.prior_ * candidate_share, matches)
             w = self._posterior(patterns, self.prior_) * counts  # expected matches per pattern
+            if scale > 0:
+                matches = [
+                    self._counts(patterns[:, f], n, w) * scale for f, n in enumerate(self.n_levels)
+                ]
             old = list(self.m_)
             for f in range(len(self.n_levels)):
                 if not keep[f]:
