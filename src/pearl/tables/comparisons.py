@@ -145,12 +145,6 @@ class _CodeField:
         return np.where(self.lnull[li] | self.rnull[ri], -1, levels)
 
 
-def _text_values(column: pd.Series) -> tuple[list[str], np.ndarray]:
-    """Cells as stripped strings, and which are missing (null or blank)."""
-    codes, values, null = _distinct_cells(column)
-    return [values[c] for c in codes], null
-
-
 def _distinct_cells(column: pd.Series) -> tuple[np.ndarray, list[str], np.ndarray]:
     """A column's distinct cells as stripped strings (a missing cell ``""``), each cell's
     position among them, and which cells are missing (null or blank); each distinct cell
