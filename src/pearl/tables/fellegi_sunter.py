@@ -75,9 +75,7 @@ class FellegiSunter:
         self.n_random_ = len(gamma)
         return self
 
-    def unmix_u(
-        self, match_share: float, matches: list[np.ndarray] | None = None
-    ) -> FellegiSunter:
+    def unmix_u(self, match_share: float, matches: list[np.ndarray] | None = None) -> FellegiSunter:
         """``u`` with the matches among the random pairs taken out: a level's share among
         random pairs is ``match_share * m + (1 - match_share) * u``, solved for ``u`` with
         the current ``m`` (negative counts clipped to 0, then smoothed as :meth:`fit_u`).
