@@ -208,7 +208,7 @@ class RecordSearch:
         vectors (:func:`record_ngrams`)."""
         from pearl.tables.search import ReferenceIndex, exact_ngrams
 
-        # a large right table's records are searched by their sketch, made from the fields'
+        # a large right table's records are searched by a sketch made from the fields' values
         sketched = not exact_ngrams(len(self.text_fields[0].rid))
         records = record_sketch if sketched else record_ngrams
         if self._records is None:
