@@ -93,21 +93,26 @@ def field_kind(left: pd.Series, right: pd.Series) -> str:
 def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """A code column's values normalised (case folded, spaces and ``- / ( ) . +`` removed:
     "310/246-1501" and "310-246-1501" are equal), and which are missing."""
+    codes, norm, null = _code_parts(column)
+    return norm[codes], null
+
+
+def _code_parts(column: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_code_values` per distinct cell: each cell's position among the distinct
+    cells, their normalised values, and which cells are missing."""
     codes, values, null = _distinct_cells(column)
-    norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in values], dtype=object)[codes]
-    return norm, null | (norm == "")
+    norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in values], dtype=object)
+    return codes, norm, null | (norm == "")[codes]
 
 
 def _zero_led(values: np.ndarray) -> bool:
     """Whether some value is digits with a leading zero ("02134")."""
-    return any(len(v) > 1 and v[0] == "0" and v.isdigit() for v in pd.unique(values))
+    return any(len(v) > 1 and v[0] == "0" and v.isdigit() for v in values)
 
 
 def _without_leading_zeros(values: np.ndarray) -> np.ndarray:
     """The values, those that are digits without their leading zeros ("00501" is "501")."""
-    codes, distinct = pd.factorize(values)
-    short = [v.lstrip("0") or "0" if v.isdigit() else v for v in distinct]
-    return np.array(short, dtype=object)[codes]
+    return np.array([v.lstrip("0") or "0" if v.isdigit() else v for v in values], dtype=object)
 
 
 class _CodeField:
@@ -117,21 +122,22 @@ class _CodeField:
     term-frequency adjustment."""
 
     def __init__(self, left: pd.Series, right: pd.Series):
-        self.left, self.lnull = _code_values(left)
-        # one table compared with itself (the same column object): its values read once
-        self.right, self.rnull = (self.left, self.lnull) if right is left else _code_values(right)
-        if self.right is not self.left and _zero_led(self.left) != _zero_led(self.right):
+        # each side's distinct cells normalised once; one table compared with itself (the
+        # same column object): its values read once
+        lc, lv, self.lnull = _code_parts(left)
+        shared = right is left
+        rc, rv, self.rnull = (lc, lv, self.lnull) if shared else _code_parts(right)
+        if not shared and _zero_led(lv) != _zero_led(rv):
             # one side lost its leading zeros (a postcode read as the number 2134, or
             # saved by a spreadsheet, against "02134"): none count on either side
-            self.left = _without_leading_zeros(self.left)
-            self.right = _without_leading_zeros(self.right)
-        both = self.left if self.right is self.left else np.concatenate([self.left, self.right])
-        keys, values = pd.factorize(both)  # each value's key: the order it first occurs in
+            lv, rv = _without_leading_zeros(lv), _without_leading_zeros(rv)
+        # each value's key: the order it first occurs in the left cells, then the right
+        keys, values = pd.factorize(lv if shared else np.concatenate([lv, rv]))
         self.lower = [v.lower() for v in values]  # each key's value, as one_edit_apart reads it
-        self.lkey = keys[: len(self.left)].astype(np.int64)
-        self.rkey = (
-            self.lkey if self.right is self.left else keys[len(self.left) :].astype(np.int64)
-        )
+        self.lkey = keys[: len(lv)][lc].astype(np.int64)
+        self.rkey = self.lkey if shared else keys[len(lv) :][rc].astype(np.int64)
+        self.left = lv[lc]
+        self.right = self.left if shared else rv[rc]
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as an integer (equal values, equal keys)."""
