@@ -118,3 +118,16 @@ def test_all_null_column_embeds_as_empty_strings(hash_encoder):
     out = PhraseEmbedder(model=hash_encoder).fit_transform(pd.Series([None, None]))
     np.testing.assert_array_equal(out[0], out[1])
     assert np.isfinite(out).all()
+
+
+def test_a_table_of_another_column_is_refused_at_transform(hash_encoder):
+    # scikit-learn's rule for tables: the column seen in fit, or an error (its embeddings
+    # came out under the fitted column's feature names); a Series is taken by any name
+    emb = PhraseEmbedder(model=hash_encoder).fit(pd.DataFrame({"name": ["a b", "c d"]}))
+    assert emb.transform(pd.DataFrame({"name": ["e"]})).shape == (1, 256)
+    with pytest.raises(ValueError, match="'other'.*fitted on 'name'"):
+        emb.transform(pd.DataFrame({"other": ["e"]}))
+    with pytest.raises(ValueError, match="'other'.*fitted on 'name'"):
+        emb.transform(pl.DataFrame({"other": ["e"]}))
+    assert emb.transform(pd.Series(["e"], name="other")).shape == (1, 256)
+    assert emb.transform(["e"]).shape == (1, 256)

@@ -145,7 +145,14 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Embeddings of X, shape (n_samples, n_components or dim), float32."""
         check_is_fitted(self, "embedding_dim_")
-        emb, _ = self._embed(X)
+        emb, name = self._embed(X)
+        fitted = getattr(self, "feature_names_in_", None)
+        if hasattr(X, "columns") and fitted is not None and name != fitted[0]:
+            raise ValueError(
+                f"X is a table of the column {name!r}, but PhraseEmbedder was fitted on "
+                f"{fitted[0]!r} (as in scikit-learn, a table's column names must match "
+                "those seen in fit; a Series or array of strings is taken whatever its name)"
+            )
         if hasattr(self, "pca_") and len(emb):
             emb = self.pca_.transform(emb).astype(np.float32)
         elif hasattr(self, "pca_"):
