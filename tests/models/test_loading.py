@@ -29,3 +29,17 @@ def test_without_it_loading_is_a_clear_error(tiny_model_dir, monkeypatch):
     monkeypatch.setattr(SentenceTransformer, "_load_with_module_classes", None)  # renamed
     with pytest.raises(OSError, match="sentence-transformers 6"):
         PhraseEncoder(tiny_model_dir)
+
+
+def test_a_folder_loads_without_transformers_weight_bar(tiny_model_dir, capfd):
+    # transformers 5 draws a "Loading weights" bar for every load (under a second: noise
+    # on each command and notebook cell); the strict loader turns it off, then back on
+    from transformers.utils import logging as hf_logging
+
+    from pearl.models.loading import open_model_folder
+
+    assert hf_logging.is_progress_bar_enabled()
+    model = open_model_folder(tiny_model_dir)
+    assert model.encode(["a"]).shape[0] == 1
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()

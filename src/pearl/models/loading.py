@@ -26,8 +26,10 @@ made or trusts; the pickle-weight, link and JSON rules always hold.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from pearl._io import read_json
@@ -94,14 +96,15 @@ def open_model_folder(
             "sentence-transformers 6.x (pip install 'sentence-transformers>=6,<7')"
         )
     try:
-        model = loader(
-            str(path),
-            classes,
-            device=device,
-            local_files_only=True,
-            trust_remote_code=trust_remote_code,
-            model_kwargs=dict(SAFE_MODEL_KWARGS),
-        )
+        with _quiet_weights():
+            model = loader(
+                str(path),
+                classes,
+                device=device,
+                local_files_only=True,
+                trust_remote_code=trust_remote_code,
+                model_kwargs=dict(SAFE_MODEL_KWARGS),
+            )
     except MemoryError:
         raise OSError(
             f"could not load the model folder {path}: out of memory (free memory, or use a "
@@ -114,6 +117,22 @@ def open_model_folder(
         if getattr(module, "auto_model", None) is not None:
             check_loaded_transformer(module, Path(path) / entry.get("path", ""))
     return model
+
+
+@contextlib.contextmanager
+def _quiet_weights() -> Iterator[None]:
+    """transformers' "Loading weights" bar off while a local folder loads (a bar a load,
+    under a second, on every command and notebook cell that opens a model); restored
+    after."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 #: files that carry a tokenizer's vocabulary (without one, transformers builds a tokenizer
