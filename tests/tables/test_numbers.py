@@ -45,3 +45,30 @@ def test_a_join_does_not_take_another_number_for_the_name(hash_encoder):
     assert out["r"][1] == "Boeing 747" and out["r"][2] == "Route 66 Diner"
     default = fuzzy_join(left, right, left_on="q", right_on="r", model=hash_encoder)
     assert default["r"].isna()[0]
+
+
+def test_candidates_numbered_apart_come_after_the_others_not_after_nothing(hash_encoder):
+    # ranked after the others, they were sorted behind the lists' padding too: a search of
+    # every name returned -1 in their places ("Windows 7" missing for "windows 8")
+    from pearl import EntityIndex
+
+    names = ["Apollo 11", "Apollo 13", "Windows 7", "Louis XIV", "New York", "Boston"]
+    index = EntityIndex(hash_encoder).build(names)
+    for k in (3, 6, 10):
+        got = index.search(["windows 8", "apollo 11"], top_k=k, matcher="combined")
+        assert got.ids.shape == (2, min(k, len(names))) and (got.ids >= 0).all()
+        assert all(len(set(row)) == len(row) for row in got.ids)
+    # "windows 8": the two names without numbers first, the numbered ones after them
+    first = got.ids[0].tolist()
+    assert set(first[:2]) == {4, 5}
+    assert got.scores[0][first.index(2)] <= np.float32(NUMBERED_APART)
+    out = fuzzy_join(
+        pd.DataFrame({"q": ["windows 8"]}),
+        pd.DataFrame({"r": names}),
+        left_on="q",
+        right_on="r",
+        model=hash_encoder,
+        threshold=0,
+        top_k=6,
+    )
+    assert sorted(out["r"]) == sorted(names)

@@ -490,7 +490,9 @@ def keep_top(
 
         apart = np.pad(apart, pad)
         probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
-        order = np.argsort(apart, axis=1, kind="stable")  # the others first, in their order
+        # the others first, then those numbered apart, each in their order; no candidate
+        # (-1, where fewer references were found) last of all
+        order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
         ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]
