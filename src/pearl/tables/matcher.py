@@ -166,14 +166,6 @@ class MatchScorer:
         )
         return MatchScorer(self.weights, self.bias, self.source, self.calibration, (a, b, c, cap))
 
-    def keep_top(
-        self, ids: np.ndarray, raw: np.ndarray, top_k: int, names: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores,
-        :meth:`width` columns, best first) with their probabilities (:meth:`ranked`, with
-        ``names``)."""
-        return ids[:, :top_k], self.ranked(raw, names)[:, :top_k]
-
     def probability(self, emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
         """Match probabilities, float32, the shape of the inputs."""
         return self.calibrated(self.score(emb_cos, ngram_cos))
@@ -470,10 +462,12 @@ def keep_top(
     names: np.ndarray | None = None,
     apart: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``scorer.keep_top`` of ranked candidate lists of any width (a list narrower than
-    the scorer's width, because fewer references exist, is padded to the runner-up column
-    its probabilities read). ``names``, optional: each candidate's name as an integer
-    (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no rivals.
+    """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores, best
+    first) with their probabilities (``scorer.ranked``), for lists of any width (a list
+    narrower than the scorer's width, because fewer references exist, is padded to the
+    runner-up column its probabilities read). ``names``, optional: each candidate's name
+    as an integer (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no
+    rivals.
     ``apart``, optional: the candidates numbered apart from their query
     (:func:`~pearl.tables.numbers.candidates_apart`): probability at most
     :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (whose

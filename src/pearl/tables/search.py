@@ -352,7 +352,8 @@ class ReferenceIndex:
 
     def best(self, q, q_ng, scorer, width: int, per_signal: int = 10, *, block=None):
         """Each query's ``width`` best rows by the scorer's raw score (which ranks without
-        the calibration's flat steps; ``scorer.keep_top`` makes probabilities), among the
+        the calibration's flat steps;
+        :func:`~pearl.tables.matcher.keep_top` makes probabilities), among the
         ``per_signal`` nearest by embedding and by n-grams.
 
         An exact index scores the candidates from the blocked products that found them;
