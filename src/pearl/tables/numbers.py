@@ -68,7 +68,11 @@ def number_ids(texts: Sequence[str], table: dict | None = None) -> np.ndarray:
 def numbered_apart(ids: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """For each pair ``(rows[e], cols[e])`` of texts with :func:`number_ids` ``ids``:
     whether both hold numbers and they differ."""
-    a, b = ids[rows], ids[cols]
+    return _apart(ids[rows], ids[cols])
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether number ids ``a`` and ``b`` both name numbers, and other ones."""
     return (a != b) & (a > 0) & (b > 0)
 
 
@@ -83,5 +87,4 @@ def candidates_apart(
     hit, at = np.unique(ids[live], return_inverse=True)
     r = np.zeros(ids.shape, dtype=np.int64)
     r[live] = number_ids([references[i] for i in hit], table)[at]
-    qs = np.repeat(q[:, None], ids.shape[1], axis=1)
-    return live & (qs != r) & (qs > 0) & (r > 0)
+    return live & _apart(q[:, None], r)
