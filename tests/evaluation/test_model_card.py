@@ -22,6 +22,10 @@ def test_card_gathers_recipe_and_benchmark_rows(training_files, tiny_model_dir, 
         ),
     )
     Trainer(cfg, show_progress_bar=False).train()
+    # pearl train wrote its recipe's card (not sentence-transformers' generic one)
+    written = (out / "README.md").read_text()
+    assert "# pearl-tiny" in written and "A PEARL phrase encoder trained with pearl" in written
+    assert "# SentenceTransformer" not in written and 'PhraseEncoder("./pearl-tiny")' in written
     results = tmp_path / "results"
     results.mkdir()
     for name, score in (("pearl-tiny", 50.0), (str(tiny_model_dir), 40.0)):
@@ -98,7 +102,9 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
         distill_weight=0.5,
     )
     StaticTrainer(cfg, show_progress_bar=False, module=module).train()
+    written = (out / "README.md").read_text()  # pearl train-static wrote the card itself
     text = write_static_model_card(out).read_text()
+    assert written == text
     assert "# static-tiny" in text and "distillation of the in-batch similarities" in text
     assert f"`{teacher}`" in text and "weight 0.5" in text
     # a fine-tuning stage after it: stored in float16, its record beside the first stage's,
@@ -147,7 +153,9 @@ def test_static_card_names_the_teacher(training_files, tiny_model_dir, tmp_path)
     assert (tuned / "training" / "config.json").read_text() == (
         out / "training" / "config.json"
     ).read_text()
+    written = (tuned / "README.md").read_text()  # pearl finetune wrote the card itself
     text = write_static_model_card(tuned).read_text()
+    assert written == text and 'PhraseEncoder("./static-tuned")' in text
     assert "`pearl train-static -c configs/pearl-static.toml`" in text
     assert "Then fine-tuned by `pearl finetune` on 3 groups of 5 strings" in text
     assert f"`{record['command']}`" in text

@@ -269,3 +269,31 @@ def test_cli_finetune_reads_a_sectioned_config(tiny_model_dir, tmp_path):
     before = config.read_bytes()
     assert main([*argv, "-c", str(config), "-o", str(config)]) == 2  # an input, never output
     assert config.read_bytes() == before
+
+
+def test_a_fine_tuned_folder_gets_its_own_card_and_every_stage(tiny_model_dir, tmp_path):
+    """sentence-transformers writes the starting model's card, unchanged, into a folder it
+    saves without its own trainer: a fine-tuned model described as its start. The folder
+    gets a card of its own, which names the start and tells each fine-tuning stage."""
+    (tiny_model_dir / "README.md").write_text("# tiny-start\n\nTrained on a billion pairs.\n")
+    kw = dict(epochs=1, batch_size=8, validation=0.0, show_progress_bar=False)
+    data = LabelledGroups.from_frame(PAIRS)
+    first = finetune(data, tmp_path / "first", model=str(tiny_model_dir), **kw).output
+    card = (first / "README.md").read_text()
+    assert "billion" not in card and card.count("\n# ") == 1 and "\n# first\n" in card
+    assert f"base_model: {json.dumps(str(tiny_model_dir))}" in card
+    assert "- Fine-tuned by `pearl finetune` on 6 groups of 13 strings" in card
+    assert 'PhraseEncoder("./first")' in card
+    # fine-tuned again: the first stage's record is kept, and both stages are told
+    second = finetune(data, tmp_path / "second", model=str(first), lr=1e-4, **kw).output
+    record = json.loads((second / "training" / "finetune.json").read_text())
+    assert [r["start"] for r in record["earlier_stages"]] == [str(tiny_model_dir)]
+    assert record["start"] == str(first) and record["lr"] == 1e-4
+    card = (second / "README.md").read_text()
+    assert card.count("fine-tuned by `pearl finetune` on 6 groups") == 1
+    assert card.count("Fine-tuned by `pearl finetune` on 6 groups") == 1
+    assert card.index("lr 2e-05") < card.index("lr 0.0001")
+    # pearl model-card writes the same card again
+    (second / "README.md").unlink()
+    assert main(["model-card", str(second)]) == 0
+    assert (second / "README.md").read_text() == card

@@ -108,13 +108,19 @@ def add_eval(sub) -> None:
 
 
 def cmd_model_card(args) -> int:
+    from pathlib import Path
+
     from pearl.evaluation.model_card import (
         is_static_folder,
+        write_card,
         write_model_card,
         write_static_model_card,
     )
 
-    if is_static_folder(args.folder):
+    training = Path(args.folder) / "training"
+    if not (training / "config.json").is_file() and (training / "finetune.json").is_file():
+        path = write_card(args.folder)  # a sentence-transformers model fine-tuned
+    elif is_static_folder(args.folder):
         path = write_static_model_card(args.folder, args.results, speed=args.speed)
     else:
         path = write_model_card(
@@ -133,7 +139,7 @@ def add_model_card(sub) -> None:
         "(training config, loss curve) and the pearl eval records in "
         "--results.",
     )
-    p.add_argument("folder", help="model folder written by pearl train or train-static")
+    p.add_argument("folder", help="model folder written by pearl train, train-static or finetune")
     p.add_argument("--results", help="folder of pearl eval records (JSON)")
     p.add_argument("--backbone", help="name of the backbone's record (default: the config's)")
     p.add_argument(

@@ -9,15 +9,21 @@ card says how the model was made and how it scores, from files rather than by ha
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from string import Template
 
 from pearl._io import read_json_object, write_text_atomic
-from pearl.encoders.resolve import DEFAULT_MODEL
+from pearl.encoders.resolve import DEFAULT_MODEL, SHIPPED
 from pearl.evaluation.report import load_records, probe_runs, render_markdown, seed0_scores
 from pearl.evaluation.runner import averages
 
-__all__ = ["write_model_card", "write_static_model_card", "is_static_folder"]
+__all__ = [
+    "write_model_card",
+    "write_static_model_card",
+    "write_card",
+    "is_static_folder",
+]
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -34,6 +40,12 @@ def _render(template: str, **values) -> str:
     """A card from its template (``templates/<template>``, ``string.Template`` fields)."""
     text = (_TEMPLATES / template).read_text(encoding="utf-8")
     return Template(text).substitute(values).rstrip("\n")
+
+
+def _load_name(name: str) -> str:
+    """How the card's example opens the model: a shipped model by its name, any other
+    folder by its path (a bare name that is no known model is a Hugging Face name)."""
+    return name if name in SHIPPED else f"./{name}"
 
 
 def _default_note(name: str) -> str:
@@ -130,6 +142,7 @@ def write_model_card(
         _render(
             "model_card.md",
             name=name,
+            load_name=_load_name(name),
             backbone=cfg["backbone"],
             char_out_dim=cfg["char_out_dim"],
             temperature=cfg["temperature"],
@@ -185,24 +198,67 @@ _LOSSES = {"ms": "multi-similarity", "infonce": "InfoNCE", "triplet": "triplet"}
 
 
 def _finetune_lines(folder: Path) -> list[str]:
-    """The card's lines on a ``pearl finetune`` stage (``training/finetune.json``), if any."""
+    """The card's lines on the ``pearl finetune`` stages (``training/finetune.json`` and
+    the stages it records before it, oldest first), if any."""
     path = folder / "training" / "finetune.json"
     if not path.is_file():
         return []
-    rec = read_json_object(path, "fine-tuning record")
-    data = f" (`{rec['data']}`)" if rec.get("data") else ""
-    lines = [
-        f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
-        f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
-        f"loss, batches of {rec['batch_size']} ({rec['per_group']} per group), lr "
-        f"{rec['lr']}, best of {rec['epochs_run']} epochs on "
-        f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
-        f"weights averaged with the start's (weight {rec['average_weight']}), "
-        f"{rec['seconds']:.0f} s."
-    ]
-    if rec.get("command"):
-        lines.append(f"- Command: `{rec['command']}`.")
+    last = read_json_object(path, "fine-tuning record")
+    lines = []
+    for rec in [*last.get("earlier_stages", []), last]:
+        data = f" (`{rec['data']}`)" if isinstance(rec.get("data"), str) else ""
+        lines.append(
+            f"- Then fine-tuned by `pearl finetune` on {rec['groups']:,} groups of "
+            f"{rec['strings']:,} strings{data}: {_LOSSES.get(rec['loss'], rec['loss'])} "
+            f"loss, batches of {rec['batch_size']} ({rec['per_group']} per group), lr "
+            f"{rec['lr']}, best of {rec['epochs_run']} epochs on "
+            f"{rec['validation']:.0%} held-out groups (epoch {rec['best_epoch']}), saved "
+            f"weights averaged with the start's (weight {rec['average_weight']}), "
+            f"{rec['seconds']:.0f} s."
+        )
+        if rec.get("command"):
+            lines.append(f"- Command: `{rec['command']}`.")
     return lines
+
+
+def write_card(folder: str | Path) -> Path:
+    """Render the ``README.md`` of a folder that ``pearl train``, ``pearl train-static`` or
+    ``pearl finetune`` wrote, from its ``training/`` records (each command calls it).
+
+    A folder with a ``training/config.json`` gets its training command's card with any
+    fine-tuning stages (:func:`write_model_card`, :func:`write_static_model_card`, without
+    benchmark rows: ``pearl model-card --results`` adds them); a fine-tuned
+    sentence-transformers model, or SentPWNet's GloVe encoder trained from scratch, a card
+    that names the start and tells the stages. Without this, sentence-transformers writes
+    a generic card, or, for a model it loaded, the starting model's card unchanged: a card
+    that describes other weights.
+    """
+    folder = Path(folder)
+    if (folder / "training" / "config.json").is_file():
+        if is_static_folder(folder):
+            return write_static_model_card(folder)
+        return write_model_card(folder)
+    rec = read_json_object(folder / "training" / "finetune.json", "fine-tuning record")
+    start = rec.get("start")
+    if start:
+        what = f"`{start}` fine-tuned on labelled groups of matching strings."
+        base = f"base_model: {json.dumps(str(start))}\n"
+    else:
+        what = (
+            f"SentPWNet's {str(rec.get('encoder', '')).upper()} encoder over GloVe vectors, "
+            "trained on labelled groups of matching strings."
+        )
+        base = ""
+    text = _render(
+        "finetune_model_card.md",
+        name=folder.name,
+        base_model=base,
+        what=what,
+        training="\n".join(_finetune_lines(folder)).replace("- Then fine-tuned", "- Fine-tuned", 1),
+    )
+    path = folder / "README.md"
+    write_text_atomic(path, text + "\n")
+    return path
 
 
 def write_static_model_card(
@@ -248,6 +304,7 @@ def write_static_model_card(
         _render(
             "static_model_card.md",
             name=name,
+            load_name=_load_name(name),
             backbone=cfg["backbone"],
             pca_dims=cfg["pca_dims"],
             n_buckets=f"{cfg['n_buckets']:,}",

@@ -147,8 +147,10 @@ def finetune(
     The folder gets ``training/finetune.json``: the starting model, every parameter, the
     number of groups and the validation history. When ``model`` is a folder with a
     ``training/`` record of its own (``pearl train``, ``pearl train-static``), its files are
-    copied beside it (its own ``finetune.json`` excepted), so the record of a model trained,
-    then fine-tuned, tells both stages.
+    copied beside it, and the start's own fine-tuning records go under
+    ``"earlier_stages"``, so the record of a model trained, then fine-tuned (once or more),
+    tells every stage. The folder's ``README.md`` is its own card, never the starting
+    model's (:func:`pearl.evaluation.model_card.write_card`).
     """
     options = FinetuneOptions(
         loss=loss,
@@ -257,6 +259,9 @@ def run_finetune(
         **(record or {}),
     )
     _write_record(output, start, params)
+    from pearl.evaluation.model_card import write_card
+
+    write_card(output)
     loop.remove_checkpoints()
     return FinetuneResult(output, len(history), progress.best_epoch, history, seconds)
 
@@ -298,7 +303,7 @@ def _write_record(output: Path, start: str | None, params: dict) -> None:
     import json
     import shutil
 
-    from pearl._io import write_text_atomic
+    from pearl._io import read_json_object, write_text_atomic
 
     log = output / "training"
     log.mkdir(exist_ok=True)
@@ -307,4 +312,7 @@ def _write_record(output: Path, start: str | None, params: dict) -> None:
         for f in sorted(source.iterdir()):
             if f.is_file() and not f.is_symlink() and f.name != "finetune.json":
                 shutil.copyfile(f, log / f.name)
+        if (source / "finetune.json").is_file():  # a fine-tuned start: its stages come first
+            before = read_json_object(source / "finetune.json", "fine-tuning record")
+            params = {"earlier_stages": [*before.pop("earlier_stages", []), before], **params}
     write_text_atomic(log / "finetune.json", json.dumps(params, indent=2) + "\n")

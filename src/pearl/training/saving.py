@@ -131,7 +131,8 @@ def write_training_log(
     total_steps: int,
     seconds: float | None = None,
 ) -> None:
-    """``training/``: the configuration, the per-step losses and the loss-curve plot."""
+    """``training/``: the configuration, the per-step losses and the loss-curve plot; then
+    the folder's card (``README.md``, :func:`pearl.evaluation.model_card.write_card`)."""
     log = Path(output) / "training"
     with atomic_path(log / "config.json") as tmp:
         tmp.write_text(
@@ -154,6 +155,9 @@ def write_training_log(
     plot_losses(history, log / "loss.png")
     if any("dev" in r for r in history):
         write_dev_log(log / "dev.tsv", history)
+    from pearl.evaluation.model_card import write_card
+
+    write_card(output)  # the folder's README.md, from the record just written
 
 
 def dev_record(model, tasks: dict | None = None) -> dict[str, float]:
