@@ -306,3 +306,43 @@ def test_name_ids_are_equal_for_one_name_written_in_other_cases_and_spaces():
     ids = np.array([[2, 0, -1], [1, 2, 0]])
     names = names_of_texts(ids, ["a", "B", "b ", "c"])  # row 3 is no candidate
     assert names[0, 0] == names[1, 0] == names[1, 1] != names[0, 1] and names[0, 2] == -1
+
+
+def test_a_key_of_codes_numbers_or_dates_is_compared_by_its_value(hash_encoder, tmp_path):
+    # a phone written another way was another string: "212 555 0101" never met
+    # "2125550101" (their digit runs differ, so the numbers rule kept them apart), and a
+    # date in another format was scored as text
+    left = pd.DataFrame({"phone": ["(310) 246-1501", "212 555 0101", "+1 415 555 0199", None]})
+    right = pd.DataFrame({"phone": ["310-246-1501", "2125550101", "415 555 0198"], "i": [0, 1, 2]})
+    out = fuzzy_join(left, right, on="phone", model=hash_encoder, threshold=0)
+    assert out["i"].tolist()[:2] == [0, 1] and (out["match_score"][:2] > 0.9).all()
+    # one digit off: another phone
+    assert out["match_score"][2] <= np.float32(0.05) and out["match_score"].isna()[3]
+    assert out["phone"].tolist()[:3] == left["phone"].tolist()[:3]  # the values as given
+    assert fuzzy_join(left, right, on="phone", model=hash_encoder)["i"].isna().tolist() == [
+        False,
+        False,
+        True,
+        True,
+    ]
+    # the same through a streamed right table (the CLI reads a CSV in chunks)
+    chunks = fuzzy_join(left, right, on="phone", model=hash_encoder, right_chunksize=1)
+    assert chunks["i"].tolist()[:2] == [0, 1]
+    # dates: equal days in any of the column's formats; another day (the same numbers in
+    # another order) is no match
+    left = pd.DataFrame({"d": ["1975-03-12", "1980-07-02", "1999-12-31"]})
+    right = pd.DataFrame({"d": ["12/03/1975", "02/07/1980", "31/12/1999", "03/12/1975"]})
+    out = fuzzy_join(left, right, on="d", model=hash_encoder)
+    assert out["d_right"].tolist() == ["12/03/1975", "02/07/1980", "31/12/1999"]
+    # numbers: 34 and "34.0" are one value
+    out = fuzzy_join(
+        pd.DataFrame({"n": ["34", "35.5"]}),
+        pd.DataFrame({"n": [34.0, 35.0]}),
+        on="n",
+        model=hash_encoder,
+        threshold=0,
+    )
+    assert out["n_right"][0] == 34.0 and out["match_score"][1] <= np.float32(0.05)
+    # text keys, and the cosine matcher, read the keys as they are
+    out = fuzzy_join(left, right, on="d", model=hash_encoder, matcher="cosine")
+    assert out["match_score"].lt(0.999).any()

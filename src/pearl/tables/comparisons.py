@@ -15,7 +15,7 @@ from pearl._validation import nfc
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.nearest import thread_map
 
-__all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind"]
+__all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind", "normalised_values"]
 
 
 #: comparison levels per field kind (the highest is the strongest agreement)
@@ -149,6 +149,42 @@ class _CodeField:
         near = _one_edit_values(self.lower, self.lkey[li], self.rkey[ri])
         levels = np.where(self.lkey[li] == self.rkey[ri], 2, np.where(near, 1, 0))
         return np.where(self.lnull[li] | self.rnull[ri], -1, levels)
+
+
+def normalised_values(left: pd.Series, right: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """A pair of columns of codes, numbers or dates (:func:`field_kind`) as record linkage
+    compares them for equality, one string per value (None where missing or unreadable):
+    a code normalised (:class:`_CodeField`: "(310) 246-1501" and "310-246-1501" are both
+    "3102461501"), a number written plainly ("34" and "34.0" are "34"), a date in ISO 8601
+    ("12/31/1975" is "1975-12-31"). None for a pair of text columns. ``right is left``: one
+    column read once."""
+    kind = field_kind(left, right)
+    if kind == "text":
+        return None
+    if kind == "code":
+        f = _CodeField(left, right)
+        lv, rv = np.array(f.left, dtype=object), np.array(f.right, dtype=object)
+        lv[f.lnull], rv[f.rnull] = None, None
+        return lv, rv
+    text = _date_text if kind == "date" else _number_text
+    lv = text(_dates(left) if kind == "date" else _numbers(left))
+    return lv, lv if right is left else text(_dates(right) if kind == "date" else _numbers(right))
+
+
+def _number_text(x: np.ndarray) -> np.ndarray:
+    """Numbers as the shortest text that reads back as each (None where missing)."""
+    return np.array(
+        [None if np.isnan(v) else np.format_float_positional(v + 0.0, trim="-") for v in x],
+        dtype=object,
+    )
+
+
+def _date_text(x: np.ndarray) -> np.ndarray:
+    """Datetimes in ISO 8601, the day alone at midnight (None where missing)."""
+    text = np.datetime_as_string(np.asarray(x, dtype="datetime64[s]"), unit="s")
+    return np.array(
+        [None if t == "NaT" else t.removesuffix("T00:00:00") for t in text], dtype=object
+    )
 
 
 def _distinct_cells(column: pd.Series) -> tuple[np.ndarray, list[str], np.ndarray]:

@@ -76,18 +76,13 @@ def _value_labels(texts: list[str], nulls: np.ndarray) -> np.ndarray | None:
     digit apart, are two places and two lines (the string matcher linked them)."""
     import pandas as pd
 
-    from pearl.tables.comparisons import _code_values, _dates, _numbers, field_kind
+    from pearl.tables.comparisons import normalised_values
 
     column = pd.Series([None if n else t for t, n in zip(texts, nulls, strict=True)], dtype=object)
-    kind = field_kind(column, column)
-    if kind == "text":
+    values = normalised_values(column, column)
+    if values is None:
         return None
-    if kind == "code":
-        keys, missing = _code_values(column)
-    else:
-        keys = _dates(column) if kind == "date" else _numbers(column)
-        missing = pd.isna(keys)
-    labels, _ = pd.factorize(pd.Series(keys).where(~missing), use_na_sentinel=True)
+    labels, _ = pd.factorize(values[0], use_na_sentinel=True)
     return labels.astype(np.int64)
 
 

@@ -47,7 +47,7 @@ from pearl.tables.join_output import (
 )
 from pearl.tables.matcher import keep_top, names_of_texts, scorer_for
 from pearl.tables.nearest import merge_top_k
-from pearl.tables.numbers import candidates_apart
+from pearl.tables.numbers import candidates_apart, candidates_unequal
 from pearl.tables.search import ReferenceIndex
 
 #: Up to this many reference rows in a chunk, the join's search is exact (embeddings and
@@ -151,6 +151,26 @@ class _RightStream:
         if not len(mapping):
             return np.full(key_ids.shape, -1, dtype=np.int64)
         return np.where(key_ids >= 0, mapping[np.maximum(key_ids, 0)], -1)
+
+    def normalise(self, left: pd.Series, lkeys: list[str]) -> tuple[list[str], list[str], bool]:
+        """After :meth:`read_all`: keys of codes, numbers or dates compared as record linkage
+        compares them (:func:`~pearl.tables.comparisons.normalised_values`, from ``left``'s
+        column and the right key column read): the left keys and the non-null right keys
+        to match, normalised ("212 555 0101" and "2125550101" are one phone), and whether
+        they were; text keys unchanged. A value that normalises to nothing keeps its text."""
+        from pearl.tables.comparisons import normalised_values
+
+        assert self._chunks is not None
+        right = [f[self.right_on] for f in self.frames]
+        values = normalised_values(left, pd.concat(right, ignore_index=True) if right else left)
+        if values is not None and right:
+            lv, rv = values
+            lkeys = [k if v is None else v for k, v in zip(lkeys, lv, strict=True)]
+            self._chunks = [
+                [k if rv[p] is None else rv[p] for k, p in zip(chunk, pos, strict=True)]
+                for chunk, pos in zip(self._chunks, self.positions, strict=True)
+            ]
+        return lkeys, [k for chunk in self._chunks for k in chunk], values is not None
 
     def frame(self) -> pd.DataFrame:
         """Every right row read, in order."""
@@ -264,7 +284,11 @@ def fuzzy_join(
     always exact.
 
     Null keys never match (their rows get nulls); non-string keys such as numbers
-    are matched through ``str()``. An empty ``left`` gives an empty result with
+    are matched through ``str()``. With the combined matcher, a key column of codes,
+    numbers or dates (phones, postcodes, years;
+    :func:`~pearl.tables.comparisons.field_kind`) is compared by its normalised value, as
+    record linkage compares it: a phone written another way meets its partner, and two
+    different values have probability at most 0.05. An empty ``left`` gives an empty result with
     all columns; an empty ``right`` leaves every left row unmatched.
     """
     opts = JoinOptions.check(
@@ -327,6 +351,9 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
 
     # Null keys never match: null left keys are not searched, null right keys not indexed.
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
+    values = False  # phones, postcodes, numbers, dates: compared normalised, equal or not
+    if scorer is not None:
+        lkeys, idf, values = stream.normalise(left_df[left_on], list(lkeys))
     live = np.flatnonzero(~lnull)
     # each distinct key searched once (a left table often repeats its keys), then spread
     queries, inverse = distinct(lkeys[i] for i in live)
@@ -342,6 +369,7 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
         # above (exact n-gram products grow with the square of the table)
         exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
         ngram_exact_max=REFERENCE_EXACT_MAX,
+        values=values,
     )
     li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
@@ -398,6 +426,7 @@ def match_strings(
     idf_texts: list[str] | None = None,
     exact_max: float = math.inf,
     ngram_exact_max: float | None = None,
+    values: bool = False,
 ):
     """Running top-k of each query over a stream of reference chunks.
 
@@ -407,6 +436,9 @@ def match_strings(
     memory. With a ``scorer`` (a :class:`~pearl.tables.matcher.MatchScorer`), each chunk's
     best rows are those of :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are
     learned from ``idf_texts`` (the reference keys when known) or else from the queries.
+    ``values``: the keys are normalised codes, numbers or dates, so a candidate that is
+    not its query's value has at most :data:`~pearl.tables.numbers.NUMBERED_APART` and
+    ranks after those that are (:func:`~pearl.tables.numbers.candidates_unequal`).
 
     Returns
     -------
@@ -457,6 +489,7 @@ def match_strings(
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
     if scorer is not None:
-        names, apart = names_of_texts(best_i, texts), candidates_apart(queries, best_i, texts)
+        apart = (candidates_unequal if values else candidates_apart)(queries, best_i, texts)
+        names = names_of_texts(best_i, texts)
         best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart)
     return best_i, best_s

@@ -24,7 +24,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["NUMBERED_APART", "number_ids", "numbered_apart", "candidates_apart"]
+__all__ = [
+    "NUMBERED_APART",
+    "number_ids",
+    "numbered_apart",
+    "candidates_apart",
+    "candidates_unequal",
+]
 
 #: The most probability a pair numbered apart keeps (below every default cut).
 NUMBERED_APART = 0.05
@@ -88,3 +94,19 @@ def candidates_apart(
     r = np.zeros(ids.shape, dtype=np.int64)
     r[live] = number_ids([references[i] for i in hit], table)[at]
     return live & _apart(q[:, None], r)
+
+
+def candidates_unequal(
+    queries: Sequence[str], ids: np.ndarray, references: Sequence[str]
+) -> np.ndarray:
+    """:func:`candidates_apart` for values compared for equality (codes, numbers and dates
+    normalised, :func:`~pearl.tables.comparisons.normalised_values`): whether each
+    candidate differs from its query (False at padding). Two such values are two
+    things however close their text: a phone one digit off, "1975-12-03" and
+    "1975-03-12"."""
+    live = ids >= 0
+    hit, at = np.unique(ids[live], return_inverse=True)
+    r = np.empty(ids.shape, dtype=object)
+    r[live] = np.array([references[i] for i in hit], dtype=object)[at]
+    q = np.array(list(queries), dtype=object).reshape(-1, 1)
+    return live & (r != q)
