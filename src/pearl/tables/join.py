@@ -160,17 +160,17 @@ class _RightStream:
         they were; text keys unchanged. A value that normalises to nothing keeps its text."""
         from pearl.tables.comparisons import normalised_values
 
-        assert self._chunks is not None
+        chunks = self._chunks or []
         right = [f[self.right_on] for f in self.frames]
-        values = normalised_values(left, pd.concat(right, ignore_index=True) if right else left)
-        if values is not None and right:
+        values = normalised_values(left, pd.concat(right, ignore_index=True)) if right else None
+        if values is not None:
             lv, rv = values
             lkeys = [k if v is None else v for k, v in zip(lkeys, lv, strict=True)]
-            self._chunks = [
+            self._chunks = chunks = [
                 [k if rv[p] is None else rv[p] for k, p in zip(chunk, pos, strict=True)]
-                for chunk, pos in zip(self._chunks, self.positions, strict=True)
+                for chunk, pos in zip(chunks, self.positions, strict=True)
             ]
-        return lkeys, [k for chunk in self._chunks for k in chunk], values is not None
+        return lkeys, [k for chunk in chunks for k in chunk], values is not None
 
     def frame(self) -> pd.DataFrame:
         """Every right row read, in order."""
