@@ -15,6 +15,7 @@ from pearl.tables.linkage import graph_average_linkage
 from pearl.tables.match_graph import match_graph
 from pearl.tables.matcher import check_matcher, scorer_for
 from pearl.tables.numbers import NUMBERED_APART
+from pearl.tables.words import WORD_APART
 
 __all__ = ["cluster", "deduplicate"]
 
@@ -49,6 +50,10 @@ ABBREVIATION = 0.95
 #: version or a year is another thing (:mod:`pearl.tables.numbers`; the typo rule above
 #: had linked them at 0.95).
 NUMBERS = NUMBERED_APART
+#: Likewise two values a word apart ("North Korea", "South Korea"; "Jane Smith", "John
+#: Smith"): a word swapped for another that is neither its typo nor its abbreviation
+#: (:mod:`pearl.tables.words`; the matcher gave such pairs 0.56-0.70).
+WORDS = WORD_APART
 
 
 def _unique_embeddings(texts, nulls, model, batch_size, exact: bool, show_progress_bar):
@@ -146,7 +151,8 @@ def cluster(
     Paper", "International Paper"; :data:`ABBREVIATION`); two codes of fewer than 4
     characters one edit apart ("NBC", "NBA") at most 0.5 (:data:`SHORT_EDIT`), and two
     values whose numbers differ ("Apollo 11", "Apollo 13") at most 0.05
-    (:data:`NUMBERS`). The cost
+    (:data:`NUMBERS`), and two a word apart ("North Korea", "South Korea") at most 0.4
+    (:data:`WORDS`). The cost
     grows with the number of links, not its square: a million distinct values fit on a laptop.
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
@@ -225,7 +231,13 @@ def cluster(
     else:
         rows = _row_weights(texts, nulls, uniq, weight)
         rules: dict[str, Any] = (
-            dict(edits=EDITS, short_edit=SHORT_EDIT, abbreviation=ABBREVIATION, numbers=NUMBERS)
+            dict(
+                edits=EDITS,
+                short_edit=SHORT_EDIT,
+                abbreviation=ABBREVIATION,
+                numbers=NUMBERS,
+                words=WORDS,
+            )
             if scorer is not None
             else {}
         )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pearl.tables.search import ReferenceIndex
+from pearl.tables.words import abbreviates, within_one_edit, worded_apart
 
 __all__ = [
     "MatchGraph",
@@ -91,6 +92,7 @@ def match_graph(
     short_edit: tuple[float, int] | None = None,
     abbreviation: float | None = None,
     numbers: float | None = None,
+    words: float | None = None,
 ) -> MatchGraph:
     """Link each value to its ``top_k`` nearest by embedding and, with a ``scorer``, its
     ``top_k`` nearest by n-gram cosine; weigh each link by ``scorer.probability`` of the
@@ -124,6 +126,9 @@ def match_graph(
         With a ``scorer``, a link between two values numbered apart ("Apollo 11", "Apollo
         13": :mod:`pearl.tables.numbers`) gets at most this probability, whatever the
         other rules gave it.
+    words : float, optional
+        Likewise for two values a word apart ("North Korea", "South Korea":
+        :mod:`pearl.tables.words`).
 
     Returns
     -------
@@ -163,24 +168,10 @@ def match_graph(
 
         apart = numbered_apart(number_ids(texts), rows, cols)
         weights = np.where(apart, np.minimum(weights, numbers), weights).astype(np.float32)
+    if words is not None:
+        apart = worded_apart(texts, rows, cols)
+        weights = np.where(apart, np.minimum(weights, words), weights).astype(np.float32)
     return MatchGraph(n, rows, cols, weights)
-
-
-def _within_one_edit(a: str, b: str) -> bool:
-    """Whether ``b`` is ``a`` with at most one edit: a substitution, an insertion, a
-    deletion or a swap of two adjacent characters (optimal string alignment)."""
-    if len(a) > len(b):
-        a, b = b, a
-    if len(b) - len(a) > 1:
-        return False
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    if len(a) == len(b):
-        return a[i + 1 :] == b[i + 1 :] or (
-            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
-        )
-    return a[i:] == b[i + 1 :]
 
 
 def one_edit_apart(
@@ -293,7 +284,7 @@ def one_edit_pairs(xs: list[str], ys: list[str]) -> np.ndarray:
         from rapidfuzz.process import cpdist
     except ImportError:
         return np.fromiter(
-            (x != y and _within_one_edit(x, y) for x, y in zip(xs, ys, strict=True)),
+            (x != y and within_one_edit(x, y) for x, y in zip(xs, ys, strict=True)),
             dtype=bool,
             count=len(xs),
         )
@@ -302,21 +293,12 @@ def one_edit_pairs(xs: list[str], ys: list[str]) -> np.ndarray:
     return cpdist(xs, ys, scorer=OSA.distance, score_cutoff=1, workers=1) == 1
 
 
-def _abbreviates(short: str, long: str) -> bool:
-    """Whether ``short`` (2+ characters) abbreviates ``long``: same first letter, shorter,
-    and its letters appear in order in ``long`` ("intl", "corp", "lit" of "little")."""
-    if len(short) < 2 or len(short) >= len(long) or short[0] != long[0]:
-        return False
-    rest = iter(long[1:])
-    return all(ch in rest for ch in short[1:])
-
-
 def _abbreviation_pair(wa: list[str], wb: list[str], longest: int | None = None) -> bool:
     if wa == wb:
         return False
     short = (lambda w: True) if longest is None else (lambda w: len(w) <= longest)
     return all(
-        x == y or (short(x) and _abbreviates(x, y)) or (short(y) and _abbreviates(y, x))
+        x == y or (short(x) and abbreviates(x, y)) or (short(y) and abbreviates(y, x))
         for x, y in zip(wa, wb, strict=True)
     )
 
