@@ -103,16 +103,12 @@ def _apart_words(wa: list[str], wb: list[str]) -> bool:
 
 def worded_apart(texts: Sequence[str], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two are a word
-    apart. Each text is split once."""
-    words: dict[int, list[str]] = {}
-
-    def of(i: int) -> list[str]:
-        if i not in words:
-            words[i] = _words(texts[i])
-        return words[i]
-
-    return np.fromiter(
-        (_apart_words(of(int(r)), of(int(c))) for r, c in zip(rows, cols, strict=True)),
-        dtype=bool,
-        count=len(rows),
-    )
+    apart. Each text is split once, and only pairs of as many words (two or more) are
+    compared word by word."""
+    words = [_words(t) for t in texts]
+    counts = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    out = np.zeros(len(rows), dtype=bool)
+    todo = np.flatnonzero((counts[rows] == counts[cols]) & (counts[rows] >= 2))
+    out[todo] = [_apart_words(words[rows[e]], words[cols[e]]) for e in todo]
+    return out
