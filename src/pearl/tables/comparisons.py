@@ -90,16 +90,10 @@ def field_kind(left: pd.Series, right: pd.Series) -> str:
     return "text"
 
 
-def _code_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """A code column's values normalised (case folded, spaces and ``- / ( ) . +`` removed:
-    "310/246-1501" and "310-246-1501" are equal), and which are missing."""
-    codes, norm, null = _code_parts(column)
-    return norm[codes], null
-
-
 def _code_parts(column: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_code_values` per distinct cell: each cell's position among the distinct
-    cells, their normalised values, and which cells are missing."""
+    """A code column's distinct cells normalised (case folded, spaces and ``- / ( ) . +``
+    removed: "310/246-1501" and "310-246-1501" are equal): each cell's position among the
+    distinct cells, their normalised values, and which cells are missing."""
     codes, values, null = _distinct_cells(column)
     norm = np.array([_CODE_PUNCT.sub("", c).casefold() for c in values], dtype=object)
     return codes, norm, null | (norm == "")[codes]
@@ -116,7 +110,7 @@ def _without_leading_zeros(values: np.ndarray) -> np.ndarray:
 
 
 class _CodeField:
-    """A code field: both sides' values normalised once (:func:`_code_values`; without
+    """A code field: both sides' values normalised once (:func:`_code_parts`; without
     leading zeros when only one side's digits have any), with an
     integer key per distinct value, for the levels of any pairs of rows and the
     term-frequency adjustment."""
