@@ -346,3 +346,16 @@ def test_a_key_of_codes_numbers_or_dates_is_compared_by_its_value(hash_encoder, 
     # text keys, and the cosine matcher, read the keys as they are
     out = fuzzy_join(left, right, on="d", model=hash_encoder, matcher="cosine")
     assert out["match_score"].lt(0.999).any()
+
+
+def test_a_blank_key_is_a_value_that_matches_nothing_by_default(hash_encoder):
+    from pearl import EntityIndex
+
+    left = pd.DataFrame({"k": ["", "   ", "Paris"]})
+    right = pd.DataFrame({"k": ["Paris", "London"]})
+    out = fuzzy_join(left, right, on="k", model=hash_encoder)
+    assert out["k_right"].isna().tolist() == [True, True, False]
+    low = fuzzy_join(left, right, on="k", model=hash_encoder, threshold=0)
+    assert (low["match_score"][:2] < 0.5).all() and low["k_right"].notna().all()
+    got = EntityIndex(hash_encoder).build(["Paris", "London"]).search(["", "paris"], top_k=1)
+    assert got.scores[0, 0] < 0.5 < got.scores[1, 0]
