@@ -103,12 +103,18 @@ def _apart_words(wa: list[str], wb: list[str]) -> bool:
 
 def worded_apart(texts: Sequence[str], rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """For each pair ``(texts[rows[e]], texts[cols[e]])``: whether the two are a word
-    apart. Each text is split once, and only pairs of as many words (two or more) are
-    compared word by word."""
-    words = [_words(t) for t in texts]
-    counts = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    apart. Only pairs of as many words (two or more) are compared word by word, each of
+    their texts split once (a million values are counted, not all held split)."""
+    counts = np.fromiter((len(_WORD.findall(t)) for t in texts), dtype=np.int64, count=len(texts))
     rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     out = np.zeros(len(rows), dtype=bool)
     todo = np.flatnonzero((counts[rows] == counts[cols]) & (counts[rows] >= 2))
-    out[todo] = [_apart_words(words[rows[e]], words[cols[e]]) for e in todo]
+    words: dict[int, list[str]] = {}
+
+    def of(i: int) -> list[str]:
+        if i not in words:
+            words[i] = _words(texts[i])
+        return words[i]
+
+    out[todo] = [_apart_words(of(int(rows[e])), of(int(cols[e]))) for e in todo]
     return out
