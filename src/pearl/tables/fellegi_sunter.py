@@ -56,7 +56,10 @@ class FellegiSunter:
     def _set_m(self, f: int, gamma: np.ndarray, weight: np.ndarray | None = None) -> None:
         """Field ``f``'s ``m`` from the levels ``gamma`` of pairs that match (each with a
         ``weight``: EM's expected matches), and which levels they show at least once."""
-        counts = self._counts(gamma, self.n_levels[f], weight)
+        self._set_m_counts(f, self._counts(gamma, self.n_levels[f], weight))
+
+    def _set_m_counts(self, f: int, counts: np.ndarray) -> None:
+        """:meth:`_set_m` from the matches' counts per level."""
         # smoothed: half a pair on every level, and as much again on agreement (matches
         # mostly agree): a flat half-pair a level alone outweighed a small table's few
         # matches, so that m looked like u
@@ -278,14 +281,14 @@ class FellegiSunter:
             if unmix:
                 self.unmix_u(self.prior_ * candidate_share, matches)
             w = self._posterior(patterns, self.prior_) * counts  # expected matches per pattern
+            # each field's expected matches per level, counted once: for m and for u
+            per_level = [self._counts(patterns[:, f], n, w) for f, n in enumerate(self.n_levels)]
             if scale > 0:
-                matches = [
-                    self._counts(patterns[:, f], n, w) * scale for f, n in enumerate(self.n_levels)
-                ]
+                matches = [c * scale for c in per_level]
             old = list(self.m_)
             for f in range(len(self.n_levels)):
                 if not keep[f]:
-                    self._set_m(f, patterns[:, f], w)  # and which levels the matches show
+                    self._set_m_counts(f, per_level[f])  # and which levels the matches show
             prior = float(np.clip(w.sum() / total, 1e-6, max_prior))
             change = max(float(np.abs(a - b).max()) for a, b in zip(old, self.m_, strict=True))
             change = max(change, abs(prior - self.prior_))
