@@ -138,3 +138,13 @@ def test_pearl_dask_offers_what_docs_distributed_names():
 
     assert pearl.dask.__all__ == source.__all__
     assert pearl.dask.deduplicate is source.deduplicate
+
+
+def test_a_topics_option_error_comes_before_torch():
+    """`pearl topics --min-df` too high is reported without importing torch (6 s here)."""
+    code = (
+        "from pearl.tables.topics import document_vocabulary\n"
+        "try:\n    document_vocabulary(['a b', 'c d'], min_df=5)\n"
+        "except ValueError:\n    pass"
+    )
+    assert "torch" not in _loaded(code)

@@ -247,7 +247,6 @@ def cmd_topics(args) -> int:
     )
 
     check_output(args.output, [args.documents] + ([args.vocab] if args.vocab else []), "--output")
-    pyplot("plotting the topics")  # before training, not after
     docs = read_documents(args.documents, args.split, args.encoding)
     if args.vocab:
         from pearl.data.corpus import read_corpus
@@ -256,6 +255,7 @@ def cmd_topics(args) -> int:
         vocab = [r.phrase for r in read_corpus(args.vocab) if r.phrase.lower() in present]
     else:
         vocab = document_vocabulary(docs, min_df=args.min_df)
+    pyplot("plotting the topics")  # before training, not after
     model = PhraseTopicModel(
         args.topics,
         model=args.model,

@@ -18,10 +18,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
-from tqdm.auto import tqdm
 
 from pearl._io import not_decodable
 from pearl._validation import check_float, check_int
@@ -185,6 +183,9 @@ class PhraseTopicModel(HeldModel, TransformerMixin, BaseEstimator):
         if len(docs) < 2:
             raise ValueError("a topic model needs at least two documents")
         _check_topic_count(k, docs)
+        import torch  # only to train: a bad option or file is reported without it
+        from tqdm.auto import tqdm
+
         x_all = self.embed_documents(docs)
         gen = torch.Generator().manual_seed(self.seed)
         x = torch.from_numpy(x_all)
