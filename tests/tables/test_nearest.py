@@ -157,6 +157,7 @@ def test_pools_started_from_several_threads_share_one_blas_limit(four_threads, m
 def test_the_sketch_is_the_same_with_a_dense_or_a_sparse_projection_table(monkeypatch):
     # small inputs multiply by a dense table (faster), large ones by the sparse one
     rows = NgramVectorizer().fit_transform(_names(200, seed=5))
+    monkeypatch.setattr(nearest, "SCATTER_SPARSITY", 1 << 40)  # multiplied, not scattered
     monkeypatch.setattr(nearest, "DENSE_PROJECTION", 0)
     sparse = nearest.sketch(rows)
     monkeypatch.setattr(nearest, "DENSE_PROJECTION", 1 << 40)
@@ -180,6 +181,22 @@ def test_a_rows_sketch_is_the_same_in_any_matrix_and_keeps_cosines_roughly():
     exact = (rows @ rows.T).toarray()
     assert np.abs(whole @ whole.T - exact).mean() < 0.1
     assert np.array_equal(nearest.sketch(rows[:0]), np.zeros((0, nearest.SKETCH_DIM)))
+
+
+def test_rows_scattered_onto_the_projection_equal_rows_multiplied_by_it(monkeypatch):
+    # a block of queries (few entries against 2 million columns) is scattered onto its
+    # dimensions, many rows are multiplied by a table of their columns: one projection,
+    # also for a block of columns further right (record linkage's fields side by side)
+    rows = NgramVectorizer().fit_transform(_names(300, seed=4) + ["", "x y"])
+    assert rows.nnz * nearest.SCATTER_SPARSITY < rows.shape[1]  # the scattering path
+    take, ones = np.arange(rows.shape[0]), np.ones(rows.shape[0])
+    blocks = [(rows[:3], take % 3, ones), (rows, take, ones)]  # the second block shifted
+    scattered = [nearest.sketch(rows), nearest.block_sketch(blocks)]
+    monkeypatch.setattr(nearest, "SCATTER_SPARSITY", 1 << 40)  # never scattered
+    multiplied = [nearest.sketch(rows), nearest.block_sketch(blocks)]
+    for got, want in zip(scattered, multiplied, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+    assert not scattered[0][300].any() and np.abs(scattered[0]).max() > 0
 
 
 @pytest.mark.parametrize("kind", ["distinct", "ties", "zeros", "nan"])

@@ -20,11 +20,31 @@ def test_numbers_of_a_name_compare_as_integers():
     assert ids[3:].tolist() == [0, 0, 0]
 
 
+def test_a_list_numbered_at_once_is_numbered_as_each_text_alone():
+    # the texts are searched joined by newlines: a numeral at a text's end or start, a
+    # newline inside a text, and empty texts find what each text alone finds
+    texts = ["Henry VIII", "X", "a\nI", "I\nb", "", "\n", "IV\n", "٣ arabic", "no number"]
+    texts += ["Apollo 11", "World War II"]
+    together = number_ids(texts)
+    alone = [number_ids([t])[0] > 0 for t in texts]
+    assert (together > 0).tolist() == alone
+    assert alone[:8] == [True, False, True, False, False, False, False, True]
+    assert together[0] != together[-2] and together[-1] > 0
+
+
 def test_candidates_apart_from_their_query():
     refs = ["Apollo 13", "Apollo 11", "Apollo program"]
     ids = np.array([[0, 1, 2], [2, -1, -1]])
     apart = candidates_apart(["Apollo 11", "Windows 7"], ids, refs)
     assert apart.tolist() == [[True, False, False], [False, False, False]]
+    # the references numbered once beforehand (an index): the same answers
+    table: dict = {}
+    numbered = (number_ids(refs, table), table)
+    assert candidates_apart(["Apollo 11", "Windows 7"], ids, refs, numbered).tolist() == [
+        [True, False, False],
+        [False, False, False],
+    ]
+    assert len(table) == 3  # the references' table is not grown by the queries
 
 
 def test_a_sequel_is_no_typo_of_its_original(hash_encoder):

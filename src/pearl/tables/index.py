@@ -110,7 +110,7 @@ class EntityIndex:
         self.names_: list[str] = []
         self._faiss: Any = None
         self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
-        self._groups: np.ndarray | None = None  # each id's name as an integer
+        self._groups: Any = None  # each id's name and numbers as integers
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
 
@@ -285,13 +285,18 @@ class EntityIndex:
             self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
         return self._ngrams
 
-    def _name_groups(self) -> np.ndarray:
+    def _name_groups(self) -> tuple[np.ndarray, tuple[np.ndarray, dict]]:
         """Each id's name as an integer (:func:`~pearl.tables.matcher.name_ids`: equal
-        for the same name, case and spaces aside), made once per set of names."""
+        for the same name, case and spaces aside) and its numbers
+        (:func:`~pearl.tables.numbers.number_ids` and their table), made once per set of
+        names."""
         from pearl.tables.matcher import name_ids
+        from pearl.tables.numbers import number_ids
 
-        if self._groups is None or len(self._groups) != len(self.names_):
-            self._groups = name_ids(self.names_)
+        if self._groups is None or len(self._groups[0]) != len(self.names_):
+            table: dict = {}
+            numbers = number_ids(self.names_, table)
+            self._groups = (name_ids(self.names_), (numbers, table))
         return self._groups
 
     def _names_of(self, ids: np.ndarray) -> list[list[str]]:
@@ -331,7 +336,7 @@ class EntityIndex:
         from pearl.tables.numbers import candidates_apart
 
         index, vectorizer = self._reference()
-        name_of = self._name_groups()
+        name_of, numbered = self._name_groups()
         keep = min(top_k, len(self))
         width = scorer.width(keep)  # reaches past a name's copies to another name
         blocks, scores = [], []
@@ -339,7 +344,7 @@ class EntityIndex:
             block = slice(s, s + QUERY_BLOCK)
             q_ng = vectorizer.transform(items[block])
             raw_i, raw_s = index.best(q[block], q_ng, scorer, width, per_signal)
-            apart = candidates_apart(items[block], raw_i, self.names_)
+            apart = candidates_apart(items[block], raw_i, self.names_, numbered)
             top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names_at(raw_i, name_of), apart)
             blocks.append(top_i)
             scores.append(top_s.astype(np.float32))

@@ -331,6 +331,9 @@ def _projection(columns: np.ndarray, dim: int, per_feature: int = 4):
 #: projection table (32 MB): 20,000 names use about 53,000 columns, and the product took
 #: 18 ms against 29 ms with the sparse table, which larger inputs keep.
 DENSE_PROJECTION = 1 << 23
+#: Rows with fewer entries than their width over this are scattered onto the projection's
+#: dimensions instead of multiplied by a table of their used columns (:func:`_projected`).
+SCATTER_SPARSITY = 16
 
 
 def sketch(ng, dim: int = SKETCH_DIM, chunk: int = 1 << 16) -> np.ndarray:
@@ -367,10 +370,15 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
 
 def _projected(ng, dim: int, offset: int = 0, chunk: int = 1 << 16) -> np.ndarray:
     """Sparse rows times the projection of their columns (shifted by ``offset``: a block
-    of wider rows), float32, before scaling to unit length."""
+    of wider rows), float32, before scaling to unit length. Rows of few entries against
+    their width (a block of queries) are scattered onto their dimensions directly
+    (:func:`_scattered`; 1.3 ms for 1,024 names where a table of the used columns took
+    4.5 ms); otherwise blocks of rows are multiplied by the table on the CPUs' threads."""
     from scipy.sparse import csr_matrix
 
     ng = csr_matrix(ng)
+    if ng.nnz * SCATTER_SPARSITY < ng.shape[1]:
+        return _scattered(ng, dim, offset, chunk)
     used = np.zeros(ng.shape[1], dtype=bool)
     used[ng.indices] = True
     columns = np.flatnonzero(used)
@@ -379,11 +387,31 @@ def _projected(ng, dim: int, offset: int = 0, chunk: int = 1 << 16) -> np.ndarra
     if len(columns) * dim <= DENSE_PROJECTION:  # the product with a dense table is faster
         comp_t = comp_t.toarray()
     out = np.empty((ng.shape[0], dim), dtype=np.float32)
-    for s in range(0, ng.shape[0], chunk):
-        rows = ng[s : s + chunk]  # its columns renumbered a chunk at a time (no whole copy)
+
+    def one(s: int, e: int) -> None:
+        rows = ng[s:e]  # its columns renumbered a block at a time (no whole copy)
         rows = csr_matrix(
             (rows.data, position[rows.indices], rows.indptr), shape=(rows.shape[0], len(columns))
         )
         part = rows @ comp_t
-        out[s : s + chunk] = part if isinstance(part, np.ndarray) else part.toarray()
+        out[s:e] = part if isinstance(part, np.ndarray) else part.toarray()
+
+    for_blocks(one, ng.shape[0], chunk)
+    return out
+
+
+def _scattered(ng, dim: int, offset: int, chunk: int, per_feature: int = 4) -> np.ndarray:
+    """:func:`_projected` of CSR rows by adding each entry to its column's ``per_feature``
+    dimensions (the signs and dimensions of :func:`_projection`), a chunk at a time."""
+    out = np.empty((ng.shape[0], dim), dtype=np.float32)
+    for s in range(0, max(ng.shape[0], 1), chunk):
+        part = ng[s : s + chunk]
+        n = part.shape[0]
+        keys = (part.indices.astype(np.uint64) + np.uint64(offset)) * np.uint64(per_feature)
+        h = _mix((keys[:, None] + np.arange(per_feature, dtype=np.uint64)).ravel())
+        at = np.repeat(np.arange(n, dtype=np.int64), np.diff(part.indptr) * per_feature) * dim
+        at += (h % np.uint64(dim)).astype(np.int64)
+        signs = (h >> np.uint64(63)).astype(np.float64) * 2 - 1
+        w = np.repeat(part.data.astype(np.float64) / np.sqrt(per_feature), per_feature) * signs
+        out[s : s + n] = np.bincount(at, w, minlength=n * dim).reshape(n, dim)
     return out

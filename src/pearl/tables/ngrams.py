@@ -100,11 +100,15 @@ class NgramVectorizer:
             row, col = hashed_words(lowered, width)
             rows.append(row)
             cols.append(col + width)
-        row, col = np.concatenate(rows), np.concatenate(cols)
-        # duplicates (an n-gram seen twice in a row) are summed by the conversion
-        out = csr_matrix((np.ones(len(row)), (row, col)), shape=(n, 2 * width))
-        out.sum_duplicates()
-        return out
+        # one sort of (row, column) keys: an n-gram seen twice in a row counts 2, and the
+        # rows come out in canonical order (half the time of scipy's conversion and sum)
+        key = np.concatenate(rows) * (2 * width) + np.concatenate(cols)
+        key.sort()
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else key
+        data = np.diff(np.r_[starts, len(key)]).astype(np.float64)
+        key = key[starts]
+        indptr = np.r_[0, np.cumsum(np.bincount(key // (2 * width), minlength=n))]
+        return csr_matrix((data, (key % (2 * width)).astype(np.int32), indptr), (n, 2 * width))
 
     @staticmethod
     def document_frequencies(counts) -> np.ndarray:
@@ -142,20 +146,21 @@ class NgramVectorizer:
     def weigh(self, counts):
         """Unit rows of hashed counts (see :meth:`counts`): TF-IDF, each block scaled to
         unit length (the word block to ``word_weight``), the row normalised."""
-        x = counts.tocsr().astype(np.float64)  # a copy: the caller's counts stay counts
-        x.data = x.data * self._idf_at(x.indices)
-        rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-        word = x.indices >= self.n_features
-        sq = x.data**2
+        from scipy.sparse import csr_matrix
+
+        x = counts.tocsr()  # new arrays below: the caller's counts stay counts
+        n = x.shape[0]
+        data = x.data.astype(np.float64) * self._idf_at(x.indices)
+        rows = np.repeat(np.arange(n), np.diff(x.indptr))
+        block = rows * 2 + (x.indices >= self.n_features)  # (row, n-grams 0 / words 1)
         # a block's norm, 1 for a row without entries in it (nothing to scale there)
-        norms = [np.sqrt(np.bincount(rows[m], sq[m], minlength=x.shape[0])) for m in (~word, word)]
-        norms = [np.where(n > 0, n, 1.0) for n in norms]
-        scale = np.where(word, self.word_weight / norms[1][rows], 1.0 / norms[0][rows])
-        x.data = x.data * scale
+        norms = np.sqrt(np.bincount(block, data**2, minlength=2 * n)).reshape(n, 2)
+        norms = np.where(norms > 0, norms, 1.0)
+        data = data * (np.array([1.0, self.word_weight]) / norms).ravel()[block]
         # each row to unit length (scikit-learn's normalize, without its 1 s import)
-        total = np.sqrt(np.bincount(rows, x.data**2, minlength=x.shape[0]))
-        x.data = x.data / np.where(total > 0, total, 1.0)[rows]
-        return x.astype(np.float32)
+        total = np.sqrt(np.bincount(rows, data**2, minlength=n))
+        data = data / np.where(total > 0, total, 1.0)[rows]
+        return csr_matrix((data.astype(np.float32), x.indices, x.indptr), shape=x.shape)
 
     def transform(self, texts: list[str]):
         """Sparse CSR matrix of unit rows (all-zero for an empty string)."""
@@ -213,8 +218,10 @@ _WORD = re.compile(r"(?u)\b\w+\b")
 def _buckets(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
     """Column of each 64-bit hash (a multiplicative mix, its high half modulo the width)."""
     with np.errstate(over="ignore"):
-        mixed = hashes * _MIX
-    return ((mixed >> np.uint64(32)) % np.uint64(n_buckets)).astype(np.int64)
+        high = (hashes * _MIX) >> np.uint64(32)
+    if n_buckets > 0 and n_buckets & (n_buckets - 1) == 0:  # a power of two: 6x faster
+        return (high & np.uint64(n_buckets - 1)).astype(np.int64)
+    return (high % np.uint64(n_buckets)).astype(np.int64)
 
 
 def hashed_char_ngrams(

@@ -66,9 +66,15 @@ def number_ids(texts: Sequence[str], table: dict | None = None) -> np.ndarray:
     the ids of two lists compare."""
     table = {(): 0} if table is None else table
     table.setdefault((), 0)
-    maybe = _ANY.search  # most names hold no number: one search each
-    keys = [table.setdefault(_numbers(t), len(table)) if maybe(t) else 0 for t in texts]
-    return np.array(keys, dtype=np.int64)
+    texts = texts if isinstance(texts, list) else list(texts)
+    out = np.zeros(len(texts), dtype=np.int64)
+    # most names hold no number: one search through them all, joined, finds those that may
+    # (a digit, or I, V or X before a word's end: the text's end, or the joining newline)
+    ends = np.cumsum(np.fromiter((len(t) + 1 for t in texts), np.int64, count=len(texts)))
+    found = np.array([m.start() for m in _ANY.finditer("\n".join(texts))], dtype=np.int64)
+    for i in np.unique(np.searchsorted(ends, found, side="right")).tolist():
+        out[i] = table.setdefault(_numbers(texts[i]), len(table))
+    return out
 
 
 def numbered_apart(ids: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -83,13 +89,22 @@ def _apart(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def candidates_apart(
-    queries: Sequence[str], ids: np.ndarray, references: Sequence[str]
+    queries: Sequence[str],
+    ids: np.ndarray,
+    references: Sequence[str],
+    numbered: tuple[np.ndarray, dict] | None = None,
 ) -> np.ndarray:
     """For ranked candidate ``ids`` (one row per query, -1 padding) of ``references``:
-    whether each candidate is numbered apart from its query (False at padding)."""
+    whether each candidate is numbered apart from its query (False at padding).
+    ``numbered``: the references' :func:`number_ids` and the table that made them, made
+    once for a reference searched many times (an index); else the candidates' are made."""
+    live = ids >= 0
+    if numbered is not None:
+        ref_ids, ref_table = numbered
+        q = number_ids(queries, dict(ref_table))  # the references' table stays as it was
+        return live & _apart(q[:, None], np.where(live, ref_ids[np.maximum(ids, 0)], 0))
     table: dict = {}
     q = number_ids(queries, table)
-    live = ids >= 0
     hit, at = np.unique(ids[live], return_inverse=True)
     r = np.zeros(ids.shape, dtype=np.int64)
     r[live] = number_ids([references[i] for i in hit], table)[at]

@@ -109,6 +109,7 @@ def _sketch_index(x: np.ndarray):
     # faiss's default (25 rounds on 4,096) took 0.26 s for 10,000 rows and 10 rounds on
     # 1,024 took 40 ms (benchmarks/speed/index_search.py: the same top-1)
     index.pq.cp.niter, index.pq.cp.max_points_per_centroid = 5, 16
+    index.pq.train_type = faiss.ProductQuantizer.Train_shared
     with _one_openmp_thread():
         index.train(x)
     index.add(x)
@@ -346,8 +347,14 @@ class ReferenceIndex:
         emb[pos < 0] = -np.inf
         ng = np.zeros(pos.shape)
         at = np.nonzero(pos >= 0)  # the padding's n-gram cosines are never read
-        if len(at[0]):
-            ng[at] = np.asarray(self.ngram_rows[pos[at]].multiply(q_ng[at[0]]).sum(axis=1)).ravel()
+        rows, queries = pos[at], at[0]
+
+        def cosines(s: int, e: int) -> np.ndarray:
+            pairs = self.ngram_rows[rows[s:e]].multiply(q_ng[queries[s:e]])
+            return np.asarray(pairs.sum(axis=1)).ravel()
+
+        if len(rows):  # SciPy's products on the CPUs' threads
+            ng[at] = np.concatenate(for_blocks(cosines, len(rows), len(rows)))
         return pos, emb, ng
 
     def best(self, q, q_ng, scorer, width: int, per_signal: int = 10, *, block=None):
