@@ -96,10 +96,16 @@ def _names(n, rng):
     ]
 
 
+def _variants(titles) -> list[str]:
+    """Each title's words swapped, one letter dropped: no typo of it (a typo's match has
+    the typo floor, TYPO_FLOOR), found by its n-grams."""
+    return [f"{t.split()[1]} {t[:3] + t[4:7]}" for t in titles]
+
+
 def test_precision_keeps_the_links_an_underconfident_matcher_undersells(hash_encoder):
     rng = np.random.default_rng(0)
     right = pd.DataFrame({"title": _names(150, rng)})
-    partners = [t[:3] + t[4:] for t in right.title[:100]]  # one letter dropped
+    partners = _variants(right.title[:100])
     left = pd.DataFrame({"name": partners + _names(50, rng)})
     # a matcher whose probabilities are squeezed into 0.4-0.8 (as on long keys of many
     # fields): it ranks well but never says 0.9

@@ -359,3 +359,28 @@ def test_a_blank_key_is_a_value_that_matches_nothing_by_default(hash_encoder):
     assert (low["match_score"][:2] < 0.5).all() and low["k_right"].notna().all()
     got = EntityIndex(hash_encoder).build(["Paris", "London"]).search(["", "paris"], top_k=1)
     assert got.scores[0, 0] < 0.5 < got.scores[1, 0]
+
+
+def test_a_typo_of_one_reference_name_is_matched_at_the_floor(hash_encoder):
+    # a one-letter slip in a name of a small lookup table was left unmatched (0.19-0.65
+    # with pearl-static); the best candidate a typo of its query, and no other name one,
+    # is matched with at least TYPO_FLOOR's probability
+    from pearl.tables.matcher import TYPO_FLOOR
+
+    right = pd.DataFrame({"name": ["Microsoft", "Google LLC", "Amazon", "Apple", "Micrasoft"]})
+    left = pd.DataFrame({"q": ["Microsfot", "Googel LLC", "Micrxsoft", "Amazn"]})
+    out = fuzzy_join(left, right, left_on="q", right_on="name", model=hash_encoder, threshold=0)
+    score = dict(zip(out["q"], out["match_score"], strict=True))
+    assert out["name"][0] == "Microsoft" and score["Microsfot"] >= np.float32(TYPO_FLOOR[0])
+    assert score["Googel LLC"] >= np.float32(TYPO_FLOOR[0])
+    assert score["Micrxsoft"] < np.float32(TYPO_FLOOR[0])  # two names one slip away
+    assert score["Amazn"] < np.float32(TYPO_FLOOR[0])  # under 6 letters: no floor
+    # a typo of a code, number or date is another value: no floor
+    codes = fuzzy_join(
+        pd.DataFrame({"id": ["AB123456"]}),
+        pd.DataFrame({"id": ["AB123457", "ZZ999999"]}),
+        on="id",
+        model=hash_encoder,
+        threshold=0,
+    )
+    assert codes["match_score"][0] < np.float32(TYPO_FLOOR[0])

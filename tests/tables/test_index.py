@@ -107,7 +107,8 @@ def test_combined_search_scores_the_candidates_n_grams_and_follows_add(hash_enco
 
     scorer = MatchScorer((1.0, 2.0, 0.5), -1.5)
     idx = EntityIndex(hash_encoder).build(NAMES[:20])
-    queries = ["acme nrth company", "globex sooth company"]
+    # words reordered, one misspelt: no typo of a name (whose floor is tested elsewhere)
+    queries = ["nrth acme company", "company globex sooth"]
 
     def expected(names):
         q = hash_encoder.encode(queries)

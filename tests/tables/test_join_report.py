@@ -143,14 +143,14 @@ def test_cli_join_writes_the_report(tmp_path, tiny_model_dir, capsys):
 
 
 def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
-    from test_calibration import _names
+    from test_calibration import _names, _variants
 
     from pearl.tables.calibration import chance_correct
     from pearl.tables.matcher import MatchScorer
 
     rng = np.random.default_rng(0)
     right = pd.DataFrame({"title": _names(150, rng)})
-    left = pd.DataFrame({"name": [t[:3] + t[4:] for t in right.title[:100]] + _names(50, rng)})
+    left = pd.DataFrame({"name": _variants(right.title[:100]) + _names(50, rng)})
     squeezed = MatchScorer((0.6, 1.6, 0.0), -0.5, "test")
     report = join_report(
         left, right, left_on="name", right_on="title", model=hash_encoder,

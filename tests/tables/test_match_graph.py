@@ -5,6 +5,7 @@ from pearl.tables.match_graph import (
     edits_apart,
     match_graph,
     one_edit_apart,
+    unrivalled_typos,
 )
 
 
@@ -155,3 +156,28 @@ def test_one_edit_pairs_is_the_same_with_and_without_rapidfuzz(monkeypatch):
     assert (distances == slow).all() and set(slow.tolist()) == {0, 1, 2, 3}
     assert (slow == 1).tolist() == python.tolist()
     assert edit_distances([], [], 1).shape == (0,)
+
+
+def test_a_best_candidate_is_an_unrivalled_typo_only_when_no_other_name_is_one():
+    refs = ["Microsoft", "Microsoft", "Micrasoft", "Apple Inc", "Amazon", "Apollo 13"]
+    queries = ["Microsft", "Micrxsoft", "Amazn", "apple inc", "Apollo 11", "Nothing"]
+    ids = np.array(
+        [
+            [0, 1, 3],  # the rival of another name (Apple Inc) is no typo: yes
+            [0, 2, 3],  # Micrasoft, another name, is a typo of the query too: no
+            [4, 3, -1],  # under 6 characters: no typo budget
+            [3, 0, -1],  # the same text, case aside: no edit, no typo
+            [5, 0, -1],  # as ranked: only Apollo 13 is a typo of Apollo 11 ...
+            [-1, -1, -1],  # no candidate
+        ]
+    )
+    names = np.array([[0, 0, 3], [0, 2, 3], [4, 3, -1], [3, 0, -1], [5, 0, -1], [-1, -1, -1]])
+    got = unrivalled_typos(queries, ids, refs, names)
+    assert got.tolist() == [True, False, False, False, True, False]
+    # ... but numbered apart it ranks last, and Microsoft (no typo of it) is the best
+    apart = np.zeros(ids.shape, dtype=bool)
+    apart[4, 0] = True
+    assert not unrivalled_typos(queries, ids, refs, names, apart)[4]
+    # copies of a name are not its rivals; without names each copy is a name of its own
+    assert not unrivalled_typos(queries, ids, refs)[0]
+    assert unrivalled_typos([], np.zeros((0, 3), np.int64), refs).shape == (0,)

@@ -259,16 +259,18 @@ def ranked_probabilities(
     single-process join (:func:`~pearl.tables.matcher.name_ids`); with the partition's
     ``queries`` too, candidates numbered apart from theirs are ranked last
     (:mod:`pearl.tables.numbers`)."""
+    from pearl.tables.match_graph import unrivalled_typos
     from pearl.tables.numbers import candidates_apart
 
-    names = apart = None
+    names = apart = typo = None
     if key is not None and len(cands.rows):
         keys, _ = to_string_list(cands.rows[key], non_string="str", name=key)
         at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
         names = names_at(at, name_ids(keys))
         if queries is not None:
             apart = candidates_apart(queries, at, keys)
-    return keep_top(scorer, cands.ids, cands.scores, top_k, names, apart)
+            typo = unrivalled_typos(queries, at, keys, names, apart)
+    return keep_top(scorer, cands.ids, cands.scores, top_k, names, apart, typo)
 
 
 def best_probabilities(

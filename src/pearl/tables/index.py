@@ -332,6 +332,7 @@ class EntityIndex:
     def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
         queries at a time (a block's candidates stay small)."""
+        from pearl.tables.match_graph import unrivalled_typos
         from pearl.tables.matcher import keep_top, names_at
         from pearl.tables.numbers import candidates_apart
 
@@ -345,7 +346,9 @@ class EntityIndex:
             q_ng = vectorizer.transform(items[block])
             raw_i, raw_s = index.best(q[block], q_ng, scorer, width, per_signal)
             apart = candidates_apart(items[block], raw_i, self.names_, numbered)
-            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names_at(raw_i, name_of), apart)
+            names = names_at(raw_i, name_of)
+            typo = unrivalled_typos(items[block], raw_i, self.names_, names, apart)
+            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names, apart, typo)
             blocks.append(top_i)
             scores.append(top_s.astype(np.float32))
         ids = np.concatenate(blocks)

@@ -45,6 +45,7 @@ from pearl.tables.join_output import (
     match_names,
     output_columns,
 )
+from pearl.tables.match_graph import unrivalled_typos
 from pearl.tables.matcher import keep_top, names_of_texts, scorer_for
 from pearl.tables.nearest import merge_top_k
 from pearl.tables.numbers import candidates_apart, candidates_unequal
@@ -491,5 +492,7 @@ def match_strings(
     if scorer is not None:
         apart = (candidates_unequal if values else candidates_apart)(queries, best_i, texts)
         names = names_of_texts(best_i, texts)
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart)
+        # a typo of a code, number or date is another value: no floor there
+        typo = None if values else unrivalled_typos(queries, best_i, texts, names, apart)
+        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart, typo)
     return best_i, best_s

@@ -19,6 +19,7 @@ __all__ = [
     "AbbreviationWords",
     "edits_apart",
     "match_graph",
+    "unrivalled_typos",
     "one_edit_apart",
     "one_edit_lowered",
     "pair_cosines",
@@ -240,6 +241,48 @@ def edits_apart(
             int(allowed[near].max()),
         )
         out[near] = (dist >= 1) & (dist <= allowed[near])
+    return out
+
+
+def unrivalled_typos(
+    queries,
+    ids: np.ndarray,
+    references,
+    names: np.ndarray | None = None,
+    apart: np.ndarray | None = None,
+    chars_per_edit: int = 6,
+) -> np.ndarray:
+    """For each query's ranked candidates (``ids``: rows of ``references``, best first, -1
+    padding): whether its best candidate is a typo of it (:func:`edits_apart`, case aside)
+    and the best candidate of another name is not. ``names`` (integers, equal for copies
+    of a name; default the ids) and ``apart`` (candidates numbered apart, ranked last)
+    order the candidates as :func:`~pearl.tables.matcher.keep_top` does.
+
+    Returns
+    -------
+    ndarray of bool, shape (len(ids),)
+    """
+    n = len(ids)
+    out = np.zeros(n, dtype=bool)
+    if not n or not ids.shape[1]:
+        return out
+    apart = np.zeros(ids.shape, dtype=bool) if apart is None else np.asarray(apart, dtype=bool)
+    order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
+    ids, apart = np.take_along_axis(ids, order, 1), np.take_along_axis(apart, order, 1)
+    names = ids if names is None else np.take_along_axis(np.asarray(names), order, 1)
+    other = (names != names[:, :1]) & (ids >= 0)
+    rival = np.where(other.any(axis=1), ids[np.arange(n), other.argmax(axis=1)], -1)
+    live = np.flatnonzero((ids[:, 0] >= 0) & ~apart[:, 0])
+    if not len(live):
+        return out
+    m = len(live)
+    lower = [str(queries[i]).lower() for i in live]
+    lower += [str(references[j]).lower() for j in ids[live, 0]]
+    lower += [str(references[j]).lower() if j >= 0 else "" for j in rival[live]]
+    at = np.arange(m)
+    typo = edits_apart(lower, at, at + m, chars_per_edit)
+    rival_typo = edits_apart(lower, at, at + 2 * m, chars_per_edit) & (rival[live] >= 0)
+    out[live] = typo & ~rival_typo
     return out
 
 

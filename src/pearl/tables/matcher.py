@@ -40,6 +40,7 @@ __all__ = [
     "names_at",
     "names_of_texts",
     "RIVALS_SEEN",
+    "TYPO_FLOOR",
 ]
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,9 @@ WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
 #: of another name (:meth:`MatchScorer.ranked`): a name listed up to this many times less
 #: one is no rival to itself; past that, the pair's probability alone.
 RIVALS_SEEN = 8
+#: ``(floor, chars_per_edit)``: the least probability of a best candidate that is a typo
+#: of its query while no other name is (:func:`keep_top`; ``dedup.EDITS``' rule).
+TYPO_FLOOR = (0.95, 6)
 
 
 def _features(emb_cos: np.ndarray, ngram_cos: np.ndarray) -> np.ndarray:
@@ -461,17 +465,18 @@ def keep_top(
     top_k: int,
     names: np.ndarray | None = None,
     apart: np.ndarray | None = None,
+    typo: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores, best
     first) with their probabilities (``scorer.ranked``), for lists of any width (a list
     narrower than the scorer's width, because fewer references exist, is padded to the
     runner-up column its probabilities read). ``names``, optional: each candidate's name
-    as an integer (:func:`name_ids`, the shape of ``ids``), so that copies of a name are no
-    rivals.
+    as an integer (:func:`name_ids`, the shape of ``ids``): copies of a name are no rivals.
     ``apart``, optional: the candidates numbered apart from their query
     (:func:`~pearl.tables.numbers.candidates_apart`): probability at most
-    :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (whose
-    probabilities they still weigh as rivals)."""
+    :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (still rivals).
+    ``typo``, optional: rows whose best candidate gets at least ``TYPO_FLOOR[0]``
+    (:func:`~pearl.tables.match_graph.unrivalled_typos`)."""
     real = ids.shape[1]
     pad = ((0, 0), (0, max(0, min(scorer.width(top_k), 2) - real)))
     ids = np.pad(ids, pad, constant_values=-1)
@@ -488,5 +493,8 @@ def keep_top(
         # (-1, where fewer references were found) last of all
         order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
         ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
+    if typo is not None and probs.shape[1]:
+        floor = np.where(typo & (ids[:, 0] >= 0), TYPO_FLOOR[0], -np.inf)
+        probs[:, 0] = np.maximum(probs[:, 0], floor)
     width = min(top_k, real)
     return ids[:, :width], probs[:, :width]
