@@ -6,6 +6,7 @@ size."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -287,7 +288,13 @@ def unrivalled_typos(
 
 
 def _osa(a: str, b: str) -> int:
-    """The optimal string alignment distance (the Python fallback of rapidfuzz's)."""
+    """The optimal string alignment distance (the Python fallback of rapidfuzz's), on
+    what remains once the common prefix and suffix are cut off, as rapidfuzz does (a
+    typo is one place: the table to fill is a few letters, not the whole strings)."""
+    start = len(os.path.commonprefix([a, b]))
+    a, b = a[start:], b[start:]
+    end = len(os.path.commonprefix([a[::-1], b[::-1]]))
+    a, b = a[: len(a) - end], b[: len(b) - end]
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
