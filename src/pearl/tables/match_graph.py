@@ -268,9 +268,10 @@ def unrivalled_typos(
     if not n or not ids.shape[1]:
         return out
     apart = np.zeros(ids.shape, dtype=bool) if apart is None else np.asarray(apart, dtype=bool)
-    order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
-    ids, apart = np.take_along_axis(ids, order, 1), np.take_along_axis(apart, order, 1)
-    names = ids if names is None else np.take_along_axis(np.asarray(names), order, 1)
+    names = ids if names is None else np.asarray(names)
+    if apart.any():  # keep_top's order: those numbered apart after the others
+        order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
+        ids, apart, names = (np.take_along_axis(x, order, 1) for x in (ids, apart, names))
     other = (names != names[:, :1]) & (ids >= 0)
     rival = np.where(other.any(axis=1), ids[np.arange(n), other.argmax(axis=1)], -1)
     live = np.flatnonzero((ids[:, 0] >= 0) & ~apart[:, 0])
@@ -280,10 +281,9 @@ def unrivalled_typos(
     lower = [str(queries[i]).lower() for i in live]
     lower += [str(references[j]).lower() for j in ids[live, 0]]
     lower += [str(references[j]).lower() if j >= 0 else "" for j in rival[live]]
-    at = np.arange(m)
-    typo = edits_apart(lower, at, at + m, chars_per_edit)
-    rival_typo = edits_apart(lower, at, at + 2 * m, chars_per_edit) & (rival[live] >= 0)
-    out[live] = typo & ~rival_typo
+    at = np.arange(m)  # the best and the rival of each in one call
+    near = edits_apart(lower, np.r_[at, at], np.r_[at + m, at + 2 * m], chars_per_edit)
+    out[live] = near[:m] & ~(near[m:] & (rival[live] >= 0))
     return out
 
 
