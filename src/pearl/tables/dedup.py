@@ -13,7 +13,7 @@ from pearl.tables.encoding import get_encoder, query_vectors, to_string_list
 from pearl.tables.frames import column_like, is_table, table_columns
 from pearl.tables.linkage import graph_average_linkage
 from pearl.tables.match_graph import match_graph
-from pearl.tables.matcher import check_matcher, scorer_for
+from pearl.tables.matcher import TYPO_FLOOR, check_matcher, scorer_for
 from pearl.tables.numbers import NUMBERED_APART
 from pearl.tables.words import WORD_APART
 
@@ -34,7 +34,7 @@ DEFAULT_THRESHOLD = {"probability": 0.6, "cosine": 0.7}
 #: Chosen on development data (experiments/dedup_edit_length.py: overall F1 0.917 to 0.932
 #: with :data:`SHORT_EDIT`, heavily misspelt copies of frequent names included; before,
 #: one edit from 4 characters, experiments/dedup_one_edit.py).
-EDITS = (0.95, 6)
+EDITS = TYPO_FLOOR  # the joins' typo floor is this rule (one constant for both)
 #: With a calibrated matcher, two values one edit apart whose shorter has fewer than 4
 #: characters ("aaa" and "aaab", "NBC" and "NBA") are linked with probability at most 0.5,
 #: below the default cut: a short code one edit from another is usually another code

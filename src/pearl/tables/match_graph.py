@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pearl.tables.matcher import TYPO_FLOOR
+from pearl.tables.numbers import numbered_last
 from pearl.tables.search import ReferenceIndex
 from pearl.tables.words import abbreviates, within_one_edit, worded_apart
 
@@ -251,7 +253,7 @@ def unrivalled_typos(
     references,
     names: np.ndarray | None = None,
     apart: np.ndarray | None = None,
-    chars_per_edit: int = 6,
+    chars_per_edit: int = TYPO_FLOOR[1],
 ) -> np.ndarray:
     """For each query's ranked candidates (``ids``: rows of ``references``, best first, -1
     padding): whether its best candidate is a typo of it (:func:`edits_apart`, case aside)
@@ -270,7 +272,7 @@ def unrivalled_typos(
     apart = np.zeros(ids.shape, dtype=bool) if apart is None else np.asarray(apart, dtype=bool)
     names = ids if names is None else np.asarray(names)
     if apart.any():  # keep_top's order: those numbered apart after the others
-        order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
+        order = numbered_last(ids, apart)
         ids, apart, names = (np.take_along_axis(x, order, 1) for x in (ids, apart, names))
     other = (names != names[:, :1]) & (ids >= 0)
     rival = np.where(other.any(axis=1), ids[np.arange(n), other.argmax(axis=1)], -1)

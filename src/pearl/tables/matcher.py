@@ -53,7 +53,7 @@ WEIGHTS_FILE = Path(__file__).with_name("matcher_weights.json")
 #: one is no rival to itself; past that, the pair's probability alone.
 RIVALS_SEEN = 8
 #: ``(floor, chars_per_edit)``: the least probability of a best candidate that is a typo
-#: of its query while no other name is (:func:`keep_top`; ``dedup.EDITS``' rule).
+#: of its query while no other name is (:func:`keep_top`), as ``dedup.EDITS`` links pairs.
 TYPO_FLOOR = (0.95, 6)
 
 
@@ -485,13 +485,11 @@ def keep_top(
         names = np.where(ids >= 0, np.pad(names, pad, constant_values=-1), -1)
     probs = scorer.ranked(raw, names)
     if apart is not None:
-        from pearl.tables.numbers import NUMBERED_APART
+        from pearl.tables.numbers import NUMBERED_APART, numbered_last
 
         apart = np.pad(apart, pad)
         probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
-        # the others first, then those numbered apart, each in their order; no candidate
-        # (-1, where fewer references were found) last of all
-        order = np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
+        order = numbered_last(ids, apart)
         ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
     if typo is not None and probs.shape[1]:
         floor = np.where(typo & (ids[:, 0] >= 0), TYPO_FLOOR[0], -np.inf)

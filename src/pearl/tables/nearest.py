@@ -318,13 +318,18 @@ def _projection(columns: np.ndarray, dim: int, per_feature: int = 4):
     density of ``1/sqrt(n_features)``, which put most n-grams on no dimension at all.)"""
     from scipy.sparse import csr_matrix
 
+    cols, signs = _landing(columns, dim, per_feature)
+    indptr = np.arange(0, cols.size + 1, per_feature, dtype=np.int64)
+    values = signs.astype(np.float32) / np.float32(np.sqrt(per_feature))
+    return csr_matrix((values, cols.astype(np.int32), indptr), shape=(len(columns), dim))
+
+
+def _landing(columns, dim: int, per_feature: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``per_feature`` dimensions (int64) and signs (float64, +-1) of each n-gram
+    column in the sparse projection, column after column: a hash of the column alone."""
     keys = np.asarray(columns, dtype=np.uint64)[:, None] * np.uint64(per_feature)
     h = _mix((keys + np.arange(per_feature, dtype=np.uint64)).ravel())
-    cols = (h % np.uint64(dim)).astype(np.int32)
-    signs = (h >> np.uint64(63)).astype(np.float32) * 2 - 1
-    indptr = np.arange(0, h.size + 1, per_feature, dtype=np.int64)
-    values = signs / np.float32(np.sqrt(per_feature))
-    return csr_matrix((values, cols, indptr), shape=(len(keys), dim))
+    return (h % np.uint64(dim)).astype(np.int64), (h >> np.uint64(63)).astype(np.float64) * 2 - 1
 
 
 #: Entries (used columns x dimensions) up to which :func:`sketch` multiplies by a dense
@@ -402,16 +407,14 @@ def _projected(ng, dim: int, offset: int = 0, chunk: int = 1 << 16) -> np.ndarra
 
 def _scattered(ng, dim: int, offset: int, chunk: int, per_feature: int = 4) -> np.ndarray:
     """:func:`_projected` of CSR rows by adding each entry to its column's ``per_feature``
-    dimensions (the signs and dimensions of :func:`_projection`), a chunk at a time."""
+    dimensions (:func:`_landing`, as :func:`_projection`), a chunk at a time."""
     out = np.empty((ng.shape[0], dim), dtype=np.float32)
     for s in range(0, max(ng.shape[0], 1), chunk):
         part = ng[s : s + chunk]
         n = part.shape[0]
-        keys = (part.indices.astype(np.uint64) + np.uint64(offset)) * np.uint64(per_feature)
-        h = _mix((keys[:, None] + np.arange(per_feature, dtype=np.uint64)).ravel())
+        dims, signs = _landing(part.indices.astype(np.uint64) + np.uint64(offset), dim, per_feature)
         at = np.repeat(np.arange(n, dtype=np.int64), np.diff(part.indptr) * per_feature) * dim
-        at += (h % np.uint64(dim)).astype(np.int64)
-        signs = (h >> np.uint64(63)).astype(np.float64) * 2 - 1
+        at += dims
         w = np.repeat(part.data.astype(np.float64) / np.sqrt(per_feature), per_feature) * signs
         out[s : s + n] = np.bincount(at, w, minlength=n * dim).reshape(n, dim)
     return out

@@ -30,6 +30,7 @@ __all__ = [
     "numbered_apart",
     "candidates_apart",
     "candidates_unequal",
+    "numbered_last",
 ]
 
 #: The most probability a pair numbered apart keeps (below every default cut).
@@ -125,3 +126,11 @@ def candidates_unequal(
     r[live] = np.array([references[i] for i in hit], dtype=object)[at]
     q = np.array(list(queries), dtype=object).reshape(-1, 1)
     return live & (r != q)
+
+
+def numbered_last(ids: np.ndarray, apart: np.ndarray) -> np.ndarray:
+    """The order in which a join reports each row's ranked candidates
+    (:func:`~pearl.tables.matcher.keep_top`): the others first, then those numbered
+    ``apart``, each in their order; no candidate (-1, where fewer references were found)
+    last of all."""
+    return np.argsort(np.where(ids < 0, 2, apart), axis=1, kind="stable")
