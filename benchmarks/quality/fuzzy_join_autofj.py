@@ -141,9 +141,11 @@ def pr_curve(scores: np.ndarray, correct: np.ndarray, thresholds: np.ndarray):
 
 
 def pr_name(name: str) -> str:
-    """Basename of the precision/recall files of the results named ``name``."""
-    suffix = name.removeprefix("fuzzy_join_autofj").lstrip("_")
-    return "fuzzy_join_pr" + (f"_{suffix}" if suffix else "")
+    """Basename of the precision/recall files of the results named ``name`` (beside them
+    when ``name`` is a path: ``--name /tmp/afj_new``)."""
+    path = Path(name)
+    suffix = path.name.removeprefix("fuzzy_join_autofj").lstrip("_")
+    return str(path.with_name("fuzzy_join_pr" + (f"_{suffix}" if suffix else "")))
 
 
 def plot_pr(curves: dict, path: Path) -> None:
