@@ -90,3 +90,56 @@ def test_a_folder_is_not_a_table(tmp_path, tiny_model_dir, capsys):
     (tmp_path / "in").mkdir()
     assert _dedup(tmp_path / "in", tmp_path / "out.csv", tiny_model_dir) == 2
     assert "pearl: error: table" in capsys.readouterr().err
+
+
+def test_na_like_cells_pass_through_byte_for_byte(tmp_path, tiny_model_dir):
+    # pandas' default missing-value strings: "NA" is Namibia's code, not a missing cell
+    src = tmp_path / "in.csv"
+    src.write_text("name,country\nAcme,NA\nGlobex,None\nInitech,null\nUmbrella,n/a\nHooli,\n")
+    out = tmp_path / "out.csv"
+    assert _dedup(src, out, tiny_model_dir) == 0
+    rows = out.read_text().splitlines()
+    assert [r.split(",")[1] for r in rows[1:]] == ["NA", "None", "null", "n/a", ""]
+
+
+def test_an_na_key_is_a_value_not_a_missing_cell(tmp_path, tiny_model_dir):
+    left, right = tmp_path / "l.csv", tmp_path / "r.csv"
+    left.write_text("code\nNA\nFR\n")
+    right.write_text("iso,country\nFR,France\nNA,Namibia\n")
+    out = tmp_path / "out.csv"
+    argv = ["join", str(left), str(right), "--left-on", "code", "--right-on", "iso"]
+    assert main([*argv, "-m", str(tiny_model_dir), "-o", str(out)]) == 0
+    joined = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert joined["country"].tolist() == ["Namibia", "France"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda f: f.sort_values("name"),
+        lambda f: f.sample(frac=1.0, random_state=0),
+        lambda f: f[f["name"] != "Initech"],
+        lambda f: f.set_axis(["a", "b", "c", "d"]),
+    ],
+    ids=["sorted", "sampled", "filtered", "string index"],
+)
+def test_a_parquet_file_written_with_its_index_is_read(tmp_path, tiny_model_dir, change):
+    frame = pd.DataFrame({"name": ["Acme", "ACME", "Initech", "Globex"], "n": [1, 2, 3, 4]})
+    src = tmp_path / "in.parquet"
+    change(frame).to_parquet(src)  # pandas stores the index beside the columns
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir) == 0
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns[:2]) == ["name", "n"]  # an unnamed index: row labels, dropped
+    assert sorted(out["n"]) == sorted(change(frame)["n"])
+
+
+def test_a_named_parquet_index_is_a_column(tmp_path, tiny_model_dir, capsys):
+    frame = pd.DataFrame({"id": [7, 8], "name": ["Acme", "Globex"]}).set_index("id")
+    src = tmp_path / "in.parquet"
+    frame.to_parquet(src)
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir) == 0
+    assert pd.read_csv(tmp_path / "out.csv")["id"].tolist() == [7, 8]
+    clash = frame.assign(id=[1, 2])  # an index level and a column of one name
+    clash.to_parquet(src)
+    assert _dedup(src, tmp_path / "out2.csv", tiny_model_dir) == 2
+    assert "index level and a column both named 'id'" in capsys.readouterr().err

@@ -172,7 +172,10 @@ def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8")
     with its column types, as the Python API takes the frame), TSV (``.tsv``, ``.tab``) or
     CSV (anything else; every column read as text, decoded strictly with ``encoding``: a
     byte that does not decode is a :func:`not_decodable` error, as replacing it changed
-    the values that the output carries). With ``chunksize``, an iterator of frames."""
+    the values that the output carries). Only an empty cell is missing: ``NA`` (Namibia's
+    code), ``None``, ``null`` or ``n/a`` are values, read and written back as they are
+    (pandas' default missing-value strings blanked them). With ``chunksize``, an iterator
+    of frames."""
     import pandas as pd
 
     p = Path(path)
@@ -184,7 +187,8 @@ def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8")
         table = pd.read_csv(
             p,
             dtype=str,
-            keep_default_na=True,
+            keep_default_na=False,
+            na_values=[""],
             encoding=encoding,
             chunksize=chunksize,
             sep="\t" if suffix in TSV else ",",
@@ -235,12 +239,36 @@ def read_parquet(p: Path):
         frame = table.to_pandas(types_mapper=nullable.get)
     except (pa.ArrowException, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read the Parquet table {p}: {exc}") from None
-    for i, column in enumerate(table.columns):  # no nulls: the plain NumPy type, as before
+    frame = _index_as_columns(frame, p)
+    for i, name in enumerate(frame.columns):  # no nulls: the plain NumPy type, as before
         dtype = frame.dtypes.iloc[i]
-        if not column.null_count and isinstance(dtype, pd.api.extensions.ExtensionDtype):
-            if dtype in nullable.values():
+        if isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype in nullable.values():
+            if not table.column(str(name)).null_count:
                 frame.isetitem(i, frame.iloc[:, i].to_numpy(dtype.numpy_dtype))
     return frame
+
+
+def _index_as_columns(frame, p: Path):
+    """The table's columns, without the index pandas stored with it (a file written after
+    ``sort_values``, ``sample``, a filter or ``set_index``): a *named* index level holds
+    data and becomes a column (``set_index("id")`` gives back ``id``); an unnamed one
+    holds row labels and is dropped, as ``to_csv(index=False)`` drops it. A named level
+    whose name is also a column's is a ``ValueError`` naming the file."""
+    import pandas as pd
+
+    if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
+        return frame.reset_index(drop=True)
+    named = [n for n in frame.index.names if n is not None]
+    clash = [n for n in named if n in frame.columns]
+    if clash:
+        raise ValueError(
+            f"the Parquet table {p} has an index level and a column both named "
+            f"{clash[0]!r}: rename one (pearl reads a named index as a column)"
+        )
+    unnamed = [i for i, n in enumerate(frame.index.names) if n is None]
+    if unnamed:
+        frame = frame.reset_index(level=unnamed, drop=True)
+    return frame.reset_index() if named else frame.reset_index(drop=True)
 
 
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")

@@ -59,7 +59,8 @@ def read_table(path: str | os.PathLike, partitions: int | None = None, encoding:
         ddf = dd.read_csv(
             str(path),
             dtype=str,
-            keep_default_na=True,
+            keep_default_na=False,  # only an empty cell is missing ("NA" is a value)
+            na_values=[""],
             encoding=encoding,
             blocksize="16MB",
         )
