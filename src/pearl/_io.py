@@ -28,6 +28,7 @@ __all__ = [
     "atomic_dir",
     "check_io",
     "check_output",
+    "check_writable",
     "file_sha256",
     "write_text_atomic",
     "read_json",
@@ -72,6 +73,29 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def check_writable(path: str | os.PathLike, what: str = "output") -> None:
+    """Raise now, naming ``path``, where :func:`atomic_path` could not write it later: a
+    parent that is a file, a read-only folder, a full disk. A sibling temporary file is
+    created and removed (nothing is left behind; ``path`` itself is not touched). For a
+    command that works a long time (``pearl review``'s questions) before it writes."""
+    path = _write_target(path)
+    if path.exists() and not path.is_file():
+        return  # a device or pipe (written into), or a folder, which atomic_path refuses
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = _sibling(target, ".check")
+        with open(tmp, "wb") as f:
+            f.write(b"\0" * 4096)  # a full disk fails here, not after the work
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.unlink()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise OSError(exc.errno, f"cannot write the {what} {str(path)!r}: {reason}") from None
 
 
 def _write_target(path: str | os.PathLike) -> Path:

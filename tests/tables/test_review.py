@@ -1,4 +1,5 @@
 import io
+import os
 
 import numpy as np
 import pandas as pd
@@ -97,3 +98,104 @@ def test_a_review_file_without_matches_is_no_known_match(tmp_path):
     pd.DataFrame([{**row, "match_score": 0.4}]).to_csv(tmp_path / "n.csv", index=False)
     with pytest.raises(ValueError, match="no pair is labelled a match"):
         _known_matches(str(tmp_path / "n.csv"))
+
+
+def _review_argv(tmp_path, model, out):
+    left, right = _tables()
+    left.to_csv(tmp_path / "l.csv", index=False)
+    right.to_csv(tmp_path / "r.csv", index=False)
+    argv = ["review", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--on", "name"]
+    return [*argv, "-m", str(model), "-o", str(out), "--threshold", "0"]
+
+
+class _Killed(BaseException):
+    """What a signal's default action does to the process, as far as the file goes:
+    nothing after it runs (no except clause, no final write)."""
+
+
+def test_each_answer_is_on_disk_before_the_next_question(tmp_path, tiny_model_dir, monkeypatch):
+    out = tmp_path / "labels.csv"
+
+    class Terminal(io.StringIO):
+        def readline(self, *args):
+            line = super().readline(*args)
+            if not line:  # the terminal closes during the third question
+                raise _Killed
+            return line
+
+    monkeypatch.setattr("sys.stdin", Terminal("y\nn\n"))
+    with pytest.raises(_Killed):
+        main(_review_argv(tmp_path, tiny_model_dir, out))
+    assert pd.read_csv(out)["label"].tolist() == [1, 0]
+
+
+def test_a_review_file_that_cannot_be_written_fails_before_any_question(
+    tmp_path, tiny_model_dir, monkeypatch, capsys
+):
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n" * 10))
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" / "labels.csv"  # its parent is a file
+    assert main(_review_argv(tmp_path, tiny_model_dir, out)) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the review file" in err and "[1/" not in err  # no question
+    if os.geteuid() != 0:  # root writes into a read-only folder
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        assert main(_review_argv(tmp_path, tiny_model_dir, locked / "labels.csv")) == 2
+        assert "[1/" not in capsys.readouterr().err
+
+
+def test_a_full_disk_is_found_before_the_first_question(tmp_path, monkeypatch):
+    import errno
+
+    from pearl._io import check_writable
+
+    real_open = open
+
+    def full(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", full)
+    with pytest.raises(OSError, match="cannot write the review file .*No space left"):
+        check_writable(tmp_path / "labels.csv", "review file")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("bad", ["1.5", "x", "inf", ""])
+def test_a_review_row_that_is_not_a_whole_number_is_refused(bad):
+    from pearl.tables.review import check_review_table
+
+    row = {"left_row": [0, bad], "right_row": [1, 2], "left": "a", "right": "b"}
+    table = pd.DataFrame({**row, "label": [1, 1], "match_score": 0.4})
+    with pytest.raises(ValueError, match="must be integers"):
+        check_review_table(table, "labels.csv")
+
+
+def test_known_matches_rows_are_whole_numbers(tmp_path):
+    from pearl.cli.tables import _known_matches
+
+    (tmp_path / "k.csv").write_text("l,r\n0,1\n1.5,2\n")
+    with pytest.raises(ValueError, match="must be integers .*1.5"):
+        _known_matches(str(tmp_path / "k.csv"))
+    (tmp_path / "k.csv").write_text("l,r\n0,1\n2,3\n")
+    assert _known_matches(str(tmp_path / "k.csv")) == [(0, 1), (2, 3)]
+
+
+def test_a_hostile_cell_is_shown_escaped_to_the_reviewer(
+    tmp_path, tiny_model_dir, capsys, monkeypatch
+):
+    left = pd.DataFrame({"name": ["Acme\x1b[8m hidden\x1b[0m", "Globex\x1b]0;title\x07"]})
+    right = pd.DataFrame({"name": ["Acme\u202e evil", "Globex\r\x1b[2K fake"]})
+    left.to_csv(tmp_path / "l.csv", index=False)
+    right.to_csv(tmp_path / "r.csv", index=False)
+    argv = ["review", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--on", "name"]
+    argv += ["-m", str(tiny_model_dir), "-o", str(tmp_path / "o.csv"), "--threshold", "0"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\ny\n"))
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert not any(c in err for c in "\x1b\x07\r\u202e")
+    assert "Acme\\x1b[8m hidden" in err and "Acme\\u202e evil" in err
+    labels = pd.read_csv(tmp_path / "o.csv")  # the file keeps the cells as they are
+    assert labels["left"].str.contains("\x1b").all()

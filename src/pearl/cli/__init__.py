@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import warnings
 
 from pearl._extras import MissingExtraError
+from pearl._terminal import printable, show_warnings_plainly
 from pearl.cli import evaluate, tables, train, training_data, use
 from pearl.encoders.resolve import DEFAULT_MODEL
 
@@ -224,13 +226,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     from pearl._validation import InputError
 
+    shown_before = warnings.showwarning
+    show_warnings_plainly()  # "pearl: warning: ...", no Python source line beneath
     try:
         guard(args.io_command, args)
         return args.func(args)
     except (OSError, ValueError, InputError, MissingExtraError) as exc:
         # what pearl raises about its input; any other exception is a bug and surfaces
         # with its traceback
-        print(f"pearl: error: {exc}", file=sys.stderr)
+        print(f"pearl: error: {printable(exc, lines=True)}", file=sys.stderr)
         return 2
     except MemoryError as exc:  # NumPy's _ArrayMemoryError says how much it asked for
         print(
@@ -241,3 +245,5 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        warnings.showwarning = shown_before

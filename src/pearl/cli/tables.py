@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from pearl._extras import pyplot
-from pearl._io import check_output
+from pearl._io import check_output, check_writable
+from pearl._terminal import printable
 from pearl.cli._common import (
     COSINE,
     POSITIVE,
@@ -110,7 +111,7 @@ def cmd_join(args) -> int:
 def _known_matches(path: str) -> list[tuple[int, int]]:
     """The pairs of a file of known matches: its first two columns, row numbers of LEFT
     and RIGHT (0 = the first data row); of a ``pearl review`` file, its pairs labelled 1."""
-    from pearl.tables.review import REVIEW_COLUMNS, check_review_table
+    from pearl.tables.review import REVIEW_COLUMNS, check_review_table, whole_numbers
 
     table = read_table(path)
     if set(REVIEW_COLUMNS) <= set(table.columns):
@@ -120,10 +121,8 @@ def _known_matches(path: str) -> list[tuple[int, int]]:
             raise ValueError(f"{path}: no pair is labelled a match (label 1)")
     if table.shape[1] < 2:
         raise ValueError(f"{path}: --known-matches needs two columns (left row, right row)")
-    try:
-        return [(int(a), int(b)) for a, b in table.iloc[:, :2].itertuples(index=False)]
-    except (TypeError, ValueError):
-        raise ValueError(f"{path}: --known-matches holds row numbers (integers)") from None
+    rows = [whole_numbers(table.iloc[:, k], f"{path}: --known-matches' rows") for k in (0, 1)]
+    return [(int(a), int(b)) for a, b in zip(*rows, strict=True)]
 
 
 def cmd_review(args) -> int:
@@ -134,6 +133,7 @@ def cmd_review(args) -> int:
     labelled = None
     if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
         labelled = check_review_table(read_table(args.output), args.output)  # pearl's: UTF-8
+    check_writable(args.output, "review file")  # before any question, not after the last
     known = _known_matches(args.known_matches) if args.known_matches else None
     report = join_report(
         read_table(args.left, encoding=args.encoding),
@@ -146,14 +146,19 @@ def cmd_review(args) -> int:
         known_matches=known,
         borderline=0,
     )
+    # every answer is written as it is given (atomically): a closed terminal, SIGTERM or
+    # SIGHUP between questions loses none
     table = review_pairs(
-        report, args.n, show=lambda text: print(text, file=sys.stderr), labelled=labelled
+        report,
+        args.n,
+        show=lambda text: print(text, file=sys.stderr),
+        labelled=labelled,
+        save=lambda labels: write_table(labels, args.output),
     )
     before = 0 if labelled is None else len(labelled)
     if len(table) == before:
         print(f"no new label; {args.output} unchanged", file=sys.stderr)
         return 0
-    write_table(table, args.output)
     print(
         f"wrote {len(table):,} labels ({int(table['label'].sum()):,} matches, "
         f"{len(table) - before:,} new) to {args.output}; use them with pearl join "
@@ -269,7 +274,7 @@ def cmd_topics(args) -> int:
         f"{len(docs):,} documents, {len(vocab):,} terms, {args.topics} topics in {args.output}",
         file=sys.stderr,
     )
-    print((Path(args.output) / "topics.md").read_text(encoding="utf-8"))
+    print(printable((Path(args.output) / "topics.md").read_text(encoding="utf-8"), lines=True))
     return 0
 
 

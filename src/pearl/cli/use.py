@@ -6,6 +6,7 @@ import json
 import sys
 
 from pearl._io import atomic_path, check_output
+from pearl._terminal import printable
 from pearl.cli._common import (
     POSITIVE,
     add_encoding,
@@ -101,10 +102,11 @@ def cmd_similarity(args) -> int:
     enc = load_model(args.model)  # an encoder, or the String Distance baseline
     sims = np.asarray(enc.similarity([args.query], candidates))[0]
     order = np.argsort(-sims, kind="stable")
-    width = max(len(c) for c in candidates)
-    print(f"query: {args.query}   model: {getattr(enc, 'name', args.model)}")
+    shown = [printable(c) for c in candidates]  # a cell's escape sequences do not act
+    width = max(len(c) for c in shown)
+    print(f"query: {printable(args.query)}   model: {getattr(enc, 'name', args.model)}")
     for rank, i in enumerate(order, 1):
-        print(f"{rank:>3}. {candidates[i]:<{width}}  {sims[i]:.4f}")
+        print(f"{rank:>3}. {shown[i]:<{width}}  {sims[i]:.4f}")
     return 0
 
 
@@ -144,7 +146,10 @@ def cmd_index_search(args) -> int:
         write_table(frame, args.output)
         print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
     else:
-        print(frame.to_string(index=False))
+        shown = frame.copy()
+        for column in shown.select_dtypes(include="object").columns:
+            shown[column] = shown[column].map(printable)  # escape sequences do not act
+        print(shown.to_string(index=False))
     return 0
 
 

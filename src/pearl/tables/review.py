@@ -11,9 +11,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from pearl._terminal import printable
 from pearl.tables.report import JoinReport
 
-__all__ = ["REVIEW_COLUMNS", "review_pairs", "check_review_table"]
+__all__ = ["REVIEW_COLUMNS", "review_pairs", "check_review_table", "whole_numbers"]
 
 #: the columns of a review file: the rows' positions (0 = the first data row), their key
 #: values joined by spaces (``pearl finetune``'s ``left, right, label``), the answer (1: the
@@ -33,14 +34,22 @@ def check_review_table(table: pd.DataFrame, name: str = "review file") -> pd.Dat
             f"{REVIEW_COLUMNS})"
         )
     out = table[REVIEW_COLUMNS].copy()
-    try:
-        for c in ("left_row", "right_row", "label"):
-            out[c] = pd.to_numeric(out[c], errors="raise").astype(np.int64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: left_row, right_row and label must be integers") from None
+    for c in ("left_row", "right_row", "label"):
+        out[c] = whole_numbers(out[c], f"{name}: left_row, right_row and label")
     if not out["label"].isin([0, 1]).all():
         raise ValueError(f"{name}: label must be 0 or 1")
     return out
+
+
+def whole_numbers(values: pd.Series, what: str) -> np.ndarray:
+    """``values`` as int64, or a ``ValueError`` starting with ``what`` and showing the
+    first value that is not a whole number: row 1.5 is an error, never row 1."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(np.float64)
+    whole = np.isfinite(numbers) & (numbers == np.round(numbers)) & (np.abs(numbers) < 2**53)
+    if not whole.all():
+        bad = values.iloc[int(np.flatnonzero(~whole)[0])]
+        raise ValueError(f"{what} must be integers (not {bad!r})")
+    return numbers.astype(np.int64)
 
 
 def _text(keys: pd.DataFrame, row: int) -> str:
@@ -49,7 +58,11 @@ def _text(keys: pd.DataFrame, row: int) -> str:
 
 
 def _show(keys: pd.DataFrame, row: int) -> str:
-    return " | ".join(f"{c}={'' if pd.isna(v) else v}" for c, v in keys.iloc[row].items())
+    """A row's key values as the reviewer sees them: control characters escaped, so that
+    a cell cannot conceal, move or rewrite what the terminal shows."""
+    return " | ".join(
+        f"{printable(c)}={'' if pd.isna(v) else printable(v)}" for c, v in keys.iloc[row].items()
+    )
 
 
 def review_pairs(
@@ -59,6 +72,7 @@ def review_pairs(
     ask: Callable[[str], str] = input,
     show: Callable[[str], None] = print,
     labelled: pd.DataFrame | None = None,
+    save: Callable[[pd.DataFrame], None] | None = None,
 ) -> pd.DataFrame:
     """Ask about the ``n`` pairs nearest the threshold that are not labelled yet.
 
@@ -78,6 +92,10 @@ def review_pairs(
     labelled : DataFrame, optional
         Labels of an earlier session (a review table): kept, and their pairs not asked
         again.
+    save : callable, optional
+        Called with the labels so far (the returned table's form) after every answer that
+        is recorded, so that a session killed between questions (a closed terminal, a
+        signal) loses no answer given (``pearl review`` writes its file so).
 
     Returns
     -------
@@ -109,6 +127,13 @@ def review_pairs(
         if answer is not None:
             left, right = _text(d.left_keys, i), _text(d.right_keys, j)
             new.append((i, j, left, right, answer, float(s[i])))
+            if save is not None:
+                save(_labels(done, new))
+    return _labels(done, new)
+
+
+def _labels(done: pd.DataFrame, new: list[tuple]) -> pd.DataFrame:
+    """The earlier labels and the new answers, as one review table."""
     fresh = pd.DataFrame(new, columns=REVIEW_COLUMNS)
     return pd.concat([done, fresh], ignore_index=True) if len(done) else fresh
 
