@@ -498,9 +498,29 @@ def test_a_shared_rare_value_counts_for_more_than_a_shared_common_one(hash_encod
     model.u_ = [np.array([0.6, 0.05, 0.03, 0.02, 0.3]), np.array([0.6, 0.1, 0.3])]
     model.random_u_ = model.u_
     offset = _tf_offset(fields, kinds, model, pairs, gamma)
-    # "new york" is 8 of 10 right values (log 0.3/0.8 + log 0.3/0.8); "tromso" 1 of 10
-    assert offset[0] == pytest.approx(2 * np.log(0.3 / 0.8))
-    assert offset[1] == pytest.approx(2 * np.log(0.3 / 0.1))
+    # each value is 1 of 2 left values and, at most once on each side, half the matches
+    # (q = 0.5); "new york" is 8 of 10 right values, "tromso" 1 of 10: two random records
+    # agree with chance 0.5 * 0.8 + 0.5 * 0.1 = 0.45, and log(q / (l r)) + log(0.45) is
+    # added in each of the two fields
+    assert offset[0] == pytest.approx(2 * np.log(0.5 / (0.5 * 0.8) * 0.45))
+    assert offset[1] == pytest.approx(2 * np.log(0.5 / (0.5 * 0.1) * 0.45))
+    assert offset[1] > 0 > offset[0]
+
+
+def test_a_register_joined_by_a_larger_file_gives_its_unique_names_no_penalty(hash_encoder):
+    # every right name is held once; the left file holds them among many others: each is
+    # as rare as its neighbours, so no term-frequency adjustment (weighing its share of
+    # the right column alone against the random pairs' agreement took 4.6 from each)
+    from pearl.tables.comparisons import _levels
+    from pearl.tables.record_linkage import _compared_fields, _tf_offset
+
+    names = [f"firm {i}" for i in range(400)]
+    left, right = pd.DataFrame({"name": names}), pd.DataFrame({"name": names[:40]})
+    kinds, fields, *_ = _compared_fields(left, right, ["name"], ["name"], hash_encoder, None)
+    pairs = np.array([[i, i] for i in range(40)])
+    gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
+    offset = _tf_offset(fields, kinds, FellegiSunter([5]), pairs, gamma)
+    assert np.allclose(offset, 0.0)
 
 
 def test_matches_agree_on_names_more_often_than_they_differ_by_a_typo(hash_encoder):
@@ -945,3 +965,41 @@ def test_a_tiny_table_with_missing_cells_still_finds_its_matches(hash_encoder):
     assert linked["Acme Corp"] == "ACME Corporation"
     assert linked["Globex Ltd"] == "Globex Limited"
     assert out.loc[out["name"].isna(), "company"].isna().all()  # no evidence, no link
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("blank", [None, "", "  "])
+def test_an_empty_key_column_is_no_evidence_and_costs_no_link(hash_encoder, side, blank):
+    left = pd.DataFrame({"name": ["Acme Corp", "Globex Inc.", "Initech LLC", "Umbrela"]})
+    right = pd.DataFrame({"name": ["ACME Corp", "Globex Inc", "Initech", "Umbrella Corp"]})
+    alone = fuzzy_join(left, right, on="name", model=hash_encoder)
+    (left if side == "left" else right)["city"] = blank
+    (right if side == "left" else left)["city"] = ["Paris", "Rome", "Oslo", "Lima"]
+    with pytest.warns(UserWarning, match=f"'city' \\(empty in the {side} table\\)"):
+        out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
+    assert out["match_score"].notna().sum() == alone["match_score"].notna().sum() > 0
+    assert out["name_right"].tolist() == alone["name_right"].tolist()
+
+
+def test_a_closer_level_is_never_weaker_evidence():
+    # "similar" seen among candidates but never among random pairs, "equal" seen among
+    # both: m / u must still rise with the level
+    model = FellegiSunter([5])
+    model.fit_u(np.array([[0]] * 9_000 + [[1]] * 900 + [[4]] * 100))
+    model.m_, model.m_seen_ = [np.zeros(5)], [np.zeros(5, bool)]
+    model._set_m_counts(0, np.array([0.0, 0.0, 300.0, 0.0, 30.0]))
+    ratios = model.m_[0] / model.u_[0]
+    assert np.all(np.diff(ratios) >= -1e-12)
+    assert model.m_[0].sum() == pytest.approx(1.0)
+
+
+def test_the_chance_of_equal_values_is_counted_from_the_columns(hash_encoder):
+    from pearl.tables.record_linkage import _compared_fields, _equal_chances
+
+    left = pd.DataFrame({"name": ["a", "a", "b", "c"]})
+    right = pd.DataFrame({"name": ["a", "b", "b", "d", "e"]})
+    kinds, fields, *_ = _compared_fields(left, right, ["name"], ["name"], hash_encoder, None)
+    # a: 2/4 * 1/5, b: 1/4 * 2/5
+    assert _equal_chances(fields, kinds, False) == [pytest.approx(0.5 * 0.2 + 0.25 * 0.4)]
+    kinds, fields, *_ = _compared_fields(left, left, ["name"], ["name"], hash_encoder, None)
+    assert _equal_chances(fields, kinds, True) == [pytest.approx(2 / 12)]  # the two "a"s

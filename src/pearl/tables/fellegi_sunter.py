@@ -65,8 +65,26 @@ class FellegiSunter:
         # matches, so that m looked like u
         smoothed = counts + 0.5
         smoothed[-1] += 0.5 * len(counts)
-        self.m_[f] = smoothed / smoothed.sum()
+        self.m_[f] = self._monotone(f, smoothed) / smoothed.sum()
         self.m_seen_[f] = counts >= 1
+
+    def _monotone(self, f: int, counts: np.ndarray) -> np.ndarray:
+        """Field ``f``'s matches per level (``counts``, as many in all) such that the match
+        weight ``m / u`` never falls as the level rises: a closer value is never less
+        evidence of a match than a farther one (the levels of every field are ordered).
+        The maximum-likelihood ``m`` under that order: the ratio ``counts / u``
+        isotonic-regressed with weights ``u`` (adjacent levels that break the order are
+        pooled into one ratio). Without it, in a table whose names recur across cities,
+        EM took "a similar name" (a level random pairs never showed) for stronger
+        evidence than "the same name" (which they did) and linked similar names of
+        different cities. Without ``u`` yet (:meth:`fit_u` not called), as they are."""
+        u = getattr(self, "u_", None)
+        if u is None or len(counts) < 2:
+            return counts
+        from sklearn.isotonic import isotonic_regression
+
+        ratio = isotonic_regression(counts / u[f], sample_weight=u[f], increasing=True)
+        return ratio * u[f]
 
     def fit_u(self, gamma: np.ndarray) -> FellegiSunter:
         """``u`` from comparisons of random pairs (nearly all non-matches)."""
@@ -76,6 +94,29 @@ class FellegiSunter:
         self.u_seen_ = [c >= 1 for c in counts]
         self.random_counts_ = counts
         self.n_random_ = len(gamma)
+        return self
+
+    def set_equal_chance(self, f: int, chance: float) -> FellegiSunter:
+        """Field ``f``'s top level (equal values) among random pairs set to ``chance``,
+        the share of pairs with both values present that are equal, counted exactly from
+        the columns (:meth:`fit_u` first): the other levels keep their shares of the rest.
+
+        Random pairs estimate it poorly for a column of many values: 50,000 of them hold
+        a dozen equal names, so that the chance of two records agreeing on a name and a
+        city came out twice its value, and pairs equal on both were no longer sure
+        matches (:meth:`fit_m_from_agreement`), which left ``m`` to an EM that took
+        "similar names" for the matches."""
+        counts = np.asarray(self.random_counts_[f], dtype=np.float64)
+        total = counts.sum()
+        if not total or not 0.0 <= chance <= 1.0:
+            return self
+        rest = counts[:-1]
+        if rest.sum() > 0:
+            rest = rest * (total * (1 - chance) / rest.sum())
+        counts = np.concatenate([rest, [total * chance]])
+        self.random_counts_[f] = counts
+        self.u_[f] = self.random_u_[f] = (counts + 0.5) / (counts + 0.5).sum()
+        self.u_seen_[f] = np.concatenate([self.u_seen_[f][:-1], [chance > 0]])
         return self
 
     def unmix_u(self, match_share: float, matches: list[np.ndarray] | None = None) -> FellegiSunter:

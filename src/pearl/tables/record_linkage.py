@@ -92,11 +92,37 @@ def link_tables(
     each field's kind (``model.kinds_``) and name (``model.names_``), and how the
     candidates were found (``model.blocking_``: ``search`` is ``"whole table"`` or
     ``"skipped"``, with the rows of the sample that decided it and the expected matches
-    the search added there, ``search_gain``; see :func:`_blocked_pairs`).
+    the search added there, ``search_gain``; see :func:`_blocked_pairs`; and
+    ``distinct_left_rows`` where left rows repeat).
+
+    Left rows equal on every key are one record (:func:`_distinct_records`): linked once,
+    the answer given to each of them (but with ``one_to_one``, where each row counts).
     """
     if one_to_one and top_k != 1:  # before any work
         raise ValueError("one_to_one=True links each row at most once: top_k must be 1")
     left, right = left.reset_index(drop=True), right.reset_index(drop=True)
+    first, record = (None, None) if one_to_one else _distinct_records(left, left_on)
+    if first is not None and record is not None:
+        # rows equal on every key are one record: linked once, their answer given to each
+        known = None if known_matches is None else _positions(known_matches, len(left), len(right))
+        ids, proba, model = link_tables(
+            left.iloc[first],
+            right,
+            left_on,
+            right_on,
+            encoder=encoder,
+            scorer=scorer,
+            top_k=top_k,
+            candidates=candidates,
+            random_pairs=random_pairs,
+            seed=seed,
+            known_matches=None
+            if known is None
+            else np.unique(np.column_stack([record[known[:, 0]], known[:, 1]]), axis=0),
+            batch_size=batch_size,
+        )
+        getattr(model, "blocking_")["distinct_left_rows"] = len(first)  # noqa: B009
+        return ids[record], proba[record], model
     kinds, fields = _compared_fields(left, right, left_on, right_on, encoder, scorer, batch_size)
     rng = np.random.default_rng(seed)
     n_random = random_pairs if len(left) and len(right) else 0
@@ -118,6 +144,28 @@ def link_tables(
     if one_to_one:
         return (*one_to_one_links(pairs, proba, len(left)), model)
     return (*_best(pairs, proba, len(left), top_k), model)
+
+
+def _distinct_records(left: pd.DataFrame, columns: list[str]):
+    """``(first, record)``: the first row of each distinct combination of the key
+    ``columns`` (missing values equal to each other) and each row's combination, or
+    ``(None, None)`` when every row is distinct or the cells cannot be compared.
+
+    A left table of repeated rows (a log, a file of transactions joined to a register)
+    holds each record many times. Fitted on every copy, the model counted a record's
+    pairs once per copy, and its bound of one partner per right row (``min(n_left,
+    n_right)`` true pairs) fell below the truth as the table grew: 50,000 rows drawn from
+    20,000 records linked none of the 2,474 pairs that 20,000 rows of them linked."""
+    if len(left) < 2 or not columns:
+        return None, None
+    try:
+        record = left.groupby(columns, sort=False, dropna=False).ngroup().to_numpy(np.int64)
+    except (TypeError, ValueError):  # unhashable cells: every row its own record
+        return None, None
+    if record.min() < 0 or record.max() + 1 == len(left):
+        return None, None
+    _, first = np.unique(record, return_index=True)
+    return first, record
 
 
 def _blocked_pairs(
@@ -280,6 +328,9 @@ def _probabilities(
     all_pairs = max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(random_gamma)
+    for f, chance in enumerate(_equal_chances(fields, kinds, one_table)):
+        if chance is not None:
+            model.set_equal_chance(f, chance)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
     if known is not None:
         known_gamma = _levels(fields, known[:, 0], known[:, 1])
@@ -299,6 +350,34 @@ def _probabilities(
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
     offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
+
+
+def _value_counts(field) -> tuple[np.ndarray, np.ndarray]:
+    """How many present left and right cells of a text or code field hold each value (the
+    same key space on both sides, :meth:`keys`)."""
+    lkey, rkey = field.keys()
+    lvalues, rvalues = lkey[~field.lnull], rkey[~field.rnull]
+    size = int(max(lvalues.max(initial=-1), rvalues.max(initial=-1))) + 1
+    return np.bincount(lvalues, minlength=size), np.bincount(rvalues, minlength=size)
+
+
+def _equal_chances(fields, kinds, one_table: bool) -> list[float | None]:
+    """Each text and code field's chance that two random records with values there hold
+    equal ones (their top level), counted from the columns: ``sum l(v) r(v)`` over the
+    values' shares, or ``sum c(v) (c(v) - 1) / (n (n - 1))`` for two distinct rows of one
+    table; None for the other kinds and for a side without values."""
+    out: list[float | None] = []
+    for field, kind in zip(fields, kinds, strict=True):
+        if kind not in ("text", "code"):
+            out.append(None)
+            continue
+        lcount, rcount = (c.astype(np.float64) for c in _value_counts(field))
+        n_l, n_r = lcount.sum(), rcount.sum()
+        if one_table:
+            out.append(float(lcount @ (lcount - 1) / (n_l * (n_l - 1))) if n_l > 1 else None)
+        else:
+            out.append(float(lcount @ rcount / (n_l * n_r)) if n_l and n_r else None)
+    return out
 
 
 def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) -> None:
@@ -322,26 +401,38 @@ def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) ->
 
 
 def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np.ndarray):
-    """The term-frequency adjustment of each pair (splink's): where a text or code field
-    agrees exactly on a value ``v``, the evidence of *that* value replaces the average
-    evidence of agreement: ``log(u_agree / tf(v))``, ``tf(v)`` the share of the right
-    column's values that are ``v`` (the chance that a random right row agrees with a left
-    row of value ``v``). A shared rare name ("smith & wollensky") counts for more than a
-    shared "new york"."""
+    """The term-frequency adjustment of each pair: where a text or code field agrees
+    exactly on a value ``v``, the evidence of *that* value replaces the model's average
+    evidence of agreement.
+
+    Two random records agree on ``v`` with chance ``l(v) r(v)``, the value's shares of
+    the left and the right column; a matching pair shows ``v`` with chance ``q(v)``, the
+    value's share among the matches, taken as ``min(left count, right count)`` over its
+    sum across values (at most that many pairs can match on ``v``). The value's weight
+    ``log(q(v) / (l(v) r(v)))`` is put against the average one, ``log(1 / a)``, ``a`` the
+    chance that two random records agree at all (``sum l(v) r(v)``, counted exactly),
+    and the difference is added: a shared rare name ("smith & wollensky") counts for
+    more than a shared "new york". Where both columns hold the same values, this is
+    splink's ``log(a / tf(v))``. Where most left values have no partner in the right
+    table (a register joined by a larger file, or a file of repeated rows), ``q`` is
+    the right's values, not the left's: each right name held once is as rare as its
+    neighbours, and gets none (weighing ``r(v)`` alone against ``a`` took 4.6 from every
+    name of a 1,000-row register joined by 20,000 rows, and no pair linked)."""
     offset = np.zeros(len(pairs))
     for f, (field, kind) in enumerate(zip(fields, kinds, strict=True)):
         if kind not in ("text", "code"):
             continue
-        _, rkey = field.keys()
-        values = rkey[~field.rnull]
-        if not len(values):
+        lcount, rcount = (c.astype(np.float64) for c in _value_counts(field))
+        shared = np.minimum(lcount, rcount)
+        if not shared.sum():
             continue
-        # pairs agree only on present values, so their keys are all counted here
-        counts = np.bincount(values)
+        # pairs agree only on present values held by both sides, so all are counted here
         agree = np.flatnonzero(gamma[:, f] == model.n_levels[f] - 1)
-        tf = np.maximum(counts[rkey[pairs[agree, 1]]], 1) / len(values)
-        # tf counts the matches: so does the random pairs' agreement it is weighed against
-        offset[agree] += np.log(model.random_u_[f][-1]) - np.log(tf)
+        v = field.keys()[1][pairs[agree, 1]]
+        l_share, r_share = lcount / lcount.sum(), rcount / rcount.sum()
+        q = shared[v] / shared.sum()
+        chance = float(l_share @ r_share)  # two random records agree
+        offset[agree] += np.log(q) - np.log(l_share[v] * r_share[v]) + np.log(chance)
     return offset
 
 
@@ -397,6 +488,17 @@ def multi_column_join(
             )
     # the output names are checked before any work (a clash is a ValueError)
     output_columns(left_df.columns, right_df.columns, opts.suffix, opts.return_score, top_k > 1)
+    keys = _keys_with_values(left_df, right_df, left_on, right_on)
+    if len(keys) == 1 and known_matches is None and not opts.one_to_one and scorer is not None:
+        # one key column left: the single-key join's match probability, not a model that a
+        # single field cannot teach (a 4-row join with an empty city linked none of 3)
+        from pearl.tables.join import _join_one_key
+
+        ((a, b),) = keys
+        single = opts.replace(left_on=a, right_on=b)
+        return _join_one_key(left_df, right_df, single, encoder, None)
+    if keys and len(keys) < len(left_on):
+        left_on, right_on = [a for a, _ in keys], [b for _, b in keys]
     ids, scores, model = link_tables(
         left_df,
         right_df,
@@ -428,6 +530,37 @@ def multi_column_join(
         ids, scores, float(threshold), True, left_df[left_on], right_df[right_on], model
     )
     return out, details
+
+
+def _keys_with_values(left: pd.DataFrame, right: pd.DataFrame, left_on, right_on) -> list:
+    """The ``(left column, right column)`` pairs of keys that hold a value on both sides;
+    a pair empty on a side (every cell null or blank) is no evidence for any row, and is
+    left out with a warning naming it. Every pair empty: all of them (no row links)."""
+    keys, empty = [], []
+    for a, b in zip(left_on, right_on, strict=True):
+        sides = [side for side, col in (("left", left[a]), ("right", right[b])) if _blank(col)]
+        if sides:
+            name = repr(a) if a == b else f"{a!r}/{b!r}"
+            tables = " and ".join(sides) + (" tables" if len(sides) > 1 else " table")
+            empty.append(f"{name} (empty in the {tables})")
+        else:
+            keys.append((a, b))
+    if empty:
+        warnings.warn(
+            "record linkage: the key column(s) "
+            + ", ".join(empty)
+            + " hold no value; a missing value is no evidence, so the rows are linked on "
+            + (", ".join(repr(a) for a, _ in keys) if keys else "nothing (no row links)"),
+            UserWarning,
+            stacklevel=6,  # the caller of fuzzy_join
+        )
+    return keys
+
+
+def _blank(column: pd.Series) -> bool:
+    """Every cell null, or a string of spaces."""
+    present = column[column.notna()]
+    return not len(present) or bool(present.astype(str).str.strip().eq("").all())
 
 
 def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:

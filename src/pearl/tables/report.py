@@ -280,7 +280,10 @@ def _candidates_line(blocking: dict) -> str:
             f"shared values and the fuzzy search (it added {gain:.1f} expected matches "
             f"on {n:,} sampled left rows)"
         )
-    return "shared values and the fuzzy search"
+    line = "shared values and the fuzzy search"
+    if blocking.get("distinct_left_rows"):
+        line += f" ({blocking['distinct_left_rows']:,} distinct left records)"
+    return line
 
 
 def _esc(x: Any) -> str:
