@@ -175,3 +175,48 @@ def test_a_torch_free_encoder_pickles_as_dask_ships_it(static_pair):
     copy = pickle.loads(pickle.dumps(fast))
     assert copy._model is None
     np.testing.assert_array_equal(copy.encode(PHRASES[:8]), fast.encode(PHRASES[:8]))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("-inf")])
+@pytest.mark.parametrize("table", ["embedding.weight", "ngrams.weight"])
+def test_a_static_table_with_non_finite_weights_is_refused(tmp_path, table, value):
+    folder = _copy_static(tmp_path)
+    weights = folder / static_inference.WEIGHTS
+    state = load_file(str(weights))
+    state[table][5, 1] = value
+    save_file(state, str(weights))
+    with pytest.raises(OSError, match="NaN or infinite weights"):
+        PhraseEncoder(folder)
+
+
+def test_a_static_tokenizer_id_past_the_table_is_refused(tmp_path):
+    folder = _copy_static(tmp_path)
+    path = folder / "tokenizer.json"
+    tok = json.loads(path.read_text())
+    vocab = tok["model"]["vocab"]
+    rows = load_file(str(folder / static_inference.WEIGHTS))["embedding.weight"].shape[0]
+    vocab[max(vocab, key=vocab.get)] = rows + 10
+    path.write_text(json.dumps(tok))
+    with pytest.raises(OSError, match="ids up to"):
+        PhraseEncoder(folder)
+
+
+@pytest.mark.parametrize("field, value", [("ngram_range", [1, 100000]), ("max_chars", 10**9)])
+def test_size_like_static_config_values_are_bounded(tmp_path, field, value):
+    folder = _copy_static(tmp_path)
+    config = json.loads((folder / static_inference.CONFIG).read_text())
+    config[field] = value
+    (folder / static_inference.CONFIG).write_text(json.dumps(config))
+    with pytest.raises(OSError, match="must be ordered"):
+        PhraseEncoder(folder)
+
+
+def test_ngram_sizes_past_the_longest_text_cost_nothing():
+    from pearl.models.char_ngrams import char_ngram_ids
+
+    texts = ["acme", "globex corp", ""]
+    short = char_ngram_ids(texts, 1024, (2, 13))  # 13 bytes: "<globex corp>"
+    long = char_ngram_ids(texts, 1024, (2, 100_000))
+    assert all(np.array_equal(a, b) for a, b in zip(short, long, strict=True))
+    ids, offsets = char_ngram_ids(["ab"], 1024, (9, 12))  # no n-gram that long
+    assert len(ids) == 0 and offsets.tolist() == [0]

@@ -346,3 +346,40 @@ def test_deeply_nested_caches_are_ignored_not_fatal(tmp_path, hash_encoder, capl
     with caplog.at_level(logging.WARNING):
         again = EmbeddingCache(hash_encoder, root=tmp_path / "emb")
     assert "nested too deeply" in caplog.text and len(again) == 0
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_transformer_folder_with_non_finite_weights_is_refused(tiny_model_dir, tmp_path, value):
+    from safetensors.torch import load_file, save_file
+
+    folder = _copy(tiny_model_dir, tmp_path / "nan")
+    weights = load_file(folder / "model.safetensors")
+    key = "embeddings.word_embeddings.weight"
+    weights[key][7, 3] = value
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(OSError, match=f"{folder}.*NaN or infinite weights.*{key}"):
+        PhraseEncoder(folder)
+
+
+def test_a_tokenizer_id_past_the_table_is_refused_by_its_largest_id(tiny_model_dir, tmp_path):
+    # as many entries as rows, but one id past them: the count of entries passed
+    folder = _copy(tiny_model_dir, tmp_path / "ids")
+    tok = json.loads((folder / "tokenizer.json").read_text())
+    vocab = tok["model"]["vocab"]
+    rows = json.loads((folder / "config.json").read_text())["vocab_size"]
+    last = max(vocab, key=vocab.get)
+    vocab[last] = rows + 50
+    (folder / "tokenizer.json").write_text(json.dumps(tok))
+    with pytest.raises(OSError, match="ids up to"):
+        PhraseEncoder(folder)
+
+
+def test_a_loader_that_runs_out_of_memory_without_saying_so_says_so(tiny_model_dir, monkeypatch):
+    from sentence_transformers import SentenceTransformer
+
+    def null(*args, **kwargs):
+        raise SystemError("<built-in method from_file> returned NULL without setting an exception")
+
+    monkeypatch.setattr(SentenceTransformer, "_load_with_module_classes", null)
+    with pytest.raises(OSError, match="out of memory"):
+        PhraseEncoder(tiny_model_dir)

@@ -37,7 +37,10 @@ def char_ngram_ids(
     n = len(texts)
     raw = [("<" + t.lower() + ">").encode("utf-8", "replace")[:max_chars] for t in texts]
     lens = np.fromiter((len(b) for b in raw), dtype=np.int64, count=n)
-    width = max(int(lens.max()) if n else 0, hi)
+    # no n-gram is longer than the longest (cut) text: sizes past it are not tried (an
+    # ngram_range of (1, 100000) padded every text to 100,000 bytes, minutes a phrase)
+    width = max(int(lens.max()) if n else 0, 1)
+    hi = min(hi, width)
     buf = np.frombuffer(
         b"".join(b.ljust(width, b"\0") for b in raw) or b"\0" * width, dtype=np.uint8
     )
@@ -57,7 +60,7 @@ def char_ngram_ids(
     # text after text: concatenate each row's n-grams of every size
     ids = (
         np.concatenate([h for h, _ in grams], axis=1)[np.concatenate([v for _, v in grams], axis=1)]
-        if n
+        if n and grams
         else np.zeros(0, np.int64)
     )
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n else np.zeros(0, np.int64)

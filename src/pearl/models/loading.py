@@ -106,17 +106,46 @@ def open_model_folder(
                 model_kwargs=dict(SAFE_MODEL_KWARGS),
             )
     except MemoryError:
-        raise OSError(
-            f"could not load the model folder {path}: out of memory (free memory, or use a "
-            "smaller model such as pearl-static)"
-        ) from None
+        raise OSError(out_of_memory(path)) from None
+    except SystemError as exc:  # a C extension whose allocation failed, without saying so
+        raise OSError(f"{out_of_memory(path)} ({exc})") from None
     except Exception as exc:
         reason = str(exc) or type(exc).__name__
         raise OSError(f"could not load the model folder {path}: {reason}") from exc
     for entry, module in zip(entries, model, strict=False):
         if getattr(module, "auto_model", None) is not None:
             check_loaded_transformer(module, Path(path) / entry.get("path", ""))
+    check_finite_weights(model, path)
     return model
+
+
+def out_of_memory(path: str | os.PathLike) -> str:
+    """The message of a model folder that could not be loaded for want of memory (a
+    tokenizer or safetensors reader says only "returned NULL without setting an
+    exception" then)."""
+    return (
+        f"could not load the model folder {path}: out of memory (free memory, or use a "
+        "smaller model such as pearl-static)"
+    )
+
+
+def check_finite_weights(model, path: str | os.PathLike) -> None:
+    """Refuse a model whose weights hold NaN or infinity: every vector it gives would be
+    NaN (``similarity`` ranked by NaN, a join matched nothing, an index was unreadable).
+
+    Raises
+    ------
+    OSError
+        Naming the folder and the first such tensor.
+    """
+    import torch
+
+    for name, tensor in model.state_dict().items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise OSError(
+                f"the model folder {path} holds NaN or infinite weights ({name}); the file "
+                "is corrupt or was saved from a diverged training run"
+            )
 
 
 @contextlib.contextmanager
@@ -203,10 +232,12 @@ def check_loaded_transformer(module, folder: Path) -> None:
             "another model_type."
         )
     rows = model.get_input_embeddings().num_embeddings
-    if len(module.tokenizer) > rows:
+    # the largest id, not the count of entries: a vocabulary may skip ids
+    ids = max(len(module.tokenizer), max(module.tokenizer.get_vocab().values(), default=-1) + 1)
+    if ids > rows:
         raise OSError(
-            f"{folder}: the tokenizer has {len(module.tokenizer):,} tokens but the embedding "
-            f"table {rows:,} rows; ids past the table cannot be embedded"
+            f"{folder}: the tokenizer has ids up to {ids - 1:,} but the embedding table "
+            f"{rows:,} rows; ids past the table cannot be embedded"
         )
     limit = getattr(model.config, "max_position_embeddings", None)
     if isinstance(limit, int) and getattr(model.config, "model_type", "") in (

@@ -60,6 +60,11 @@ NORMALIZE_TYPES = frozenset(
 _NORM_EPS = 1e-12
 
 
+#: the longest character n-gram and the most bytes of a text a folder may ask for
+#: (fastText and LOVE use 3 to 6; pearl-static 3 to 5 of 64 bytes)
+MAX_NGRAM, MAX_CHARS = 64, 4096
+
+
 def module_files(folder: Path) -> tuple[Path, Path, Path]:
     """A pearl-static module's ``tokenizer.json``, weights and configuration in ``folder``
     (the weights under their pre-0.2 name where only that exists); ``OSError`` naming the
@@ -163,18 +168,27 @@ class StaticInference:
                 f"corrupt pearl-static module in {folder}: {CONFIG} says {self.n_buckets} "
                 f"n-gram buckets, the table has {grams.shape[0]} rows"
             )
-        if self.tokenizer.get_vocab_size() > tokens.shape[0]:
+        # the largest id, not the count of entries: a vocabulary may skip ids
+        vocab = self.tokenizer.get_vocab(with_added_tokens=True)
+        ids = max(self.tokenizer.get_vocab_size(), max(vocab.values(), default=-1) + 1)
+        if ids > tokens.shape[0]:
             raise OSError(
-                f"{folder}: the tokenizer has {self.tokenizer.get_vocab_size():,} tokens but "
-                f"the token table {tokens.shape[0]:,} rows; ids past the table cannot be "
-                "embedded"
+                f"{folder}: the tokenizer has ids up to {ids - 1:,} but the token table "
+                f"{tokens.shape[0]:,} rows; ids past the table cannot be embedded"
             )
         lo, hi = self.ngram_range
-        if not 1 <= lo <= hi or self.max_chars < 1:
+        if not 1 <= lo <= hi <= MAX_NGRAM or not 1 <= self.max_chars <= MAX_CHARS:
             raise OSError(
                 f"corrupt pearl-static module in {folder}: ngram_range {self.ngram_range} "
-                f"and max_chars {self.max_chars} are not positive and ordered"
+                f"and max_chars {self.max_chars} must be ordered, 1 <= n <= {MAX_NGRAM} and "
+                f"1 <= max_chars <= {MAX_CHARS}"
             )
+        for name, table in (("token", tokens), ("n-gram", grams)):
+            if not np.isfinite(table).all():
+                raise OSError(
+                    f"corrupt pearl-static module in {folder}: its {name} table holds NaN or "
+                    "infinite weights"
+                )
 
     @staticmethod
     def _prompts(folder: Path) -> dict[str, str]:
