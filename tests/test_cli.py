@@ -714,3 +714,22 @@ def test_dedup_command_counts_changes_on_a_number_column(tiny_model_dir, tmp_pat
     assert main([*argv, "--threshold", "0.999"]) == 0
     assert "0 of 3 values mapped to another representative" in capsys.readouterr().err
     assert pd.read_csv(out)["k_deduplicated"].tolist()[:2] == [1.0, 2.0]
+
+
+def test_similarity_shows_control_characters_escaped(tiny_model_dir, capsys):
+    argv = ["similarity", "Acme\x1b[2J", "Acme\x1b]0;title\x07", "Ac\u202eme", "plain"]
+    assert main([*argv, "-m", str(tiny_model_dir)]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in "\x1b\x07\u202e")
+    assert "Acme\\x1b[2J" in out and "Ac\\u202eme" in out and "plain" in out
+
+
+def test_a_warning_is_one_pearl_line_without_python_source(tmp_path, tiny_model_dir, capsys):
+    (tmp_path / "l.csv").write_text("name,city\nAcme Corp,\nGlobex,\n")
+    (tmp_path / "r.csv").write_text("name,city\nACME Corp,Paris\nGlobex Inc,Rome\n")
+    argv = ["join", str(tmp_path / "l.csv"), str(tmp_path / "r.csv"), "--on", "name", "city"]
+    assert main([*argv, "-m", str(tiny_model_dir), "-o", str(tmp_path / "o.csv")]) == 0
+    err = capsys.readouterr().err
+    warning = [line for line in err.splitlines() if "warning" in line]
+    assert warning and warning[0].startswith("pearl: warning: record linkage: the key column")
+    assert "warnings.warn" not in err and ".py:" not in err

@@ -149,10 +149,12 @@ def _naming(path: Path) -> Iterator[None]:
 MAX_JSON_BYTES = 256 << 20
 
 
-def not_decodable(path, encoding: str, exc: UnicodeDecodeError, remedy: str) -> ValueError:
+def not_decodable(path, encoding: str, exc: UnicodeError, remedy: str) -> ValueError:
     """The error of an input that is not ``encoding`` text: the file, the byte, and
     ``remedy`` (how to pass the file's encoding). pearl never replaces such a byte: the
     replacement character would be written into the values a tool returns."""
+    if not isinstance(exc, UnicodeDecodeError):  # "UTF-16 stream does not start with BOM"
+        return ValueError(f"{path} is not {encoding} text ({exc}); {remedy}")
     byte = bytes(exc.object[exc.start : exc.start + 1]).hex()
     return ValueError(f"{path} is not {encoding} text ({exc.reason}: byte 0x{byte}); {remedy}")
 

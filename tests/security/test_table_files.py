@@ -143,3 +143,47 @@ def test_a_named_parquet_index_is_a_column(tmp_path, tiny_model_dir, capsys):
     clash.to_parquet(src)
     assert _dedup(src, tmp_path / "out2.csv", tiny_model_dir) == 2
     assert "index level and a column both named 'id'" in capsys.readouterr().err
+
+
+def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path, tiny_model_dir, capsys):
+    src = tmp_path / "dup.csv"
+    src.write_text("name,city,name\nAcme,Paris,ACME\n")
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir) == 2
+    assert "names the column(s) ['name'] more than once" in capsys.readouterr().err
+    assert not (tmp_path / "out.csv").exists()
+    (tmp_path / "ok.csv").write_text("name,name.1\nAcme,x\n")  # a real "name.1" is fine
+    assert _dedup(tmp_path / "ok.csv", tmp_path / "out.csv", tiny_model_dir) == 0
+
+
+def test_a_utf16_file_without_its_mark_names_the_file(tmp_path, tiny_model_dir, capsys):
+    src = tmp_path / "u16.csv"
+    src.write_bytes("name\nAcme\n".encode("utf-16-le"))
+    assert _dedup(src, tmp_path / "out.csv", tiny_model_dir, "--encoding", "utf-16") == 2
+    err = capsys.readouterr().err
+    assert "pearl: error:" in err and "u16.csv is not utf-16 text" in err
+
+
+def test_a_report_of_a_header_only_table_is_written(tmp_path, tiny_model_dir):
+    (tmp_path / "h.csv").write_text("name\n")
+    (tmp_path / "r.csv").write_text("name\nAcme\n")
+    argv = ["join", str(tmp_path / "h.csv"), str(tmp_path / "r.csv"), "--on", "name"]
+    argv += ["-m", str(tiny_model_dir), "-o", str(tmp_path / "o.csv")]
+    assert main([*argv, "--report", str(tmp_path / "r.html")]) == 0
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_an_index_is_built_from_a_pipe(tmp_path, tiny_model_dir):
+    read, write = os.pipe()
+    os.write(write, b"Acme\nGlobex\n")
+    os.close(write)
+    try:
+        argv = ["index", "build", f"/dev/fd/{read}", "-m", str(tiny_model_dir)]
+        assert main([*argv, "-o", str(tmp_path / "idx")]) == 0
+    finally:
+        os.close(read)
+    from pearl.tables import EntityIndex
+
+    assert EntityIndex.load(tmp_path / "idx", model=str(tiny_model_dir)).names_ == [
+        "Acme",
+        "Globex",
+    ]

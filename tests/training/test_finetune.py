@@ -107,6 +107,18 @@ def test_cli_finetune_with_dev_threshold(tiny_model_dir, tmp_path, capsys):
     assert out["evaluation"]["test_pairs"] == 2 and out["evaluation"]["dev_accuracy"] >= 0.5
 
 
+def test_cli_finetune_evaluates_a_bare_output_name(tiny_model_dir, tmp_path, capsys, monkeypatch):
+    # "-o m": a folder in the working directory, not a model called "m" to look up
+    monkeypatch.chdir(tmp_path)
+    PAIRS.to_csv("pairs.csv", index=False)
+    pd.DataFrame({"left": ["Acme Inc"], "right": ["Acme Corporation"], "label": [1]}).to_csv(
+        "dev.csv", index=False
+    )
+    argv = ["finetune", "pairs.csv", "-o", "m", "-m", str(tiny_model_dir), "--epochs", "1"]
+    assert main([*argv, "-b", "8", "--dev", "dev.csv", "-q"]) == 0
+    assert "dev_accuracy" in json.loads(capsys.readouterr().out)["evaluation"]
+
+
 @pytest.mark.parametrize("encoder", ["bilstm", "cnn"])
 def test_finetune_trains_a_glove_encoder_without_a_transformer(tmp_path, encoder):
     res = finetune(

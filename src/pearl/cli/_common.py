@@ -111,7 +111,7 @@ def utf8_only(args, where: str) -> None:
         raise ValueError(f"--encoding is not offered {where}: convert the input to UTF-8")
 
 
-def not_decodable(path, encoding: str, exc: UnicodeDecodeError) -> ValueError:
+def not_decodable(path, encoding: str, exc: UnicodeError) -> ValueError:
     """The error of an input that is not ``encoding`` text, naming the option to pass."""
     remedy = (
         "pass --encoding with the file's encoding, for example --encoding cp1252 for a CSV "
@@ -129,7 +129,7 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     try:
         with open(p, encoding=encoding) as f:
             return [line.rstrip("\n") for line in f]
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:  # UTF-16 without its byte order mark too
         raise not_decodable(path, encoding, exc) from None
 
 
@@ -183,22 +183,43 @@ def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8")
     suffix, compression = _format(path)
     if suffix in PARQUET and not compression:
         return read_parquet(p)
+    import io
+
+    # a pipe is read once: its bytes are kept to read the header line, then the table
+    source = p if p.is_file() else io.BytesIO(p.read_bytes())
+    options = dict(
+        dtype=str,
+        keep_default_na=False,
+        encoding=encoding,
+        sep="\t" if suffix in TSV else ",",
+        compression=compression,
+    )
     try:
-        table = pd.read_csv(
-            p,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[""],
-            encoding=encoding,
-            chunksize=chunksize,
-            sep="\t" if suffix in TSV else ",",
-            compression=compression,
-        )
+        _check_header(pd.read_csv(source, header=None, nrows=1, **options), path)
+        if isinstance(source, io.BytesIO):
+            source.seek(0)
+        table = pd.read_csv(source, na_values=[""], chunksize=chunksize, **options)
     except pd.errors.EmptyDataError:  # pandas says "No columns to parse from file"
         raise ValueError(f"{path} is empty: a table needs at least a header line") from None
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:  # a decoding error, or UTF-16 without its byte order mark
         raise not_decodable(path, encoding, exc) from None
     return table if chunksize is None else _decoded_chunks(table, path, encoding)
+
+
+def _check_header(first, path: str) -> None:
+    """Refuse a header line that names a column twice: pandas would rename the second
+    ``name.1``, a column the user never wrote (docs/security.md)."""
+    names = [str(v) for v in first.iloc[0].tolist()] if len(first) else []
+    seen, twice = set(), []
+    for name in names:
+        if name in seen and name not in twice:
+            twice.append(name)
+        seen.add(name)
+    if twice:
+        raise ValueError(
+            f"{path}: the header names the column(s) {twice} more than once; rename them "
+            "(pearl refuses a table whose columns it cannot tell apart)"
+        )
 
 
 def _decoded_chunks(reader, path: str, encoding: str):
@@ -207,7 +228,7 @@ def _decoded_chunks(reader, path: str, encoding: str):
     with reader:
         try:
             yield from reader
-        except UnicodeDecodeError as exc:
+        except UnicodeError as exc:  # UTF-16 without its byte order mark too
             raise not_decodable(path, encoding, exc) from None
 
 

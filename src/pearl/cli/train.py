@@ -106,7 +106,9 @@ def cmd_finetune(args) -> int:
         from pearl.encoders import load_encoder
         from pearl.evaluation.pairs import threshold_accuracy
 
-        summary["evaluation"] = threshold_accuracy(load_encoder(str(res.output)), dev, test)
+        # the folder by its absolute path: a bare -o name is not a model name
+        folder = str(Path(res.output).resolve())
+        summary["evaluation"] = threshold_accuracy(load_encoder(folder), dev, test)
     print(json.dumps(summary, indent=2))
     return 0
 

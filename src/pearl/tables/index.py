@@ -163,18 +163,22 @@ class EntityIndex:
         Raises
         ------
         FileNotFoundError
-            When ``path`` is not a file.
+            When ``path`` does not exist.
+        IsADirectoryError
+            When it is a folder (a pipe, ``/dev/stdin`` or a shell's ``<(...)``, is read).
         ValueError
             When a byte of the file does not decode (the names are never altered: pass
             the file's ``encoding``).
         """
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"names file not found: {path}")
+        if path.is_dir():
+            raise IsADirectoryError(f"names file {path} is a folder, not a file")
         try:
             with open(path, encoding=encoding) as f:
                 names = [s for s in (line.rstrip("\n").strip() for line in f) if s]
-        except UnicodeDecodeError as exc:
+        except UnicodeError as exc:  # UTF-16 without its byte order mark too
             raise not_decodable(path, encoding, exc, "pass encoding= (--encoding)") from None
         return cls(**kwargs).build(names)
 

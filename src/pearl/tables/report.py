@@ -197,7 +197,8 @@ class JoinReport:
         near = rows[np.argsort(np.abs(self.best_scores[rows] - d.threshold), kind="stable")[:n]]
         near = near[np.argsort(-self.best_scores[near], kind="stable")]
         left = d.left_keys.iloc[near].reset_index(drop=True).add_prefix("left: ")
-        right = d.right_keys.iloc[d.ids[near, 0]].reset_index(drop=True).add_prefix("right: ")
+        partners = d.ids[near, 0] if len(near) else np.zeros(0, np.int64)  # ids: (0, 0)
+        right = d.right_keys.iloc[partners].reset_index(drop=True).add_prefix("right: ")
         out = pd.concat([pd.Series(near, name="left row"), left, right], axis=1)
         out["match_score"] = self.best_scores[near]
         out["linked"] = self.best_scores[near] >= d.threshold

@@ -291,7 +291,7 @@ def read_documents(path, split: str = "lines", encoding: str = "utf-8") -> list[
 
     try:
         text = Path(path).read_text(encoding=encoding)
-    except UnicodeDecodeError as exc:
+    except UnicodeError as exc:  # UTF-16 without its byte order mark too
         raise not_decodable(path, encoding, exc, "pass encoding= (--encoding)") from None
     parts = text.splitlines() if split == "lines" else re.split(r"\n\s*\n", text)
     return [" ".join(p.split()) for p in parts if p.strip()]
