@@ -101,12 +101,22 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
     command = "python benchmarks/quality/linkage_scale.py " + " ".join(sys.argv[1:])
     OUT.mkdir(parents=True, exist_ok=True)
-    record = {"command": command.strip(), "model": args.model, "rows": rows}
+    import pearl
+
+    commit = subprocess.run(
+        ["git", "-C", str(Path(pearl.__file__).parent), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    day = time.strftime("%Y-%m-%d")
+    record = {"command": command.strip(), "model": args.model, "date": day, "commit": commit}
+    record["rows"] = rows
     (OUT / f"{args.name}.json").write_text(json.dumps(record, indent=2) + "\n")
     lines = [
         "# Multi-column join: links as the left table grows",
         "",
-        f"`{command.strip()}` (model {args.model}; 1,000 right records)",
+        f"`{command.strip()}` (model {args.model}; 1,000 right records; {day}, pearl at "
+        f"{commit}; wall time of the whole command, beside whatever else ran)",
         "",
         "| pool | left rows | equal pairs | links | equal pairs linked | wrong links | s |",
         "|---|---:|---:|---:|---:|---:|---:|",
