@@ -733,3 +733,34 @@ def test_a_warning_is_one_pearl_line_without_python_source(tmp_path, tiny_model_
     warning = [line for line in err.splitlines() if "warning" in line]
     assert warning and warning[0].startswith("pearl: warning: record linkage: the key column")
     assert "warnings.warn" not in err and ".py:" not in err
+
+
+class _Stdin:
+    """Standard input holding ``data`` (bytes), as ``sys.stdin`` offers it."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+
+def test_join_and_dedup_read_standard_input_and_keep_quiet(
+    tmp_path, tiny_model_dir, monkeypatch, capsys
+):
+    import pandas as pd
+
+    (tmp_path / "r.csv").write_text("name\nAcme Corp\nGlobex\n")
+    monkeypatch.setattr("sys.stdin", _Stdin(b"name\nAcme Corp\nInitech\n"))
+    out = tmp_path / "o.csv"
+    argv = ["join", "-", str(tmp_path / "r.csv"), "--on", "name", "-m", str(tiny_model_dir)]
+    assert main([*argv, "-o", str(out), "-q"]) == 0
+    assert pd.read_csv(out)["name"].tolist() == ["Acme Corp", "Initech"]
+    assert capsys.readouterr().err == ""  # -q: no summary line, no bar
+    monkeypatch.setattr("sys.stdin", _Stdin(b"name\nAcme\nACME\n"))
+    argv = ["dedup", "-", "--column", "name", "-m", str(tiny_model_dir), "-o", str(out)]
+    assert main(argv) == 0
+    assert "wrote" in capsys.readouterr().err
+    assert pd.read_csv(out)["name"].tolist() == ["Acme", "ACME"]
+    both = ["join", "-", "-", "--on", "name", "-m", str(tiny_model_dir), "-o", str(out)]
+    assert main(both) == 2
+    assert "cannot both be '-'" in capsys.readouterr().err

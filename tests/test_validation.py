@@ -44,3 +44,14 @@ def test_text_is_put_in_composed_form():
     assert composed != decomposed
     assert check_texts([decomposed, composed]) == [composed, composed]
     assert check_texts(["\ud800 e\u0301"]) == ["\ufffd \u00e9"]  # surrogates replaced first
+
+
+def test_a_pyarrow_array_is_a_sequence_of_texts():
+    import pyarrow as pa
+
+    from pearl._validation import check_texts
+
+    assert check_texts(pa.array(["a", " "])) == ["a", ""]
+    assert check_texts(pa.chunked_array([["a"], ["b"]])) == ["a", "b"]
+    with pytest.raises(ValueError, match=r"texts\[1\] is None"):
+        check_texts(pa.array(["a", None]))

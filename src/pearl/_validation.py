@@ -42,7 +42,8 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     Parameters
     ----------
     texts : str or iterable of str
-        One phrase or a sequence of phrases. A single string is wrapped in a list.
+        One phrase or a sequence of phrases (a list, a pandas Series, a pyarrow Array or
+        ChunkedArray). A single string is wrapped in a list.
     name : str, default="texts"
         Name used in error messages.
 
@@ -58,6 +59,8 @@ def check_texts(texts: str | Iterable[str], name: str = "texts") -> list[str]:
     """
     if isinstance(texts, str):
         return [clean_text(texts)]
+    if type(texts).__module__.startswith("pyarrow") and hasattr(texts, "to_pylist"):
+        texts = texts.to_pylist()  # an Array or ChunkedArray: its cells, nulls as None
     if (
         texts is None
         or isinstance(texts, bytes | bytearray | dict)

@@ -135,3 +135,22 @@ def test_categorical_and_enum_types_survive_the_tools(hash_encoder):
     )
     lazy = fuzzy_join(left.lazy(), right, left_on="n", right_on="t", model=hash_encoder)
     assert lazy.collect_schema()["n"] == enum
+
+
+def test_a_one_column_array_is_a_column():
+    import numpy as np
+
+    from pearl.tables.frames import column_cells
+
+    assert column_cells(np.array([["a"], ["b"]])) == ["a", "b"]
+    with pytest.raises(ValueError, match="1-dimensional"):
+        column_cells(np.array([["a", "b"]]))
+
+
+def test_deduplicate_takes_an_n_by_1_array(hash_encoder):
+    import numpy as np
+
+    from pearl import deduplicate
+
+    out = deduplicate(np.array([["Acme"], ["ACME"], ["Globex"]]), model=hash_encoder)
+    assert len(out) == 3

@@ -480,7 +480,8 @@ def test_one_to_one_join_never_links_a_right_row_twice(hash_encoder):
 
 def test_a_shared_rare_value_counts_for_more_than_a_shared_common_one(hash_encoder):
     from pearl.tables.comparisons import _levels
-    from pearl.tables.record_linkage import _compared_fields, _tf_offset
+    from pearl.tables.record_linkage import _compared_fields
+    from pearl.tables.value_frequency import tf_offset as _tf_offset
 
     left = pd.DataFrame({"city": ["New York", "Tromso"], "phone": ["212-555-0100", "77 64 12"]})
     right = pd.DataFrame(
@@ -512,7 +513,8 @@ def test_a_register_joined_by_a_larger_file_gives_its_unique_names_no_penalty(ha
     # as rare as its neighbours, so no term-frequency adjustment (weighing its share of
     # the right column alone against the random pairs' agreement took 4.6 from each)
     from pearl.tables.comparisons import _levels
-    from pearl.tables.record_linkage import _compared_fields, _tf_offset
+    from pearl.tables.record_linkage import _compared_fields
+    from pearl.tables.value_frequency import tf_offset as _tf_offset
 
     names = [f"firm {i}" for i in range(400)]
     left, right = pd.DataFrame({"name": names}), pd.DataFrame({"name": names[:40]})
@@ -994,7 +996,8 @@ def test_a_closer_level_is_never_weaker_evidence():
 
 
 def test_the_chance_of_equal_values_is_counted_from_the_columns(hash_encoder):
-    from pearl.tables.record_linkage import _compared_fields, _equal_chances
+    from pearl.tables.record_linkage import _compared_fields
+    from pearl.tables.value_frequency import equal_chances as _equal_chances
 
     left = pd.DataFrame({"name": ["a", "a", "b", "c"]})
     right = pd.DataFrame({"name": ["a", "b", "b", "d", "e"]})

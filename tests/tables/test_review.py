@@ -80,7 +80,7 @@ def test_cli_review_writes_labels_that_join_and_finetune_read(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no answer: the file is unchanged
     assert main(argv) == 0 and out.read_bytes() == before
     assert len(read_labelled(out).texts) >= 2  # pearl finetune reads it
-    from pearl.cli.tables import _known_matches
+    from pearl.cli.review import known_matches as _known_matches
 
     matches = pd.read_csv(out).query("label == 1")
     assert _known_matches(str(out)) == list(zip(matches.left_row, matches.right_row, strict=True))
@@ -92,7 +92,7 @@ def test_cli_review_writes_labels_that_join_and_finetune_read(
 
 
 def test_a_review_file_without_matches_is_no_known_match(tmp_path):
-    from pearl.cli.tables import _known_matches
+    from pearl.cli.review import known_matches as _known_matches
 
     row = {"left_row": 0, "right_row": 1, "left": "a", "right": "b", "label": 0}
     pd.DataFrame([{**row, "match_score": 0.4}]).to_csv(tmp_path / "n.csv", index=False)
@@ -174,7 +174,7 @@ def test_a_review_row_that_is_not_a_whole_number_is_refused(bad):
 
 
 def test_known_matches_rows_are_whole_numbers(tmp_path):
-    from pearl.cli.tables import _known_matches
+    from pearl.cli.review import known_matches as _known_matches
 
     (tmp_path / "k.csv").write_text("l,r\n0,1\n1.5,2\n")
     with pytest.raises(ValueError, match="must be integers .*1.5"):

@@ -15,7 +15,7 @@ import warnings
 
 from pearl._extras import MissingExtraError
 from pearl._terminal import printable, show_warnings_plainly
-from pearl.cli import evaluate, tables, train, training_data, use
+from pearl.cli import evaluate, review, tables, train, training_data, use
 from pearl.encoders.resolve import DEFAULT_MODEL
 
 __all__ = ["IO", "NOT_PATHS", "STDOUT", "build_parser", "guard", "leaf_commands", "main"]
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     parser.add_argument("--version", action="version", version=f"pearl {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do")
-    for group in (use, tables, evaluate, training_data, train):
+    for group in (use, tables, review, evaluate, training_data, train):
         group.register(sub)
     for name, leaf in leaf_commands(parser):
         leaf.set_defaults(io_command=name)  # the key of IO, for the output guard

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
+from typing import Any
 
 from pearl._extras import MissingExtraError, require
 from pearl._io import atomic_path
@@ -168,25 +170,30 @@ def close_client(client) -> None:
 
 
 def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8"):
-    """A table file, its format from the file name: Parquet (``.parquet``, ``.pq``, read
-    with its column types, as the Python API takes the frame), TSV (``.tsv``, ``.tab``) or
-    CSV (anything else; every column read as text, decoded strictly with ``encoding``: a
-    byte that does not decode is a :func:`not_decodable` error, as replacing it changed
-    the values that the output carries). Only an empty cell is missing: ``NA`` (Namibia's
-    code), ``None``, ``null`` or ``n/a`` are values, read and written back as they are
-    (pandas' default missing-value strings blanked them). With ``chunksize``, an iterator
-    of frames."""
+    """A table file (``-``: a CSV on standard input), its format from the file name:
+    Parquet (``.parquet``, ``.pq``, read with its column types, as the Python API takes
+    the frame), TSV (``.tsv``, ``.tab``) or CSV (anything else; every column read as
+    text, decoded strictly with ``encoding``: a byte that does not decode is a
+    :func:`not_decodable` error, as replacing it changed the values that the output
+    carries). Only an empty cell is missing: ``NA`` (Namibia's code), ``None``, ``null``
+    or ``n/a`` are values, read and written back as they are (pandas' default
+    missing-value strings blanked them). With ``chunksize``, an iterator of frames."""
     import pandas as pd
 
-    p = Path(path)
-    _check_readable(p, "table")
-    suffix, compression = _format(path)
+    if path == "-":  # a CSV on standard input
+        path, p = "standard input", Path("/dev/stdin")
+        suffix, compression = ".csv", None
+        source: Any = io.BytesIO(sys.stdin.buffer.read())
+    else:
+        p = Path(path)
+        _check_readable(p, "table")
+        suffix, compression = _format(path)
+        source = None
     if suffix in PARQUET and not compression:
         return read_parquet(p)
-    import io
-
     # a pipe is read once: its bytes are kept to read the header line, then the table
-    source = p if p.is_file() else io.BytesIO(p.read_bytes())
+    if source is None:
+        source = p if p.is_file() else io.BytesIO(p.read_bytes())
     options = dict(
         dtype=str,
         keep_default_na=False,
@@ -245,7 +252,6 @@ def read_parquet(p: Path):
     columns with nulls become pandas' nullable ``Int64``/``boolean`` (not float, which
     rounds ids above 2**53); a pipe is read whole first. Invalid content (bad UTF-8 in a
     string column) is a ``ValueError`` naming the file."""
-    import io
 
     pa = require("pyarrow", "reading a Parquet table")
     import pandas as pd

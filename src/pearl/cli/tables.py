@@ -1,4 +1,4 @@
-"""Table commands: join, dedup, topics."""
+"""Table commands: join, dedup, topics (review: :mod:`pearl.cli.review`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from pearl._extras import pyplot
-from pearl._io import check_output, check_writable
+from pearl._io import check_output
+from pearl._progress import no_progress
 from pearl._terminal import printable
 from pearl.cli._common import (
     COSINE,
@@ -63,9 +64,23 @@ def cmd_join_distributed(args) -> int:
 
 
 def cmd_join(args) -> int:
+    with no_progress(args.quiet):
+        return _join(args)
+
+
+def _say(args, text: str) -> None:
+    """A summary line on standard error, unless ``-q``."""
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr)
+
+
+def _join(args) -> int:
+    from pearl.cli.review import known_matches
     from pearl.tables import join_report
 
     key_sides(args)
+    if args.left == args.right == "-":
+        raise ValueError("LEFT and RIGHT cannot both be '-' (standard input is read once)")
     check_output(args.output, [args.left, args.right], "--output")
     if args.report == "-":
         raise ValueError("--report '-': name a file for the page")
@@ -81,7 +96,7 @@ def cmd_join(args) -> int:
     right = read_table(
         args.right, chunksize=None if multi else args.right_chunksize, encoding=args.encoding
     )
-    known = _known_matches(args.known_matches) if args.known_matches else None
+    known = known_matches(args.known_matches) if args.known_matches else None
     report = join_report(
         left,
         right,
@@ -101,100 +116,19 @@ def cmd_join(args) -> int:
     write_table(out, args.output)
     if args.report is not None:
         report.write_html(args.report)
-        print(f"wrote the report to {args.report}", file=sys.stderr)
+        _say(args, f"wrote the report to {args.report}")
     score = [c for c in out.columns if str(c).startswith("match_score")][-1]
     matched = int(out[score].notna().sum())
-    print(f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}", file=sys.stderr)
+    _say(args, f"wrote {len(out):,} rows ({matched:,} matched) to {args.output}")
     return 0
-
-
-def _known_matches(path: str) -> list[tuple[int, int]]:
-    """The pairs of a file of known matches: its first two columns, row numbers of LEFT
-    and RIGHT (0 = the first data row); of a ``pearl review`` file, its pairs labelled 1."""
-    from pearl.tables.review import REVIEW_COLUMNS, check_review_table, whole_numbers
-
-    table = read_table(path)
-    if set(REVIEW_COLUMNS) <= set(table.columns):
-        table = check_review_table(table, path)
-        table = table[table["label"] == 1][["left_row", "right_row"]]
-        if not len(table):
-            raise ValueError(f"{path}: no pair is labelled a match (label 1)")
-    if table.shape[1] < 2:
-        raise ValueError(f"{path}: --known-matches needs two columns (left row, right row)")
-    rows = [whole_numbers(table.iloc[:, k], f"{path}: --known-matches' rows") for k in (0, 1)]
-    return [(int(a), int(b)) for a, b in zip(*rows, strict=True)]
-
-
-def cmd_review(args) -> int:
-    from pearl.tables import join_report
-    from pearl.tables.review import check_review_table, review_pairs
-
-    key_sides(args)
-    labelled = None
-    if Path(args.output).is_file():  # an earlier session's labels: kept, not asked again
-        labelled = check_review_table(read_table(args.output), args.output)  # pearl's: UTF-8
-    check_writable(args.output, "review file")  # before any question, not after the last
-    known = _known_matches(args.known_matches) if args.known_matches else None
-    report = join_report(
-        read_table(args.left, encoding=args.encoding),
-        read_table(args.right, encoding=args.encoding),
-        left_on=key_names(args.left_on),
-        right_on=key_names(args.right_on),
-        threshold=args.threshold,
-        precision=args.precision,
-        model=args.model,
-        known_matches=known,
-        borderline=0,
-    )
-    # every answer is written as it is given (atomically): a closed terminal, SIGTERM or
-    # SIGHUP between questions loses none
-    table = review_pairs(
-        report,
-        args.n,
-        show=lambda text: print(text, file=sys.stderr),
-        labelled=labelled,
-        save=lambda labels: write_table(labels, args.output),
-    )
-    before = 0 if labelled is None else len(labelled)
-    if len(table) == before:
-        print(f"no new label; {args.output} unchanged", file=sys.stderr)
-        return 0
-    print(
-        f"wrote {len(table):,} labels ({int(table['label'].sum()):,} matches, "
-        f"{len(table) - before:,} new) to {args.output}; use them with pearl join "
-        f"--known-matches {args.output} or pearl finetune {args.output}",
-        file=sys.stderr,
-    )
-    return 0
-
-
-def add_review(sub) -> None:
-    """The ``pearl review`` command."""
-    p = sub.add_parser(
-        "review",
-        help="label a join's borderline pairs by hand",
-        description="Join LEFT and RIGHT as pearl join does, show the pairs nearest the "
-        "threshold one by one and ask whether each is the same entity (y/n/s/q), and save "
-        "the answers to OUTPUT (left_row, right_row, left, right, label, match_score). An "
-        "existing OUTPUT's labels are kept and their pairs not asked again. Use the file "
-        "with pearl join --known-matches (several key columns) or pearl finetune.",
-    )
-    p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
-    p.add_argument("right", help="right table file")
-    key_args(p)
-    p.add_argument("-o", "--output", required=True, help="labels CSV to write (or add to)")
-    p.add_argument("-n", type=POSITIVE, default=20, help="pairs to ask about (default 20)")
-    p.add_argument("--threshold", type=COSINE, default=None, help="as pearl join's")
-    p.add_argument(
-        "--target-precision", dest="precision", type=float_between(0.0, 1.0), help="as pearl join's"
-    )
-    p.add_argument("--known-matches", metavar="FILE", help="as pearl join's")
-    model_arg(p)
-    add_encoding(p)
-    p.set_defaults(func=cmd_review)
 
 
 def cmd_dedup(args) -> int:
+    with no_progress(args.quiet):
+        return _dedup(args)
+
+
+def _dedup(args) -> int:
     import pandas as pd
 
     from pearl.tables import deduplicate
@@ -220,10 +154,10 @@ def cmd_dedup(args) -> int:
     write_table(table, args.output)
     texts, _ = to_string_list(table[column], non_string="str")  # what deduplicate compared
     changed = int((canon.notna() & (canon != pd.Series(texts, index=canon.index))).sum())
-    print(
+    _say(
+        args,
         f"wrote {args.output}: {changed:,} of {len(table):,} values mapped to another "
         f"representative ({pd.Series(canon).nunique():,} distinct left)",
-        file=sys.stderr,
     )
     return 0
 
@@ -239,7 +173,7 @@ def _dedup_records(table, columns: list[str], args, options: dict) -> int:
     write_table(table, args.output)
     sizes = table["cluster"].value_counts()
     shared = f"{int(sizes[sizes > 1].sum()):,} rows share theirs with another row"
-    print(f"wrote {args.output}: {len(sizes):,} clusters; {shared}", file=sys.stderr)
+    _say(args, f"wrote {args.output}: {len(sizes):,} clusters; {shared}")
     return 0
 
 
@@ -290,10 +224,13 @@ def add_join(sub) -> None:
         "inner). A match_score column is added. Table formats follow the file names "
         "(.parquet, .tsv, else CSV).",
     )
-    p.add_argument("left", help="left table file (CSV, TSV or Parquet)")
+    p.add_argument("left", help="left table file (CSV, TSV or Parquet; '-': CSV on standard input)")
     p.add_argument(
-        "right", help="right table file (a CSV or TSV is read in chunks, see --right-chunksize)"
+        "right",
+        help="right table file (a CSV or TSV is read in chunks, see --right-chunksize; '-': "
+        "CSV on standard input)",
     )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or summary line")
     key_args(
         p,
         "string column of LEFT to match; several columns (as many as --right-on) "
@@ -409,7 +346,11 @@ def add_dedup(sub) -> None:
         "of its cluster of similar values. Several columns: add 'cluster', the rows clustered "
         "as records (as pearl join on several columns).",
     )
-    p.add_argument("table", help="table file (CSV, TSV or Parquet, from the file name)")
+    p.add_argument(
+        "table",
+        help="table file (CSV, TSV or Parquet, from the file name; '-': CSV on standard input)",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars or summary line")
     column_help = "column to deduplicate; several: the columns of a record (name, birth date...)"
     p.add_argument(
         "--column", "--columns", dest="column", nargs="+", required=True, help=column_help
@@ -481,6 +422,5 @@ def add_topics(sub) -> None:
 def register(sub) -> None:
     """Add this group's commands to the ``pearl`` sub-parsers."""
     add_join(sub)
-    add_review(sub)
     add_dedup(sub)
     add_topics(sub)

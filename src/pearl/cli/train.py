@@ -107,7 +107,7 @@ def cmd_finetune(args) -> int:
         from pearl.evaluation.pairs import threshold_accuracy
 
         # the folder by its absolute path: a bare -o name is not a model name
-        folder = str(Path(res.output).resolve())
+        folder = str(Path(str(res.output)).resolve())
         summary["evaluation"] = threshold_accuracy(load_encoder(folder), dev, test)
     print(json.dumps(summary, indent=2))
     return 0

@@ -487,7 +487,9 @@ class _NoProgress:
 
 def _progress(total: int, show: bool, desc: str):
     """A tqdm bar over ``total`` phrases when ``show``, else one that does nothing."""
-    if not show:
+    from pearl._progress import silenced
+
+    if not show or silenced():
         return _NoProgress()
     from tqdm.auto import tqdm
 

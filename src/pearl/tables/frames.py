@@ -153,7 +153,8 @@ def column_cells(values: Any, name: str = "values") -> list:
     Raises
     ------
     ValueError
-        A table of several columns, or an array of more than one dimension.
+        A table of several columns, or an array of more than one dimension (but an
+        ``(n, 1)`` array, one column).
     TypeError
         A string or a mapping given as a column.
     """
@@ -170,8 +171,12 @@ def column_cells(values: Any, name: str = "values") -> list:
     if hasattr(values, "to_list"):  # pandas and polars Series
         return values.to_list()
     if isinstance(values, np.ndarray):
+        if values.ndim == 2 and values.shape[1] == 1:  # one column, as scikit-learn's X
+            values = values[:, 0]
         if values.ndim != 1:
-            raise ValueError(f"{name} must be 1-dimensional, got shape {values.shape}")
+            raise ValueError(
+                f"{name} must be 1-dimensional (or one column), got shape {values.shape}"
+            )
         return values.tolist()
     return list(values)
 

@@ -400,7 +400,7 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
 def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
     """The multi-column branch of :func:`fuzzy_join` (record linkage), with its
     :class:`JoinDetails`."""
-    from pearl.tables.record_linkage import multi_column_join
+    from pearl.tables.record_join import multi_column_join
 
     check_unique_columns(left_df, "left")
     encoder = get_encoder(model)
@@ -411,6 +411,7 @@ def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
         encoder=encoder,
         scorer=scorer_for(opts.matcher, encoder),
         known_matches=known_matches,
+        one_key=_join_one_key,
     )
 
 

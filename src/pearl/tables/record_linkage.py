@@ -50,13 +50,12 @@ from pearl.tables.comparisons import (
     field_kind,
 )
 from pearl.tables.fellegi_sunter import FellegiSunter
-from pearl.tables.join_options import JoinOptions
+from pearl.tables.value_frequency import equal_chances, tf_offset
 
 __all__ = [
     "FellegiSunter",
     "field_kind",
     "link_tables",
-    "multi_column_join",
     "cluster_records",
     "one_to_one_links",
     "LEVELS",
@@ -328,7 +327,7 @@ def _probabilities(
     all_pairs = max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(random_gamma)
-    for f, chance in enumerate(_equal_chances(fields, kinds, one_table)):
+    for f, chance in enumerate(equal_chances(fields, kinds, one_table)):
         if chance is not None:
             model.set_equal_chance(f, chance)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
@@ -348,36 +347,8 @@ def _probabilities(
     model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
     if model.check_sane(names, warn):  # the prior without them
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
-    offset = _tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
+    offset = tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
-
-
-def _value_counts(field) -> tuple[np.ndarray, np.ndarray]:
-    """How many present left and right cells of a text or code field hold each value (the
-    same key space on both sides, :meth:`keys`)."""
-    lkey, rkey = field.keys()
-    lvalues, rvalues = lkey[~field.lnull], rkey[~field.rnull]
-    size = int(max(lvalues.max(initial=-1), rvalues.max(initial=-1))) + 1
-    return np.bincount(lvalues, minlength=size), np.bincount(rvalues, minlength=size)
-
-
-def _equal_chances(fields, kinds, one_table: bool) -> list[float | None]:
-    """Each text and code field's chance that two random records with values there hold
-    equal ones (their top level), counted from the columns: ``sum l(v) r(v)`` over the
-    values' shares, or ``sum c(v) (c(v) - 1) / (n (n - 1))`` for two distinct rows of one
-    table; None for the other kinds and for a side without values."""
-    out: list[float | None] = []
-    for field, kind in zip(fields, kinds, strict=True):
-        if kind not in ("text", "code"):
-            out.append(None)
-            continue
-        lcount, rcount = (c.astype(np.float64) for c in _value_counts(field))
-        n_l, n_r = lcount.sum(), rcount.sum()
-        if one_table:
-            out.append(float(lcount @ (lcount - 1) / (n_l * (n_l - 1))) if n_l > 1 else None)
-        else:
-            out.append(float(lcount @ rcount / (n_l * n_r)) if n_l and n_r else None)
-    return out
 
 
 def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) -> None:
@@ -400,42 +371,6 @@ def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) ->
         )
 
 
-def _tf_offset(fields, kinds, model: FellegiSunter, pairs: np.ndarray, gamma: np.ndarray):
-    """The term-frequency adjustment of each pair: where a text or code field agrees
-    exactly on a value ``v``, the evidence of *that* value replaces the model's average
-    evidence of agreement.
-
-    Two random records agree on ``v`` with chance ``l(v) r(v)``, the value's shares of
-    the left and the right column; a matching pair shows ``v`` with chance ``q(v)``, the
-    value's share among the matches, taken as ``min(left count, right count)`` over its
-    sum across values (at most that many pairs can match on ``v``). The value's weight
-    ``log(q(v) / (l(v) r(v)))`` is put against the average one, ``log(1 / a)``, ``a`` the
-    chance that two random records agree at all (``sum l(v) r(v)``, counted exactly),
-    and the difference is added: a shared rare name ("smith & wollensky") counts for
-    more than a shared "new york". Where both columns hold the same values, this is
-    splink's ``log(a / tf(v))``. Where most left values have no partner in the right
-    table (a register joined by a larger file, or a file of repeated rows), ``q`` is
-    the right's values, not the left's: each right name held once is as rare as its
-    neighbours, and gets none (weighing ``r(v)`` alone against ``a`` took 4.6 from every
-    name of a 1,000-row register joined by 20,000 rows, and no pair linked)."""
-    offset = np.zeros(len(pairs))
-    for f, (field, kind) in enumerate(zip(fields, kinds, strict=True)):
-        if kind not in ("text", "code"):
-            continue
-        lcount, rcount = (c.astype(np.float64) for c in _value_counts(field))
-        shared = np.minimum(lcount, rcount)
-        if not shared.sum():
-            continue
-        # pairs agree only on present values held by both sides, so all are counted here
-        agree = np.flatnonzero(gamma[:, f] == model.n_levels[f] - 1)
-        v = field.keys()[1][pairs[agree, 1]]
-        l_share, r_share = lcount / lcount.sum(), rcount / rcount.sum()
-        q = shared[v] / shared.sum()
-        chance = float(l_share @ r_share)  # two random records agree
-        offset[agree] += np.log(q) - np.log(l_share[v] * r_share[v]) + np.log(chance)
-    return offset
-
-
 def _best(pairs: np.ndarray, proba: np.ndarray, n_left: int, top_k: int):
     """Each left row's ``top_k`` candidates by probability (ties to the lower right id)."""
     ids = np.full((n_left, top_k), -1, dtype=np.int64)
@@ -448,144 +383,6 @@ def _best(pairs: np.ndarray, proba: np.ndarray, n_left: int, top_k: int):
     ids[rows[keep], rank[keep]] = pairs[order, 1][keep]
     scores[rows[keep], rank[keep]] = proba[order][keep]
     return ids, scores
-
-
-def multi_column_join(
-    left_df: pd.DataFrame,
-    right,
-    opts: JoinOptions,
-    *,
-    encoder,
-    scorer,
-    known_matches=None,
-):
-    """:func:`~pearl.tables.join.fuzzy_join` on several key columns (pandas in and
-    out), with its checked options (``opts.multi``): :func:`link_tables`, then the join's
-    usual assembly; ``match_score`` is the Fellegi-Sunter match probability. Returns the
-    joined table and its :class:`~pearl.tables.join_output.JoinDetails`."""
-    from pearl._validation import InputTypeError, MissingKeyError
-    from pearl.tables.frames import is_table, to_pandas_table
-    from pearl.tables.join_output import JoinDetails, finish_join, output_columns
-    from pearl.tables.matcher import threshold_for_precision
-
-    left_on, right_on, top_k = list(opts.left_on), list(opts.right_on), opts.top_k
-    if len(left_on) != len(right_on):
-        raise ValueError(
-            f"left_on and right_on must name as many columns, got {len(left_on)} and "
-            f"{len(right_on)}"
-        )
-    if not is_table(right):
-        raise InputTypeError(
-            "a join on several columns needs the right table whole (a DataFrame or "
-            "table), not a stream of chunks"
-        )
-    right_df, _ = to_pandas_table(right, "right")
-    for name, frame, cols in (("left", left_df, left_on), ("right", right_df, right_on)):
-        missing = [c for c in cols if c not in frame.columns]
-        if missing:
-            raise MissingKeyError(
-                f"{name} has no column(s) {missing}; columns: {list(frame.columns)}"
-            )
-    # the output names are checked before any work (a clash is a ValueError)
-    output_columns(left_df.columns, right_df.columns, opts.suffix, opts.return_score, top_k > 1)
-    keys = _keys_with_values(left_df, right_df, left_on, right_on)
-    if len(keys) == 1 and known_matches is None and not opts.one_to_one and scorer is not None:
-        # one key column left: the single-key join's match probability, not a model that a
-        # single field cannot teach (a 4-row join with an empty city linked none of 3)
-        from pearl.tables.join import _join_one_key
-
-        ((a, b),) = keys
-        single = opts.replace(left_on=a, right_on=b)
-        return _join_one_key(left_df, right_df, single, encoder, None)
-    if keys and len(keys) < len(left_on):
-        left_on, right_on = [a for a, _ in keys], [b for _, b in keys]
-    ids, scores, model = link_tables(
-        left_df,
-        right_df,
-        list(left_on),
-        list(right_on),
-        encoder=encoder,
-        scorer=scorer,
-        top_k=top_k,
-        known_matches=_label_positions(known_matches, left_df.index, right_df.index),
-        one_to_one=opts.one_to_one,
-        batch_size=opts.batch_size,
-    )
-    threshold = opts.threshold
-    if opts.precision is not None:
-        threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], opts.precision)
-    left_df, right_df = left_df.reset_index(drop=True), right_df.reset_index(drop=True)
-    out = finish_join(
-        left_df,
-        right_df,
-        ids,
-        scores,
-        threshold=threshold,
-        how=opts.how,
-        return_score=opts.return_score,
-        suffix=opts.suffix,
-        rank=top_k > 1,
-    )
-    details = JoinDetails(
-        ids, scores, float(threshold), True, left_df[left_on], right_df[right_on], model
-    )
-    return out, details
-
-
-def _keys_with_values(left: pd.DataFrame, right: pd.DataFrame, left_on, right_on) -> list:
-    """The ``(left column, right column)`` pairs of keys that hold a value on both sides;
-    a pair empty on a side (every cell null or blank) is no evidence for any row, and is
-    left out with a warning naming it. Every pair empty: all of them (no row links)."""
-    keys, empty = [], []
-    for a, b in zip(left_on, right_on, strict=True):
-        sides = [side for side, col in (("left", left[a]), ("right", right[b])) if _blank(col)]
-        if sides:
-            name = repr(a) if a == b else f"{a!r}/{b!r}"
-            tables = " and ".join(sides) + (" tables" if len(sides) > 1 else " table")
-            empty.append(f"{name} (empty in the {tables})")
-        else:
-            keys.append((a, b))
-    if empty:
-        warnings.warn(
-            "record linkage: the key column(s) "
-            + ", ".join(empty)
-            + " hold no value; a missing value is no evidence, so the rows are linked on "
-            + (", ".join(repr(a) for a, _ in keys) if keys else "nothing (no row links)"),
-            UserWarning,
-            stacklevel=6,  # the caller of fuzzy_join
-        )
-    return keys
-
-
-def _blank(column: pd.Series) -> bool:
-    """Every cell null, or a string of spaces."""
-    present = column[column.notna()]
-    return not len(present) or bool(present.astype(str).str.strip().eq("").all())
-
-
-def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:
-    """``(left label, right label)`` pairs as row positions; a label not in its table (or
-    found twice) is a ``ValueError``."""
-    if pairs is None:
-        return None
-    pairs = list(pairs)
-    if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
-        raise ValueError("known_matches must be (left label, right label) pairs")
-    out = []
-    for side, index in ((0, left_index), (1, right_index)):
-        labels = [p[side] for p in pairs]
-        if not index.is_unique:
-            raise ValueError(
-                f"known_matches needs a unique index on the {('left', 'right')[side]} table"
-            )
-        pos = index.get_indexer(labels)
-        if (pos < 0).any():
-            bad = labels[int(np.flatnonzero(pos < 0)[0])]
-            raise ValueError(
-                f"known_matches: {bad!r} is not a row of the {('left', 'right')[side]} table"
-            )
-        out.append(pos)
-    return np.stack(out, axis=1).astype(np.int64).reshape(-1, 2)
 
 
 def cluster_records(
