@@ -41,3 +41,22 @@ def test_every_benchmark_script_is_in_its_folder_readme():
         readme = (folder / "README.md").read_text(encoding="utf-8")
         for script in folder.glob("*.py"):
             assert f"`{script.name}`" in readme, (folder.name, script.name)
+
+
+def test_the_documented_shapes_are_the_default_models():
+    # docs/usage.md and docs/distributed.md print the default model's vectors
+    from pearl import DEFAULT_MODEL, PhraseEncoder
+
+    dim = PhraseEncoder(DEFAULT_MODEL).get_sentence_embedding_dimension()
+    for name in ("usage.md", "distributed.md"):
+        text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        shapes = re.findall(r"# (?:float32 |dask array )?\((?:\d+|n), (\d+)\)", text)
+        assert shapes and {int(s) for s in shapes} == {dim}, (name, shapes, dim)
+
+
+def test_the_readme_commands_name_their_data():
+    # pearl eval has no default data folder: the README's command says where it is
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith("pearl eval"):
+            assert "--data" in line or "PEARL_DATA=" in line.split("#")[0], line

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -70,9 +71,36 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         with _naming(path):
             yield tmp
+            if tmp.is_file():
+                _usual_mode(tmp, path)
             tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and back, under a lock)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _usual_mode(file: Path, target: Path | None = None) -> None:
+    """Give a written file the mode a plain ``open`` would (``0o666`` less the umask), or
+    the mode of the file it replaces: safetensors writes its files ``0o600``, so that a
+    colleague could not load a shared model whose other files were ``0o644``."""
+    try:
+        if target is not None and target.is_file():
+            mode = stat.S_IMODE(target.stat().st_mode)
+        else:
+            mode = 0o666 & ~_umask()
+        os.chmod(file, mode)
+    except OSError:  # a file system without modes: as written
+        pass
 
 
 def check_writable(path: str | os.PathLike, what: str = "output") -> None:
@@ -115,7 +143,6 @@ def _streamed(path: Path) -> Iterator[Path]:
     a FIFO): the content is made in a temporary folder and then copied *into* it, so the
     device or pipe stays what it is (it is never replaced by a regular file). A folder,
     a block device or a socket is refused."""
-    import stat
     import tempfile
 
     mode = path.stat().st_mode
@@ -294,6 +321,9 @@ def atomic_dir(path: str | os.PathLike, replaceable: str | None = None) -> Itera
     try:
         with _naming(path):
             yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file() and not file.is_symlink():
+                _usual_mode(file)
         if path.exists():
             old = _sibling(path, ".old")
             old.mkdir()

@@ -269,6 +269,23 @@ def test_cli_encode_and_join_on_a_scheduler(client, tiny_model_dir, tmp_path):
     assert sorted(pd.read_parquet(out).lid.tolist()) == list(range(len(left)))
 
 
+@pytest.mark.parametrize("name", ["joined.parquet", "joined.csv"])
+def test_cli_join_on_dask_writes_the_file_it_was_asked_for(
+    client, tiny_model_dir, tmp_path, capsys, name
+):
+    left, right, lp, rp = _parquet(tmp_path)
+    argv = ["join", str(lp), str(rp), "--left-on", "name", "--right-on", "title"]
+    argv += ["-m", str(tiny_model_dir), "--scheduler", client.scheduler.address, "-q"]
+    out = tmp_path / name
+    assert main([*argv, "-o", str(out)]) == 0
+    assert out.is_file()  # not a folder of parts
+    joined = pd.read_parquet(out) if name.endswith(".parquet") else pd.read_csv(out)
+    assert sorted(joined.lid.tolist()) == list(range(len(left)))
+    assert not list(tmp_path.glob(".*parts"))  # the parts were removed
+    err = capsys.readouterr().err
+    assert "INFO distributed" not in err and "wrote" not in err  # -q, and Dask at WARNING
+
+
 def test_pearl_imports_and_works_without_dask():
     code = (
         "import sys, pearl, pandas as pd; "

@@ -317,3 +317,40 @@ def test_eval_refuses_to_write_into_the_benchmark_data(mini_benchmark, capsys):
     )
     assert "would overwrite the input" in capsys.readouterr().err
     assert sorted(p.name for p in data.iterdir()) == before
+
+
+def test_a_saved_model_can_be_read_by_a_colleague(tmp_path, tiny_model_dir):
+    # safetensors writes 0600; every file of a model folder gets the umask's usual mode
+    import os
+    import stat
+
+    from pearl import PhraseEncoder
+
+    old = os.umask(0o022)
+    try:
+        PhraseEncoder(tiny_model_dir).save(tmp_path / "shared")
+        PhraseEncoder("pearl-static").save(tmp_path / "static")
+    finally:
+        os.umask(old)
+    modes = {
+        f.name: stat.S_IMODE(f.stat().st_mode)
+        for folder in ("shared", "static")
+        for f in (tmp_path / folder).rglob("*")
+        if f.is_file()
+    }
+    assert any(name.endswith(".safetensors") for name in modes)
+    assert set(modes.values()) == {0o644}, modes
+
+
+def test_a_replaced_file_keeps_its_mode(tmp_path):
+    import stat
+
+    from pearl._io import atomic_path
+
+    target = tmp_path / "out.csv"
+    target.write_text("old")
+    target.chmod(0o640)
+    with atomic_path(target) as tmp:
+        tmp.write_text("new")
+        tmp.chmod(0o600)
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o640

@@ -196,3 +196,19 @@ def test_a_misplaced_finetune_option_loads_with_a_warning(tmp_path):
     path.write_text("[output]\nepochs = 3\n")
     with pytest.warns(FutureWarning, match=r"epochs -> \[optimisation\]"):
         assert FinetuneOptions.from_file(path).epochs == 3
+
+
+def test_an_unmeasured_validation_is_said_once_with_its_reason(tiny_model_dir, tmp_path, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="pearl"):
+        finetune(
+            DATA,
+            tmp_path / "m",
+            model=str(tiny_model_dir),
+            show_progress_bar=False,
+            **{**OPTIONS, "validation": 0.0, "epochs": 4},
+        )
+    said = [r.getMessage() for r in caplog.records if "validation top-1" in r.getMessage()]
+    assert len(said) == 1 and "no validation split" in said[0]
+    assert "nan" not in caplog.text

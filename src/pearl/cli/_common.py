@@ -155,6 +155,12 @@ def dask_client(args):
             "--workers and --scheduler run pearl on Dask, an optional dependency of pearl: "
             f"pip install 'pearl[dask]' ({exc})"
         ) from exc
+    import logging
+
+    # the scheduler runs in this process: its INFO lines (workers registered, streams
+    # opened and closed, some thirty for a 4-row join) only with -v
+    level = logging.INFO if getattr(args, "verbose", False) else logging.WARNING
+    logging.getLogger("distributed").setLevel(level)
     if args.scheduler:
         from distributed import Client
 

@@ -10,8 +10,11 @@ from pearl._io import check_output
 from pearl._progress import no_progress
 from pearl._terminal import printable
 from pearl.cli._common import (
+    COMPRESSION,
     COSINE,
+    PARQUET,
     POSITIVE,
+    TSV,
     add_encoding,
     close_client,
     dask_args,
@@ -22,6 +25,7 @@ from pearl.cli._common import (
     key_names,
     key_sides,
     model_arg,
+    read_parquet,
     read_table,
     utf8_only,
     write_table,
@@ -35,6 +39,9 @@ def cmd_join_distributed(args) -> int:
         from pearl.distributed.graph import MULTI_KEY
 
         raise ValueError(MULTI_KEY)
+    # a file name (out.parquet, out.csv) gets one file; a folder name the Parquet parts
+    single = Path(args.output).suffix.lower() in {*PARQUET, *TSV, ".csv", *COMPRESSION}
+    folder = _parts_folder(args.output) if single else Path(args.output)
     client = dask_client(args)
     try:
         from pearl.distributed import dask as pdk
@@ -42,7 +49,7 @@ def cmd_join_distributed(args) -> int:
         out = pdk.join_to_parquet(
             args.left,
             args.right,
-            args.output,
+            folder,
             left_on=key_names(args.left_on),
             right_on=key_names(args.right_on),
             model=args.model,
@@ -54,13 +61,32 @@ def cmd_join_distributed(args) -> int:
             index=args.index,
             matcher=args.matcher,
             partitions=args.partitions,
-            show_progress_bar=True,
+            show_progress_bar=not args.quiet,
             precision=args.precision,
         )
     finally:
         close_client(client)
-    print(f"wrote the joined table to {out}/part-*.parquet", file=sys.stderr)
+    if not single:
+        _say(args, f"wrote the joined table to {out}/part-*.parquet")
+        return 0
+    import shutil
+
+    import pandas as pd
+
+    parts = sorted(Path(out).glob("part-*.parquet"))
+    frame = pd.concat([read_parquet(p) for p in parts], ignore_index=True)
+    write_table(frame, args.output)
+    shutil.rmtree(out)  # the parts, written by pearl beside the output for this run
+    _say(args, f"wrote {len(frame):,} rows to {args.output}")
     return 0
+
+
+def _parts_folder(output: str) -> Path:
+    """Where the Dask join writes its parts for an output file: a hidden sibling folder,
+    kept if the run stops (a re-run skips the finished parts), removed once the file is
+    written."""
+    out = Path(output)
+    return out.with_name(f".{out.name}.parts")
 
 
 def cmd_join(args) -> int:

@@ -407,10 +407,25 @@ class FinetuneLoop:
         return record
 
     def _validate(self) -> float:
+        """The validation top-1, logged; NaN where it cannot be measured, said once (with
+        the reason) instead of a "nan" every epoch."""
         self.st.eval()
         val = self.val_data
         score = top1(self.st, val) if val is not None and len(val) else math.nan
-        logger.info("validation top-1 %.4f", score)
+        if not math.isnan(score):
+            logger.info("validation top-1 %.4f", score)
+        elif not getattr(self, "_said_unmeasured", False):
+            self._said_unmeasured = True
+            why = (
+                "no validation split (validation=0, or too few groups to set one aside)"
+                if val is None or not len(val)
+                else "no group of the validation split has two strings"
+            )
+            logger.info(
+                "validation top-1 is not measured: %s; no early stopping, the last epoch's "
+                "weights are kept",
+                why,
+            )
         return score
 
     def _save(self, p: _Progress) -> None:
