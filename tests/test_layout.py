@@ -96,3 +96,31 @@ def test_the_package_has_no_import_circle():
     for module in sorted(graph):
         if module not in seen:
             visit(module, [])
+
+
+def test_the_public_functions_are_fully_typed():
+    # mypy checks it too (disallow_incomplete_defs on their modules, pyproject.toml)
+    import inspect
+
+    import pearl
+
+    untyped = []
+    for name in pearl.__all__:
+        obj = getattr(pearl, name)
+        if inspect.isclass(obj):
+            members = [
+                (f"{name}.{m}", f)
+                for m, f in vars(obj).items()
+                if inspect.isfunction(f) and (not m.startswith("_") or m == "__init__")
+            ]
+        elif inspect.isfunction(obj):
+            members = [(name, obj)]
+        else:
+            continue
+        for label, fn in members:
+            sig = inspect.signature(fn)
+            params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")]
+            missing = [p.name for p in params if p.annotation is inspect.Parameter.empty]
+            if missing or (sig.return_annotation is inspect.Signature.empty):
+                untyped.append((label, missing))
+    assert not untyped, untyped

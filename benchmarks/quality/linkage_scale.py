@@ -26,17 +26,12 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from pearl_lab.synthetic import CITY, LAST, TRADES, WORDS
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
-WORDS = "acme global north star pacific united blue river summit pioneer atlas union".split()
-WORDS += "delta apex harbor eagle silver orchard granite liberty".split()
-LAST = "smith johnson williams brown jones garcia miller davis rodriguez martinez".split()
-LAST += "hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee".split()
-LAST += "perez thompson white harris sanchez clark ramirez lewis robinson walker young".split()
-TRADES = "logistics foods systems partners holdings media energy motors labs textiles".split()
-CITY = "london paris berlin madrid rome vienna prague lisbon dublin oslo".split()
-CITY += "tokyo osaka seoul cairo lima".split()
+#: the lab's synthetic companies' words (pearl_lab.synthetic), and five cities more
+CITY = [*CITY, *"tokyo osaka seoul cairo lima".split()]
 
 
 def pool(numbered: bool, n: int = 20_000, seed: int = 0) -> list[tuple[str, str]]:

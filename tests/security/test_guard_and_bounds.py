@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from pearl import EntityIndex, fuzzy_join
-from pearl._io import check_io, file_sha256, read_zip_member
+from pearl._hashing import file_sha256
+from pearl._io import check_io, read_zip_member
 from pearl.cli import IO, NOT_PATHS, build_parser, leaf_commands, main
 
 

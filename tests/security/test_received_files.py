@@ -328,7 +328,7 @@ def test_deeply_nested_index_meta_names_the_file(tmp_path, hash_encoder):
 
 
 def test_deeply_nested_caches_are_ignored_not_fatal(tmp_path, hash_encoder, caplog):
-    from pearl._io import file_sha256
+    from pearl._hashing import file_sha256
     from pearl.encoders import EmbeddingCache
     from pearl.paths import cache_dir
 

@@ -187,3 +187,14 @@ def test_an_index_is_built_from_a_pipe(tmp_path, tiny_model_dir):
         "Acme",
         "Globex",
     ]
+
+
+def test_formula_cells_are_passed_on_as_they_are(tmp_path, tiny_model_dir):
+    # documented (docs/security.md): pearl changes no cell it passes on, formulas included
+    src = tmp_path / "in.csv"
+    cells = ['"=HYPERLINK(""http://x"",""y"")"', "+1+1", "-2", "@SUM(A1)"]
+    src.write_text("name,note\n" + "".join(f"n{i},{c}\n" for i, c in enumerate(cells)))
+    out = tmp_path / "out.csv"
+    assert _dedup(src, out, tiny_model_dir) == 0
+    notes = [line.split(",", 1)[1].rsplit(",", 1)[0] for line in out.read_text().splitlines()[1:]]
+    assert notes == cells

@@ -58,3 +58,20 @@ def test_repeated_rows_are_linked_once_and_answered_alike(hash_encoder):
     assert out["match_score"][0] == out["match_score"][2]
     assert out["name_right"][0] == out["name_right"][2]
     assert np.isfinite(out["match_score"].astype(float)).sum() >= 2
+
+
+def test_known_matches_of_repeated_rows_teach_their_one_record(hash_encoder):
+    from pearl.tables.record_linkage import link_tables
+
+    rng = random.Random(2)
+    pool = _pool(300, numbered=True)
+    right = pd.DataFrame(pool[:60], columns=["name", "city"])
+    picks = [rng.randrange(len(pool)) for _ in range(900)]
+    left = pd.DataFrame([pool[i] for i in picks], columns=["name", "city"])
+    # every copy of the first partnered rows labelled, so a record is named several times
+    known = [(row, pick) for row, pick in enumerate(picks) if pick < 60][:30]
+    keys = ["name", "city"]
+    ids, _, model = link_tables(left, right, keys, keys, encoder=hash_encoder, known_matches=known)
+    assert model.m_from_labels_ and model.blocking_["distinct_left_rows"] < len(left)
+    partnered = np.array([p < 60 for p in picks])
+    assert (ids[partnered, 0] == np.array(picks)[partnered]).all()

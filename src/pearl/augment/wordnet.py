@@ -55,7 +55,7 @@ def _content_key(src: Path) -> str:
     """A short hash of the names and contents of the database files in ``src``."""
     import hashlib
 
-    from pearl._io import file_sha256
+    from pearl._hashing import file_sha256
 
     h = hashlib.sha256()
     for f in sorted(p for p in src.rglob("*") if p.is_file()):

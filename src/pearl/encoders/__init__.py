@@ -1,5 +1,7 @@
 """Phrase encoders: the transformer PhraseEncoder and the GloVe baseline."""
 
+from typing import Any
+
 from pearl._lazy import lazy_exports
 from pearl._validation import InputTypeError
 
@@ -27,7 +29,7 @@ GLOVE_NAMES = frozenset({"glove", "glove-6b-50d"})
 STRING_DISTANCE_NAMES = frozenset({"string-distance", "string_distance", "jaccard"})
 
 
-def load_encoder(name: str, device: str | None = None, trust_remote_code: bool = False):
+def load_encoder(name: str, device: str | None = None, trust_remote_code: bool = False) -> Any:
     """Build an encoder from a name as used on the command line.
 
     ``"glove"`` gives :class:`GloveEncoder`; anything else is a :class:`PhraseEncoder`

@@ -6,7 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from pearl._io import file_sha256
+from pearl._hashing import file_sha256
 
 __all__ = ["folder_fingerprint"]
 
@@ -16,7 +16,7 @@ def folder_fingerprint(path: str | os.PathLike) -> str:
 
     Hidden files and markdown (the model card) are left out: they do not change what the
     model computes. Each file's SHA-256 is remembered by (path, size, modification time)
-    (see :func:`pearl._io.file_sha256`), so fingerprinting an unchanged folder again is
+    (see :func:`pearl._hashing.file_sha256`), so fingerprinting an unchanged folder again is
     cheap, while any change to any byte of the weights gives another fingerprint.
 
     Parameters

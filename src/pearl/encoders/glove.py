@@ -32,7 +32,7 @@ class GloveEncoder(Encoder):
 
     name = "GloVe"
 
-    def __init__(self, vectors: str | Path | None = None, vocab: str | Path | None = None):
+    def __init__(self, vectors: str | Path | None = None, vocab: str | Path | None = None) -> None:
         glove = GloveVectors(vectors, vocab)
         self.vectors_path, self.vocab_path = glove.vectors_path, glove.vocab_path
         self.vectors, self.index = glove.vectors, glove.index

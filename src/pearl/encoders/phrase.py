@@ -37,7 +37,7 @@ STATIC_ONE_THREAD = 1024
 
 def _load_sentence_transformer(
     model: str | os.PathLike, device: str | None, trust_remote_code: bool = False
-):
+) -> Any:
     """``(model, resolved name or path, folder, root)``: a static folder on the CPU is
     served by :class:`~pearl.models.static_inference.StaticInference` (no torch), any other
     by sentence-transformers through the strict loader."""
@@ -51,7 +51,9 @@ def _load_sentence_transformer(
     return _open_torch(folder, device, trust_remote_code, root), target, folder, root
 
 
-def _open_torch(folder: Path, device: str | None, trust_remote_code: bool, root: Path | None):
+def _open_torch(
+    folder: Path, device: str | None, trust_remote_code: bool, root: Path | None
+) -> Any:
     from pearl.models.loading import open_model_folder
 
     return open_model_folder(folder, device, trust_remote_code, root=root).float()
@@ -213,7 +215,7 @@ class PhraseEncoder(Encoder):
         truncate_dim: int | None = None,
         device: str | None = None,
         output_value: str | None = "sentence_embedding",
-    ):
+    ) -> Any:
         """Embed phrases, with sentence-transformers' ``encode`` conventions.
 
         Parameters
@@ -305,18 +307,18 @@ class PhraseEncoder(Encoder):
             return rows[0] if single else rows
         return emb[0] if single else emb
 
-    def encode_query(self, texts=None, **kwargs):
+    def encode_query(self, texts: str | Iterable[str] | None = None, **kwargs: Any) -> Any:
         """:meth:`encode` with the model's ``"query"`` prompt when it has one and none is
         given (sentence-transformers' ``encode_query``; pearl's models have none, so
         queries and documents are encoded alike)."""
         return self._encode_as("query", texts, kwargs)
 
-    def encode_document(self, texts=None, **kwargs):
+    def encode_document(self, texts: str | Iterable[str] | None = None, **kwargs: Any) -> Any:
         """:meth:`encode` with the model's ``"document"`` prompt when it has one and none
         is given (sentence-transformers' ``encode_document``)."""
         return self._encode_as("document", texts, kwargs)
 
-    def _encode_as(self, role: str, texts, kwargs: dict):
+    def _encode_as(self, role: str, texts: Any, kwargs: dict) -> Any:
         prompts = getattr(self._serving, "prompts", {}) or {}
         if kwargs.get("prompt") is None and kwargs.get("prompt_name") is None:
             kwargs = {**kwargs, "prompt_name": role if role in prompts else None}
@@ -485,7 +487,7 @@ class _NoProgress:
         """Nothing to show."""
 
 
-def _progress(total: int, show: bool, desc: str):
+def _progress(total: int, show: bool, desc: str) -> Any:
     """A tqdm bar over ``total`` phrases when ``show``, else one that does nothing."""
     from pearl._progress import silenced
 

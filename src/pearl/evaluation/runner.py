@@ -52,7 +52,7 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _param_count(model) -> int | None:
+def _param_count(model: Any) -> int | None:
     inner = getattr(model, "model", None)
     if inner is None or not hasattr(inner, "parameters"):
         return None
@@ -92,7 +92,7 @@ def averages(scores: dict[str, float]) -> dict[str, float | None]:
 
 
 def _new_record(
-    encoder, model, quick: bool, seed: int, probe_runs: int, retrieval_index: str
+    encoder: Any, model: Any, quick: bool, seed: int, probe_runs: int, retrieval_index: str
 ) -> dict[str, Any]:
     """A result record before any task: the model, the seeds, the versions, the machine."""
     return {

@@ -7,6 +7,7 @@ of strings (Turney, BIRD, YAGO, UMLS, AutoFJ).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,7 +85,9 @@ class StringDistance:
             return float(sim[0, 0])
         return sim
 
-    def top1(self, queries: Iterable[str], corpus: Iterable[str], chunk_size: int | None = None):
+    def top1(
+        self, queries: Iterable[str], corpus: Iterable[str], chunk_size: int | None = None
+    ) -> Any:
         """Index and score of each query's most similar corpus string.
 
         Returns
@@ -95,7 +98,7 @@ class StringDistance:
         q, c = check_texts(queries, "queries"), check_texts(corpus, "corpus")
         return self._blocks(q, c, chunk_size, keep="top1")
 
-    def _blocks(self, q: list[str], c: list[str], chunk_size: int | None, keep: str):
+    def _blocks(self, q: list[str], c: list[str], chunk_size: int | None, keep: str) -> Any:
         if chunk_size is None:  # keep one dense block near 20M cells
             chunk_size = max(1, 20_000_000 // max(len(c), 1))
         vocab: dict[str, int] = {}

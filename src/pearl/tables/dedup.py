@@ -56,7 +56,14 @@ NUMBERS = NUMBERED_APART
 WORDS = WORD_APART
 
 
-def _unique_embeddings(texts, nulls, model, batch_size, exact: bool, show_progress_bar):
+def _unique_embeddings(
+    texts: list[str],
+    nulls: np.ndarray,
+    model: Any,
+    batch_size: int,
+    exact: bool,
+    show_progress_bar: bool | None,
+) -> Any:
     uniq = list(dict.fromkeys(t for t, n in zip(texts, nulls, strict=True) if not n))
     if exact and len(uniq) > MAX_UNIQUE:
         raise ValueError(
@@ -91,7 +98,7 @@ def _value_labels(texts: list[str], nulls: np.ndarray) -> np.ndarray | None:
     return labels.astype(np.int64)
 
 
-def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> np.ndarray:
+def _distances(uniq: list[str], emb: np.ndarray, scorer: Any, block: int = 2048) -> np.ndarray:
     """1 - match probability of every pair of distinct values (the combined matcher)."""
     from pearl.tables.ngrams import NgramVectorizer
 
@@ -105,7 +112,7 @@ def _distances(uniq: list[str], emb: np.ndarray, scorer, block: int = 2048) -> n
     return np.maximum(dist, (dist.T + dist) / 2)  # symmetric up to rounding
 
 
-def _exact_labels(uniq: list[str], emb: np.ndarray, scorer, n_clusters: int) -> np.ndarray:
+def _exact_labels(uniq: list[str], emb: np.ndarray, scorer: Any, n_clusters: int) -> np.ndarray:
     """The exact average-linkage tree cut into ``n_clusters``."""
     n = len(emb)
     if not 1 <= n_clusters <= n:
@@ -124,7 +131,7 @@ def _exact_labels(uniq: list[str], emb: np.ndarray, scorer, n_clusters: int) -> 
 
 
 def cluster(
-    values,
+    values: Any,
     *,
     n_clusters: int | None = None,
     threshold: float | None = None,
@@ -133,7 +140,7 @@ def cluster(
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,
-    sample_weight=None,
+    sample_weight: Any = None,
 ) -> np.ndarray:
     """Cluster string values by how likely they name the same thing.
 
@@ -252,7 +259,9 @@ def cluster(
     return out
 
 
-def _row_weights(texts, nulls, uniq: list[str], weight: np.ndarray | None) -> np.ndarray:
+def _row_weights(
+    texts: list[str], nulls: np.ndarray, uniq: list[str], weight: np.ndarray | None
+) -> np.ndarray:
     """The rows each distinct value stands for: its count, or its summed ``weight`` (one
     checked weight per value, :func:`_checked_weights`)."""
     weight = np.ones(len(texts)) if weight is None else weight
@@ -262,7 +271,7 @@ def _row_weights(texts, nulls, uniq: list[str], weight: np.ndarray | None) -> np
     return np.bincount(ids, weights=weight[live], minlength=len(uniq))
 
 
-def _checked_weights(sample_weight, n: int) -> np.ndarray:
+def _checked_weights(sample_weight: Any, n: int) -> np.ndarray:
     """``sample_weight`` as n finite positive floats (else a ValueError)."""
     weight = np.asarray(sample_weight, dtype=np.float64).ravel()
     if weight.shape != (n,):
@@ -273,7 +282,7 @@ def _checked_weights(sample_weight, n: int) -> np.ndarray:
 
 
 def deduplicate(
-    values,
+    values: Any,
     *,
     threshold: float | None = None,
     n_clusters: int | None = None,
@@ -282,7 +291,7 @@ def deduplicate(
     matcher: Any = "combined",
     top_k: int = 5,
     show_progress_bar: bool | None = None,
-):
+) -> Any:
     """Map each value to a canonical representative of its cluster.
 
     Like skrub's ``deduplicate``: values are clustered (see :func:`cluster`) and
@@ -346,11 +355,18 @@ def deduplicate(
     return column_like(values, out)
 
 
-def _several_columns(values) -> bool:
+def _several_columns(values: Any) -> bool:
     return is_table(values) and len(table_columns(values)) > 1
 
 
-def _cluster_table(values, n_clusters, threshold, model, matcher, top_k) -> np.ndarray:
+def _cluster_table(
+    values: Any,
+    n_clusters: int | None,
+    threshold: float | None,
+    model: Any,
+    matcher: Any,
+    top_k: int,
+) -> np.ndarray:
     """Row clusters of a table of several columns: record linkage within the table."""
     from pearl.tables.frames import check_unique_columns, to_pandas_table
     from pearl.tables.record_linkage import cluster_records

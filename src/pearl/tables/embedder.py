@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
@@ -88,14 +90,14 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        model=DEFAULT_MODEL,
+        model: Any = DEFAULT_MODEL,
         *,
-        n_components=None,
-        normalize=True,
-        handle_missing="empty",
-        batch_size=TABLE_BATCH_SIZE,
-        device=None,
-    ):
+        n_components: int | None = None,
+        normalize: bool = True,
+        handle_missing: str = "empty",
+        batch_size: int = TABLE_BATCH_SIZE,
+        device: str | None = None,
+    ) -> None:
         self.model = model
         self.n_components = n_components
         self.normalize = normalize
@@ -112,12 +114,12 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
         emb = normalize_rows(emb) if self.normalize else np.asarray(emb, dtype=np.float32)
         return emb, name
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: Any = None) -> PhraseEmbedder:
         """Check the column, load the encoder, and fit the PCA if ``n_components`` is set."""
         self.fit_transform(X, y)
         return self
 
-    def fit_transform(self, X, y=None, **fit_params):
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
         """Fit, then return the embeddings of X, shape (n_samples, n_components or dim)."""
         check_choice(self.handle_missing, "handle_missing", ("empty", "error"))
         check_int(self.batch_size, "batch_size", 1)
@@ -142,7 +144,7 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
             emb = self.pca_.transform(emb).astype(np.float32)
         return emb
 
-    def transform(self, X):
+    def transform(self, X: Any) -> np.ndarray:
         """Embeddings of X, shape (n_samples, n_components or dim), float32."""
         check_is_fitted(self, "embedding_dim_")
         emb, name = self._embed(X)
@@ -167,7 +169,7 @@ class PhraseEmbedder(HeldModel, TransformerMixin, BaseEstimator):
         tags.transformer_tags.preserves_dtype = []  # strings in, float32 out
         return tags
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """``<column>_1 ... <column>_k`` (``phrase_1...`` for an unnamed column)."""
         check_is_fitted(self, "embedding_dim_")
         k = self.pca_.n_components_ if hasattr(self, "pca_") else self.embedding_dim_

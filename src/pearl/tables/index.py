@@ -127,7 +127,7 @@ class EntityIndex:
         self.encode_seconds_ += time.perf_counter() - t0
         return normalize_rows(emb)
 
-    def _new_faiss(self, dim: int, train: np.ndarray):
+    def _new_faiss(self, dim: int, train: np.ndarray) -> Any:
         from pearl.tables.search import new_faiss_index
 
         return new_faiss_index(
@@ -143,7 +143,7 @@ class EntityIndex:
         self._faiss.add(vecs)
         self.index_seconds_ += time.perf_counter() - t0
 
-    def build(self, names, show_progress_bar: bool | None = None) -> EntityIndex:
+    def build(self, names: Any, show_progress_bar: bool | None = None) -> EntityIndex:
         """Index a list of canonical names (replacing any previous content).
 
         Empty and duplicate names are kept (ids stay aligned with the input);
@@ -155,7 +155,7 @@ class EntityIndex:
 
     @classmethod
     def from_file(
-        cls, path: str | os.PathLike, *, encoding: str = "utf-8", **kwargs
+        cls, path: str | os.PathLike, *, encoding: str = "utf-8", **kwargs: Any
     ) -> EntityIndex:
         """Build from a text file with one name per line (blank lines skipped), decoded
         with ``encoding``; ``kwargs`` go to the constructor.
@@ -182,7 +182,7 @@ class EntityIndex:
             raise not_decodable(path, encoding, exc, "pass encoding= (--encoding)") from None
         return cls(**kwargs).build(names)
 
-    def add(self, names, show_progress_bar: bool | None = None) -> EntityIndex:
+    def add(self, names: Any, show_progress_bar: bool | None = None) -> EntityIndex:
         """Append names; their ids continue after the existing ones."""
         items = check_texts(names, "names")
         if not items:
@@ -192,7 +192,7 @@ class EntityIndex:
         self.names_.extend(items)
         return self
 
-    def add_embeddings(self, names, embeddings: np.ndarray) -> EntityIndex:
+    def add_embeddings(self, names: Any, embeddings: np.ndarray) -> EntityIndex:
         """Append names with precomputed embeddings (rows aligned with ``names``).
 
         The embeddings must come from this index's encoder; they are L2-normalised here.
@@ -219,7 +219,7 @@ class EntityIndex:
     # -- searching ------------------------------------------------------------------------
     def search(
         self,
-        queries,
+        queries: Any,
         top_k: int = 5,
         *,
         show_progress_bar: bool | None = None,
@@ -333,7 +333,9 @@ class EntityIndex:
             queries=queries or [""] * len(q), names=self._names_of(ids), ids=ids, scores=scores
         )
 
-    def _combined(self, q, items: list[str], top_k: int, scorer, per_signal: int):
+    def _combined(
+        self, q: np.ndarray, items: list[str], top_k: int, scorer: Any, per_signal: int
+    ) -> Any:
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
         queries at a time (a block's candidates stay small)."""
         from pearl.tables.match_graph import unrivalled_typos

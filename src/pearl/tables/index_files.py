@@ -36,7 +36,7 @@ _META_TYPES = {
 
 
 def file_sha256(path: Path) -> str:
-    from pearl._io import file_sha256
+    from pearl._hashing import file_sha256
 
     return file_sha256(path, persist=False)
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -20,8 +18,6 @@ from pearl.tables.calibration import precision_threshold
 from pearl.tables.encoding import (
     distinct,
     get_encoder,
-    query_vectors,
-    reference_vectors,
     to_string_list,
 )
 from pearl.tables.frames import (
@@ -45,11 +41,8 @@ from pearl.tables.join_output import (
     match_names,
     output_columns,
 )
-from pearl.tables.match_graph import unrivalled_typos
-from pearl.tables.matcher import keep_top, names_of_texts, scorer_for
-from pearl.tables.nearest import merge_top_k
-from pearl.tables.numbers import candidates_apart, candidates_unequal
-from pearl.tables.search import ReferenceIndex
+from pearl.tables.matcher import scorer_for
+from pearl.tables.streamed_search import match_strings
 
 #: Up to this many reference rows in a chunk, the join's search is exact (embeddings and
 #: n-grams); above, the reference index's approximate search (HNSW, n-gram sketch).
@@ -68,15 +61,15 @@ __all__ = [
 ]
 
 
-def _is_frame(df) -> bool:
+def _is_frame(df: Any) -> bool:
     return is_table(df)
 
 
-def _to_pandas(df, name: str) -> pd.DataFrame:
+def _to_pandas(df: Any, name: str) -> pd.DataFrame:
     return to_pandas_table(df, name)[0]
 
 
-def _check_right(right) -> None:
+def _check_right(right: Any) -> None:
     """A DataFrame, or an iterable of DataFrames (chunks), and nothing else."""
     if _is_frame(right):
         return
@@ -95,7 +88,7 @@ class _RightStream:
     """The right table, read chunk by chunk: its non-null keys go to the matcher, its rows
     are kept for the output, and :meth:`rows_of` maps a matched key back to its row."""
 
-    def __init__(self, right, right_on: str, chunksize: int | None) -> None:
+    def __init__(self, right: Any, right_on: str, chunksize: int | None) -> None:
         self.right, self.right_on, self.chunksize = right, right_on, chunksize
         self.frames: list[pd.DataFrame] = []
         self.columns: list[str] | None = None
@@ -110,7 +103,7 @@ class _RightStream:
             return (frame.iloc[s : s + step] for s in range(0, max(len(frame), 1), step))
         return iter(self.right)
 
-    def _read(self, part) -> list[str]:
+    def _read(self, part: Any) -> list[str]:
         """Keep one chunk's rows; its non-null keys (null right keys are never indexed)."""
         if not _is_frame(part):
             raise InputTypeError(
@@ -181,8 +174,8 @@ class _RightStream:
 
 
 def fuzzy_join(
-    left,
-    right,
+    left: Any,
+    right: Any,
     left_on: str | list[str] | None = None,
     right_on: str | list[str] | None = None,
     *,
@@ -197,9 +190,9 @@ def fuzzy_join(
     right_chunksize: int | None = None,
     matcher: Any = "combined",
     precision: float | None = None,
-    known_matches=None,
+    known_matches: Any = None,
     one_to_one: bool = False,
-):
+) -> Any:
     """Join ``right`` onto ``left`` by the similarity of phrase embeddings.
 
     Each row of ``left`` takes its ``top_k`` most similar rows of ``right``
@@ -309,7 +302,14 @@ def fuzzy_join(
     return joined(left, right, opts, model, right_chunksize, known_matches)[0]
 
 
-def joined(left, right, opts: JoinOptions, model, right_chunksize=None, known_matches=None):
+def joined(
+    left: Any,
+    right: Any,
+    opts: JoinOptions,
+    model: Any,
+    right_chunksize: int | None = None,
+    known_matches: Any = None,
+) -> tuple[Any, JoinDetails]:
     """:func:`fuzzy_join` with its checked options: the joined table (of ``left``'s kind)
     and the :class:`~pearl.tables.join_output.JoinDetails` it was decided on."""
     if right_chunksize is not None:
@@ -327,7 +327,9 @@ def joined(left, right, opts: JoinOptions, model, right_chunksize=None, known_ma
     return from_pandas_table(out, kind, left), details
 
 
-def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
+def _join_one_key(
+    left_df: pd.DataFrame, right: Any, opts: JoinOptions, model: Any, right_chunksize: int | None
+) -> tuple[pd.DataFrame, JoinDetails]:
     """The single-key branch of :func:`fuzzy_join` (pandas in and out, with its
     :class:`JoinDetails`)."""
     left_on, right_on = str(opts.left_on), str(opts.right_on)  # one key column each
@@ -397,7 +399,9 @@ def _join_one_key(left_df, right, opts: JoinOptions, model, right_chunksize):
     return out, details
 
 
-def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
+def _join_records(
+    left_df: pd.DataFrame, right: Any, opts: JoinOptions, model: Any, known_matches: Any
+) -> tuple[pd.DataFrame, JoinDetails]:
     """The multi-column branch of :func:`fuzzy_join` (record linkage), with its
     :class:`JoinDetails`."""
     from pearl.tables.record_join import multi_column_join
@@ -413,87 +417,3 @@ def _join_records(left_df, right, opts: JoinOptions, model, known_matches):
         known_matches=known_matches,
         one_key=_join_one_key,
     )
-
-
-def match_strings(
-    queries: list[str],
-    chunks: Iterable[list[str]],
-    encoder,
-    *,
-    top_k: int = 1,
-    batch_size: int = TABLE_BATCH_SIZE,
-    block: int | None = None,
-    scorer=None,
-    candidates: int = 10,
-    idf_texts: list[str] | None = None,
-    exact_max: float = math.inf,
-    ngram_exact_max: float | None = None,
-    values: bool = False,
-):
-    """Running top-k of each query over a stream of reference chunks.
-
-    Each chunk is indexed (a :class:`ReferenceIndex`, exact up to ``exact_max`` rows, and
-    ``ngram_exact_max`` for the n-grams: by default always) and searched; only one chunk of
-    reference embeddings is held at a time, so the reference side can be larger than
-    memory. With a ``scorer`` (a :class:`~pearl.tables.matcher.MatchScorer`), each chunk's
-    best rows are those of :meth:`ReferenceIndex.best`: the n-gram weights (IDF) are
-    learned from ``idf_texts`` (the reference keys when known) or else from the queries.
-    ``values``: the keys are normalised codes, numbers or dates, so a candidate that is
-    not its query's value has at most :data:`~pearl.tables.numbers.NUMBERED_APART` and
-    ranks after those that are (:func:`~pearl.tables.numbers.candidates_unequal`).
-
-    Returns
-    -------
-    ids : ndarray of int64, shape (n_queries, top_k); positions in the concatenated
-        reference stream, -1 where fewer than top_k references exist
-    scores : ndarray of float32, shape (n_queries, top_k); cosines, or match
-        probabilities with a scorer; -inf where no match
-    """
-    n = len(queries)
-    q = query_vectors(queries, encoder, batch_size) if n else np.zeros((0, 1), np.float32)
-    ngrams = q_ng = whole = None
-    chunks = iter(chunks)
-    first = next(chunks, [])
-    if scorer is not None:
-        from pearl.tables.ngrams import NgramVectorizer
-
-        ngrams = NgramVectorizer()
-        if idf_texts and first == idf_texts:  # one chunk, the IDF's texts: counted once
-            whole = ngrams.fit_transform(first)
-        else:
-            ngrams.fit(idf_texts if idf_texts else queries)
-        q_ng = ngrams.transform(queries) if n else None
-    width = scorer.width(top_k) if scorer is not None else top_k  # + the rivals
-    # the lists grow with the references seen, up to ``width`` (a huge top_k costs no more)
-    best_s, best_i = np.zeros((n, 0), dtype=np.float32), np.zeros((n, 0), dtype=np.int64)
-    offset = 0
-    texts: list[str] = []  # with a scorer, the references: copies of a name are no rivals
-    for chunk in itertools.chain([first], chunks):
-        if not chunk:
-            continue
-        texts += chunk if scorer is not None else []
-        if whole is not None and offset == 0:
-            rows = whole
-        else:
-            rows = ngrams.transform(chunk) if ngrams is not None else None
-        index = ReferenceIndex(
-            reference_vectors(chunk, encoder, batch_size),
-            ngram_rows=rows,
-            ids=np.arange(offset, offset + len(chunk), dtype=np.int64),
-            exact_max=exact_max,
-            ngram_exact_max=ngram_exact_max,
-        )
-        if n:
-            if scorer is None:
-                ci, cs = index.embedding_top_k(q, top_k, block=block)
-            else:
-                ci, cs = index.best(q, q_ng, scorer, width, candidates, block=block)
-            best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
-        offset += len(chunk)
-    if scorer is not None:
-        apart = (candidates_unequal if values else candidates_apart)(queries, best_i, texts)
-        names = names_of_texts(best_i, texts)
-        # a typo of a code, number or date is another value: no floor there
-        typo = None if values else unrivalled_typos(queries, best_i, texts, names, apart)
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart, typo)
-    return best_i, best_s

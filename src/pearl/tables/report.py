@@ -25,16 +25,16 @@ CURVE_THRESHOLDS = tuple(np.round(np.arange(0.05, 1.0, 0.05), 2))
 
 
 def join_report(
-    left,
-    right,
+    left: Any,
+    right: Any,
     left_on: str | list[str] | None = None,
     right_on: str | list[str] | None = None,
     *,
     model: Any = DEFAULT_MODEL,
     right_chunksize: int | None = None,
-    known_matches=None,
+    known_matches: Any = None,
     borderline: int = 20,
-    **options,
+    **options: Any,
 ) -> JoinReport:
     """Run :func:`~pearl.tables.join.fuzzy_join` and keep what it decided on.
 
@@ -95,11 +95,11 @@ class JoinReport:
 
     def __init__(
         self,
-        result,
+        result: Any,
         details: JoinDetails,
         borderline: int = 20,
         title: str = "pearl join report",
-    ):
+    ) -> None:
         self.result = result
         self.details = details
         self.borderline = borderline
@@ -144,7 +144,7 @@ class JoinReport:
                 out["candidate pairs"] = _candidates_line(blocking)
         return out
 
-    def expected_curve(self, thresholds=CURVE_THRESHOLDS) -> pd.DataFrame:
+    def expected_curve(self, thresholds: Any = CURVE_THRESHOLDS) -> pd.DataFrame:
         """Expected precision and recall of the links over the threshold, read from the
         probabilities themselves (no labels): at threshold ``t`` the links are the best
         candidates with probability ``>= t``; their expected precision is the mean of

@@ -244,7 +244,7 @@ class TrainConfig(ConfigPaths):
         }
 
 
-def check_fields(config, ranges: dict[str, tuple] | None = None) -> None:
+def check_fields(config: Any, ranges: dict[str, tuple] | None = None) -> None:
     """Check every field of a configuration dataclass by its annotated type (int fields
     refuse 8.5 and "abc"; floats refuse strings and NaN) and range (``ranges`` maps a
     field to (min, max); numbers are >= 0 by default); floats are stored as float."""
@@ -383,7 +383,7 @@ def load_config(
     path: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
     config_class: type = TrainConfig,
-):
+) -> Any:
     """A :class:`TrainConfig` (or another configuration dataclass, ``config_class``) from a
     TOML file (optional) and ``key=value`` overrides.
 

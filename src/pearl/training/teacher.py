@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from pearl._io import check_io, file_sha256, read_json_object, write_text_atomic
+from pearl._hashing import file_sha256
+from pearl._io import check_io, read_json_object, write_text_atomic
 from pearl._validation import MissingKeyError, check_int
 from pearl.data.corpus import read_corpus
 from pearl.encoders.base import is_embedding_model

@@ -193,7 +193,7 @@ class Trainer:
         )
 
     # -- one step -----------------------------------------------------------------------
-    def step_loss(self, model, fusion, batch) -> tuple[torch.Tensor, dict]:
+    def step_loss(self, model: Any, fusion: Any, batch: Any) -> tuple[torch.Tensor, dict]:
         """The objective's loss on one batch, and each term's value for the log."""
         b = len(batch.anchors)
         own = batch.anchor_negatives or []
@@ -298,7 +298,7 @@ class Trainer:
             total = min(total, cfg.max_steps)
         return data, total
 
-    def _load_state(self, model, ckpt: Path, total: int) -> _RunState | None:
+    def _load_state(self, model: Any, ckpt: Path, total: int) -> _RunState | None:
         """The run state of the last checkpoint, loaded into ``model``; None (with a
         warning) when there is none."""
         state_path = ckpt / STATE
@@ -331,7 +331,7 @@ class Trainer:
         logger.info("resumed at step %d of %d", saved.step, total)
         return _RunState(opt, sched, initial, saved.step, saved.history, saved.seconds)
 
-    def _fresh_state(self, model, data: TrainingData, ckpt: Path, t_start: float) -> _RunState:
+    def _fresh_state(self, model: Any, data: TrainingData, ckpt: Path, t_start: float) -> _RunState:
         """Pretrain the character encoder, keep the initial weights (for averaging, on disk
         for resume), make the optimizer and checkpoint step 0 (an interruption before the
         first interval does not repeat the pretraining)."""
@@ -365,7 +365,13 @@ class Trainer:
         return state
 
     def _run_steps(
-        self, model, fusion, data: TrainingData, total: int, state: _RunState, t_start: float
+        self,
+        model: Any,
+        fusion: Any,
+        data: TrainingData,
+        total: int,
+        state: _RunState,
+        t_start: float,
     ) -> tuple[int, bool]:
         """The optimisation loop, with checkpoints every ``checkpoint_every`` steps and on
         SIGINT/SIGTERM; returns the last step and whether it was interrupted."""
@@ -399,7 +405,9 @@ class Trainer:
             model.train()
             return loop.run(state.step, total, lambda: self._stop or signalled.requested)
 
-    def _one_step(self, model, fusion, data: TrainingData, step: int, state: _RunState) -> dict:
+    def _one_step(
+        self, model: Any, fusion: Any, data: TrainingData, step: int, state: _RunState
+    ) -> dict:
         """Step ``step`` (0-based): its batch, the loss, one optimiser and scheduler step;
         returns the step's record."""
         cfg = self.config
@@ -422,7 +430,7 @@ class Trainer:
             record["char_scale"] = fusion.char_scale
         return record
 
-    def _save_state(self, model, state: _RunState, step: int, t_start: float) -> None:
+    def _save_state(self, model: Any, state: _RunState, step: int, t_start: float) -> None:
         """Write the checkpoint of step ``step`` (weights, optimiser, scheduler, random
         states, history, seconds)."""
         save_checkpoint(
