@@ -286,6 +286,32 @@ def test_cli_join_on_dask_writes_the_file_it_was_asked_for(
     assert "INFO distributed" not in err and "wrote" not in err  # -q, and Dask at WARNING
 
 
+def test_the_client_of_a_dask_join_does_not_load_the_model(
+    client, tiny_model_dir, tmp_path, monkeypatch
+):
+    # the workers run the model; the client only picks the matcher's weights, by the
+    # folder's fingerprint (loading the transformer there cost 7 of a 23 s 4-row join)
+    import pearl.distributed.graph as graph
+    import pearl.tables.encoding as encoding
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the client built the encoder")
+
+    monkeypatch.setattr(encoding, "get_encoder", refuse)
+    monkeypatch.setattr(graph, "get_encoder", refuse, raising=False)
+    left, right, lp, rp = _parquet(tmp_path)
+    out = pdk.join_to_parquet(
+        lp,
+        rp,
+        tmp_path / "out",
+        left_on="name",
+        right_on="title",
+        model=str(tiny_model_dir),
+        show_progress_bar=False,
+    )
+    assert sorted(pd.read_parquet(out).lid.tolist()) == list(range(len(left)))
+
+
 def test_pearl_imports_and_works_without_dask():
     code = (
         "import sys, pearl, pandas as pd; "

@@ -257,3 +257,12 @@ def test_the_rival_of_a_candidate_is_the_best_candidate_of_another_name():
     # only copies: the probability of the pair alone
     alone = MARGIN.ranked(np.array([[0.9, 0.9]]), np.array([[7, 7]]))
     np.testing.assert_allclose(alone[0], MARGIN.calibrated(np.array([0.9, 0.9])))
+
+
+@pytest.mark.parametrize("model", ["pearl-static", "pearl-minilm"])
+def test_the_weights_of_a_model_are_chosen_without_loading_it(model):
+    from pearl.tables.encoding import get_encoder
+    from pearl.tables.matcher import scorer_for, scorer_for_model
+
+    assert scorer_for_model("combined", model) == scorer_for("combined", get_encoder(model))
+    assert scorer_for_model("cosine", model) is None

@@ -13,10 +13,9 @@ from pearl._validation import InputTypeError, MissingKeyError, check_choice, che
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
-from pearl.tables.encoding import get_encoder
 from pearl.tables.join_options import JoinOptions, join_keys
 from pearl.tables.join_output import match_names, output_columns
-from pearl.tables.matcher import scorer_for
+from pearl.tables.matcher import scorer_for_model
 
 # Dask is the `dask` extra: a clear error names the pip install when it is missing
 dask = require("dask", "pearl on Dask")
@@ -97,12 +96,9 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     names = match_names(
         [*left.columns, *(rename.get(c, c) for c in right.columns)], opts.return_score, top_k > 1
     )
-    # the learned weights depend on the model: loaded here only for the combined matcher
-    scorer = (
-        None
-        if opts.matcher == "cosine"
-        else scorer_for(opts.matcher, get_encoder(model if model is not None else DEFAULT_MODEL))
-    )
+    # the learned weights depend on the model: chosen by its files' fingerprint, so that
+    # the client does not load the transformer only the workers run
+    scorer = scorer_for_model(opts.matcher, model if model is not None else DEFAULT_MODEL)
     parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index)
     threshold = opts.threshold
     if opts.precision is not None:  # every partition's best probabilities first

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "nonnegative_logistic",
     "check_matcher",
     "scorer_for",
+    "scorer_for_model",
     "keep_top",
     "name_ids",
     "names_at",
@@ -325,6 +327,24 @@ class MatchScorer:
             )
             entry = table["models"][table["default"]]
         return cls.from_dict(entry)
+
+
+def scorer_for_model(matcher: str | MatchScorer, model: Any) -> MatchScorer | None:
+    """:func:`scorer_for` of a model given by name or folder, without loading it: the
+    weights are chosen by the folder's fingerprint and the name, both read from the files
+    (a Dask join's client then never imports torch nor builds the transformer that only its
+    workers run). An encoder object, or a name whose fingerprint needs the model built
+    (GloVe, string distance), is loaded as :func:`scorer_for` loads it."""
+    from pearl.tables.encoding import expected_fingerprint, get_encoder
+
+    if isinstance(matcher, MatchScorer) or matcher == "cosine":
+        return scorer_for(matcher, None)
+    if isinstance(model, str | os.PathLike):
+        fingerprint = expected_fingerprint(model)
+        if fingerprint is not None:
+            stub = types.SimpleNamespace(model_name=os.fspath(model), fingerprint=fingerprint)
+            return MatchScorer.for_encoder(stub)
+    return scorer_for(matcher, get_encoder(model))
 
 
 def _check_labels(labels: np.ndarray) -> np.ndarray:
