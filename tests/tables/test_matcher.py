@@ -266,3 +266,11 @@ def test_the_weights_of_a_model_are_chosen_without_loading_it(model):
 
     assert scorer_for_model("combined", model) == scorer_for("combined", get_encoder(model))
     assert scorer_for_model("cosine", model) is None
+
+
+def test_a_precision_no_link_can_reach_is_said_at_the_callers_line():
+    from pearl.tables.matcher import threshold_for_precision
+
+    with pytest.warns(UserWarning, match="precision=0.9 cannot be reached.*right 60%") as said:
+        t = threshold_for_precision(np.array([0.6, 0.5, 0.2]), 0.9)
+    assert t > 0.6 and said[0].filename == __file__  # the user's line, not pearl's

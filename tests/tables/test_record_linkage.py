@@ -1006,3 +1006,18 @@ def test_the_chance_of_equal_values_is_counted_from_the_columns(hash_encoder):
     assert _equal_chances(fields, kinds, False) == [pytest.approx(0.5 * 0.2 + 0.25 * 0.4)]
     kinds, fields, *_ = _compared_fields(left, left, ["name"], ["name"], hash_encoder, None)
     assert _equal_chances(fields, kinds, True) == [pytest.approx(2 / 12)]  # the two "a"s
+
+
+def test_a_linkage_that_finds_no_match_says_so(hash_encoder):
+    # a one-row right table: 4 pairs teach the model nothing, and it links no row; that is
+    # said, with what to do (the single-key join links the name)
+    left = pd.DataFrame(
+        {
+            "name": ["Acme Corp", "Globex Inc.", "Initech LLC", "Umbrela"],
+            "city": ["Paris", "Rome", "Oslo", "Lima"],
+        }
+    )
+    right = pd.DataFrame({"name": ["Initek"], "city": ["Tromso"]})
+    with pytest.warns(UserWarning, match="found no match among 4 candidate pairs of 4"):
+        out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
+    assert out["match_score"].isna().all()

@@ -28,7 +28,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TwoGroups", "two_groups", "chance_correct", "precision_threshold"]
+from pearl._validation import check_float
+
+__all__ = [
+    "TwoGroups",
+    "two_groups",
+    "chance_correct",
+    "precision_threshold",
+    "threshold_for_precision",
+]
 
 #: Ashman's D above which two groups count as apart (the usual bound for a clean split).
 MIN_SEPARATION = 2.0
@@ -137,8 +145,54 @@ def chance_correct(probabilities: np.ndarray) -> np.ndarray:
 
 def precision_threshold(best: np.ndarray, precision: float) -> float:
     """The ``precision=`` threshold of a single-key join from its rows' best match
-    probabilities: :func:`~pearl.tables.matcher.threshold_for_precision` with each link's
+    probabilities: :func:`threshold_for_precision` with each link's
     :func:`chance_correct` (the single-process and the Dask join alike)."""
-    from pearl.tables.matcher import threshold_for_precision
-
     return threshold_for_precision(best, precision, chance_correct(best))
+
+
+def threshold_for_precision(
+    probabilities: np.ndarray, precision: float, correct: np.ndarray | None = None
+) -> float:
+    """The lowest probability threshold whose accepted matches have an expected precision
+    (the mean of their calibrated probabilities) of at least ``precision``.
+
+    ``correct``, optional: each match's chance of being right where it is estimated
+    otherwise than by its probability (the same order: a table's own calibration,
+    :func:`~pearl.tables.calibration.chance_correct`); the expected precision is its mean,
+    the threshold still a probability.
+
+    Returns
+    -------
+    float
+        A threshold in [0, 1]; when even the most confident match falls short, one above
+        every probability, in float32 as in float64 (scores are float32: the next float64
+        above the best rounded back onto it, and every row was linked), with a warning
+        that no row is linked.
+    """
+    precision = check_float(precision, "precision", 0.0, 1.0)
+    p = np.asarray(probabilities, dtype=np.float64)
+    c = p if correct is None else np.asarray(correct, dtype=np.float64)
+    if c.shape != p.shape:
+        raise ValueError("correct must have one entry per probability")
+    keep = np.isfinite(p)
+    p, c = p[keep], c[keep]
+    if not len(p):
+        return 1.0
+    order = np.argsort(-p, kind="stable")
+    p, c = p[order], c[order]
+    expected = np.cumsum(c) / np.arange(1, len(p) + 1)
+    # a threshold accepts every tie of its value: only the last of a run of equal
+    # probabilities is a cut point (Fellegi-Sunter gives one probability per comparison
+    # pattern, shared by thousands of pairs)
+    ends = np.r_[p[1:] != p[:-1], True]
+    ok = np.flatnonzero((expected >= precision) & ends)
+    if not len(ok):
+        from pearl._warnings import warn_user
+
+        warn_user(
+            f"precision={precision:g} cannot be reached: the most confident links are "
+            f"expected to be right {expected[np.flatnonzero(ends)[0]]:.0%} of the time, so "
+            "no row is linked; ask for a lower precision, or give a threshold"
+        )
+        return float(np.nextafter(np.float32(p[0]), np.float32(np.inf)))
+    return float(p[ok[-1]])

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from pearl._validation import check_choice, check_float, nfc
+from pearl._validation import check_choice, nfc
+from pearl.tables.calibration import threshold_for_precision
 from pearl.tables.ngrams import NgramVectorizer
 
 __all__ = [
@@ -383,46 +384,6 @@ def _logit(p: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log(p) - np.log1p(-np.minimum(p, 1.0 - 1e-12))
     return np.where(np.isneginf(p), -np.inf, z)
-
-
-def threshold_for_precision(
-    probabilities: np.ndarray, precision: float, correct: np.ndarray | None = None
-) -> float:
-    """The lowest probability threshold whose accepted matches have an expected precision
-    (the mean of their calibrated probabilities) of at least ``precision``.
-
-    ``correct``, optional: each match's chance of being right where it is estimated
-    otherwise than by its probability (the same order: a table's own calibration,
-    :func:`~pearl.tables.calibration.chance_correct`); the expected precision is its mean,
-    the threshold still a probability.
-
-    Returns
-    -------
-    float
-        A threshold in [0, 1]; when even the most confident match falls short, one above
-        every probability, in float32 as in float64 (scores are float32: the next float64
-        above the best rounded back onto it, and every row was linked).
-    """
-    precision = check_float(precision, "precision", 0.0, 1.0)
-    p = np.asarray(probabilities, dtype=np.float64)
-    c = p if correct is None else np.asarray(correct, dtype=np.float64)
-    if c.shape != p.shape:
-        raise ValueError("correct must have one entry per probability")
-    keep = np.isfinite(p)
-    p, c = p[keep], c[keep]
-    if not len(p):
-        return 1.0
-    order = np.argsort(-p, kind="stable")
-    p, c = p[order], c[order]
-    expected = np.cumsum(c) / np.arange(1, len(p) + 1)
-    # a threshold accepts every tie of its value: only the last of a run of equal
-    # probabilities is a cut point (Fellegi-Sunter gives one probability per comparison
-    # pattern, shared by thousands of pairs)
-    ends = np.r_[p[1:] != p[:-1], True]
-    ok = np.flatnonzero((expected >= precision) & ends)
-    if not len(ok):
-        return float(np.nextafter(np.float32(p[0]), np.float32(np.inf)))
-    return float(p[ok[-1]])
 
 
 def name_ids(texts: Sequence[str]) -> np.ndarray:

@@ -38,6 +38,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from pearl._warnings import warn_user
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.blocking import RecordSearch, equal_value_pairs, sample_rows, unique_pairs
 from pearl.tables.comparisons import (
@@ -347,8 +348,26 @@ def _probabilities(
     model.fit(gamma, prior=min(0.5, max_prior), max_prior=max_prior, candidate_share=share)
     if model.check_sane(names, warn):  # the prior without them
         model.fit(gamma, prior=model.prior_, max_prior=max_prior, candidate_share=share)
+    if warn and known is None and model.prior_ <= NO_MATCH_PRIOR:
+        _warn_no_match(len(pairs), n_left * n_right if not one_table else all_pairs)
     offset = tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
     return model.predict_proba(gamma, offset), model
+
+
+#: the EM's share of matches at which it found none at all (its floor is 1e-6)
+NO_MATCH_PRIOR = 1e-5
+
+
+def _warn_no_match(n_candidates: int, n_pairs: int) -> None:
+    """Say that the model found no match among the candidates, so that a join that links
+    nothing is never silent: on tables of few pairs (a one-row right table: 4 pairs) the
+    fields' weights cannot be learned from the table, and unrelated tables have none."""
+    few = " (too few pairs to learn how the fields weigh)" if n_pairs < 1000 else ""
+    warn_user(
+        f"record linkage: the model found no match among {n_candidates:,} candidate pairs "
+        f"of {n_pairs:,}{few}, so no row is linked; give known_matches= (pearl review "
+        "labels them), or join on one key column, whose matcher needs no fitting"
+    )
 
 
 def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) -> None:
