@@ -764,3 +764,25 @@ def test_join_and_dedup_read_standard_input_and_keep_quiet(
     both = ["join", "-", "-", "--on", "name", "-m", str(tiny_model_dir), "-o", str(out)]
     assert main(both) == 2
     assert "cannot both be '-'" in capsys.readouterr().err
+
+
+def test_eval_interrupted_keeps_the_finished_tasks(mini_benchmark, tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    from pearl.evaluation import runner
+
+    def ctrl_c(ctx):
+        raise KeyboardInterrupt
+
+    stopped = dataclasses.replace(runner.TASKS["autofj"], run=ctrl_c)
+    monkeypatch.setitem(runner.TASKS, "autofj", stopped)
+    out = tmp_path / "res"
+    argv = ["eval", "-m", "string-distance", "--tasks", "turney,autofj", "-q"]
+    assert main([*argv, "--data", str(mini_benchmark / "benchmark"), "-o", str(out)]) == 130
+    rec = json.loads((out / "String_Distance.json").read_text())
+    assert rec["tasks"]["turney"]["status"] == "ok" and "autofj" not in rec["tasks"]
+    assert rec["interrupted"] == {"task": "autofj", "not_run": ["autofj"]}
+    err = capsys.readouterr().err
+    assert "interrupted during autofj" in err and "--tasks autofj" in err
+    with pytest.raises(KeyboardInterrupt):  # the API still stops as Ctrl-C stops
+        runner.evaluate("string-distance", ["autofj"], data=mini_benchmark / "benchmark")

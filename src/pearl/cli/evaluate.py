@@ -23,21 +23,26 @@ def cmd_eval(args) -> int:
     check_output(out, [args.data, args.short_text], "--output")
     if out.is_dir():  # the table reads every JSON there: refuse a foreign one before the run
         load_records(out)
+    from pearl.evaluation.runner import EvaluationInterrupted
+
     failed = False
     for model in args.model or [DEFAULT_MODEL]:
-        record = evaluate(
-            model,
-            tasks=args.tasks,
-            data=args.data,
-            short_text=args.short_text,
-            quick=args.quick,
-            seed=args.seed,
-            batch_size=args.batch_size,
-            retrieval_index=args.retrieval_index,
-            cache=not args.no_cache,
-            show_progress_bar=not args.quiet,
-            probe_runs=args.probe_runs,
-        )
+        try:
+            record = evaluate(
+                model,
+                tasks=args.tasks,
+                data=args.data,
+                short_text=args.short_text,
+                quick=args.quick,
+                seed=args.seed,
+                batch_size=args.batch_size,
+                retrieval_index=args.retrieval_index,
+                cache=not args.no_cache,
+                show_progress_bar=not args.quiet,
+                probe_runs=args.probe_runs,
+            )
+        except EvaluationInterrupted as stop:
+            return _interrupted(stop.record, out)
         path = save_record(record, out)
         print(f"\nwrote {path}", file=sys.stderr)
         failed |= any(v.get("status") == "error" for v in record["tasks"].values())
@@ -49,6 +54,23 @@ def cmd_eval(args) -> int:
         file=sys.stderr,
     )
     return 1 if failed else 0
+
+
+def _interrupted(record: dict, out: Path) -> int:
+    """Ctrl-C during ``pearl eval``: the finished tasks saved (merged into an earlier record
+    of the same model, as any run is), what was not run said; exit status 130."""
+    from pearl.evaluation import save_record
+
+    stop = record["interrupted"]
+    kept = ""
+    if record["tasks"]:
+        kept = f"; the {len(record['tasks'])} finished task(s) are in {save_record(record, out)}"
+    print(
+        f"\ninterrupted during {stop['task']}{kept}. The rest: --tasks "
+        f"{','.join(stop['not_run'])} (embeddings already computed are cached)",
+        file=sys.stderr,
+    )
+    return 130
 
 
 def add_eval(sub) -> None:

@@ -30,7 +30,7 @@ from pearl.evaluation.tasks import (
 )
 from pearl.paths import benchmark_dir
 
-__all__ = ["evaluate", "averages", "task_scores"]
+__all__ = ["evaluate", "averages", "task_scores", "EvaluationInterrupted"]
 
 
 def _versions() -> dict[str, str]:
@@ -118,6 +118,16 @@ def _new_record(
     }
 
 
+class EvaluationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`evaluate`: a ``KeyboardInterrupt`` that carries the record of
+    the tasks finished before it (``.record``, with ``"interrupted"``: the task stopped and
+    those not run), so that hours of finished tasks are not lost (``pearl eval`` saves it)."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        super().__init__(f"interrupted during {record['interrupted']['task']}")
+        self.record = record
+
+
 def _check_data(keys: list[str], data: Path, short_text: Path) -> None:
     """A ``FileNotFoundError`` naming what to pass where the tasks' data folders are not."""
     phrase = [k for k in keys if TASKS[k].group == "phrase"]
@@ -186,6 +196,11 @@ def evaluate(
     -------
     dict
         The result record (also what ``pearl eval`` writes as JSON).
+
+    Raises
+    ------
+    EvaluationInterrupted
+        On Ctrl-C, with the record of the tasks finished so far (a ``KeyboardInterrupt``).
     """
     keys = select_tasks(tasks)
     seed = check_int(seed, "seed", 0)
@@ -218,12 +233,17 @@ def evaluate(
     bar = tqdm(
         keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress_bar
     )
-    for key in bar:
+    for done, key in enumerate(bar):
         bar.set_postfix_str(key)
         t0 = time.perf_counter()
         before = embed.n_encoded if embed is not None else 0
         try:
             res = TASKS[key].run(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: the finished tasks travel with the interrupt
+            bar.close()
+            record["interrupted"] = {"task": key, "not_run": keys[done:]}
+            record["averages"] = averages(task_scores(record["tasks"]))
+            raise EvaluationInterrupted(record) from None
         except NotApplicable as exc:
             record["tasks"][key] = {"status": "n/a", "reason": str(exc)}
             continue
