@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -222,12 +223,8 @@ def read_table(path: str, chunksize: int | None = None, encoding: str = "utf-8")
 def _check_header(first, path: str) -> None:
     """Refuse a header line that names a column twice: pandas would rename the second
     ``name.1``, a column the user never wrote (docs/security.md)."""
-    names = [str(v) for v in first.iloc[0].tolist()] if len(first) else []
-    seen, twice = set(), []
-    for name in names:
-        if name in seen and name not in twice:
-            twice.append(name)
-        seen.add(name)
+    names = Counter(str(v) for v in first.iloc[0].tolist()) if len(first) else Counter()
+    twice = [name for name, count in names.items() if count > 1]
     if twice:
         raise ValueError(
             f"{path}: the header names the column(s) {twice} more than once; rename them "

@@ -4,11 +4,11 @@ its key columns checked and those without a value left out, then
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
+from pearl._warnings import warn_user
+from pearl.tables.comparisons import _distinct_cells
 from pearl.tables.join_options import JoinOptions
 from pearl.tables.record_linkage import link_tables
 
@@ -33,9 +33,9 @@ def multi_column_join(
     None)``), that join decides. Returns the joined table and its
     :class:`~pearl.tables.join_output.JoinDetails`."""
     from pearl._validation import InputTypeError, MissingKeyError
+    from pearl.tables.calibration import threshold_for_precision
     from pearl.tables.frames import is_table, to_pandas_table
     from pearl.tables.join_output import JoinDetails, finish_join, output_columns
-    from pearl.tables.matcher import threshold_for_precision
 
     left_on, right_on, top_k = list(opts.left_on), list(opts.right_on), opts.top_k
     if len(left_on) != len(right_on):
@@ -113,21 +113,18 @@ def _keys_with_values(left: pd.DataFrame, right: pd.DataFrame, left_on, right_on
         else:
             keys.append((a, b))
     if empty:
-        warnings.warn(
+        warn_user(
             "record linkage: the key column(s) "
             + ", ".join(empty)
             + " hold no value; a missing value is no evidence, so the rows are linked on "
-            + (", ".join(repr(a) for a, _ in keys) if keys else "nothing (no row links)"),
-            UserWarning,
-            stacklevel=6,  # the caller of fuzzy_join
+            + (", ".join(repr(a) for a, _ in keys) if keys else "nothing (no row links)")
         )
     return keys
 
 
 def _blank(column: pd.Series) -> bool:
-    """Every cell null, or a string of spaces."""
-    present = column[column.notna()]
-    return not len(present) or bool(present.astype(str).str.strip().eq("").all())
+    """Every cell missing as a comparison field reads it (null, or blank once stripped)."""
+    return bool(_distinct_cells(column)[2].all())
 
 
 def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.ndarray | None:

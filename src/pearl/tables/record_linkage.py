@@ -132,7 +132,13 @@ def link_tables(
     known = None if known_matches is None else _positions(known_matches, len(left), len(right))
     names = [str(a) if a == b else f"{a}/{b}" for a, b in zip(left_on, right_on, strict=True)]
     fit = functools.partial(
-        _probabilities, fields, kinds, random_gamma=random_gamma, known=known, names=names
+        _probabilities,
+        fields,
+        kinds,
+        random_gamma=random_gamma,
+        equal=equal_chances(fields, kinds, one_table=False),
+        known=known,
+        names=names,
     )
     pairs, blocking = _blocked_pairs(
         fields, (len(left), len(right)), encoder, candidates, fit, seed=seed, check=top_k == 1
@@ -312,6 +318,7 @@ def _probabilities(
     pairs: np.ndarray,
     *,
     random_gamma: np.ndarray,
+    equal: list[float | None],
     n_left: int,
     n_right: int | None = None,
     known=None,
@@ -319,8 +326,10 @@ def _probabilities(
     term_frequency: bool = True,
     warn: bool = True,
 ):
-    """The Fellegi-Sunter model (``u`` from the levels of random pairs, ``random_gamma``;
-    ``m`` and the prior by EM on the candidate ``pairs`` of ``n_left`` left rows; ``m``
+    """The Fellegi-Sunter model (``u`` from the levels of random pairs, ``random_gamma``,
+    with each field's chance of equal values counted from the columns, ``equal``
+    (:func:`~pearl.tables.value_frequency.equal_chances`, once a linkage); ``m`` and the
+    prior by EM on the candidate ``pairs`` of ``n_left`` left rows; ``m``
     from the ``known`` matching pairs when given) and the match probability of each
     pair. ``warn=False``: a field switched off by the sanity check is not warned of."""
     one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
@@ -328,7 +337,7 @@ def _probabilities(
     all_pairs = max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
     model = FellegiSunter([LEVELS[k] for k in kinds])
     model.fit_u(random_gamma)
-    for f, chance in enumerate(equal_chances(fields, kinds, one_table)):
+    for f, chance in enumerate(equal):
         if chance is not None:
             model.set_equal_chance(f, chance)
     gamma = _levels(fields, pairs[:, 0], pairs[:, 1])
@@ -435,6 +444,7 @@ def cluster_records(
         fields,
         kinds,
         random_gamma=_levels(fields, rand[:, 0], rand[:, 1]),
+        equal=equal_chances(fields, kinds, one_table=True),
         names=[str(c) for c in cols],
         term_frequency=False,
     )
