@@ -29,7 +29,7 @@ from torch import nn
 
 from pearl._validation import clean_text
 from pearl.models.char_ngrams import char_ngram_ids
-from pearl.models.static_inference import CONFIG, MAX_CHARS, MAX_NGRAM, WEIGHTS, module_files
+from pearl.models.static_inference import CONFIG, WEIGHTS, check_ngram_settings, module_files
 
 __all__ = ["StaticPhraseEmbedding", "char_ngram_ids", "WEIGHTS"]
 
@@ -69,12 +69,7 @@ class StaticPhraseEmbedding(StaticEmbedding):
         self.n_buckets = int(n_buckets)
         self.ngram_range = (int(ngram_range[0]), int(ngram_range[1]))
         self.max_chars = int(max_chars)
-        lo, hi = self.ngram_range
-        if not 1 <= lo <= hi <= MAX_NGRAM or not 1 <= self.max_chars <= MAX_CHARS:
-            raise ValueError(
-                f"ngram_range {self.ngram_range} and max_chars {self.max_chars} must be "
-                f"ordered, 1 <= n <= {MAX_NGRAM} and 1 <= max_chars <= {MAX_CHARS}"
-            )
+        check_ngram_settings(self.ngram_range, self.max_chars)
         self.ngrams = nn.EmbeddingBag(self.n_buckets, self.embedding_dim, mode="mean")
         with torch.no_grad():
             if ngram_weights is None:

@@ -36,6 +36,9 @@ __all__ = [
     "LEGACY_WEIGHTS",
     "STATIC_TYPE",
     "NORMALIZE_TYPES",
+    "MAX_NGRAM",
+    "MAX_CHARS",
+    "check_ngram_settings",
 ]
 
 CONFIG = "pearl_static_config.json"
@@ -63,6 +66,17 @@ _NORM_EPS = 1e-12
 #: the longest character n-gram and the most bytes of a text a folder may ask for
 #: (fastText and LOVE use 3 to 6; pearl-static 3 to 5 of 64 bytes)
 MAX_NGRAM, MAX_CHARS = 64, 4096
+
+
+def check_ngram_settings(ngram_range: tuple[int, int], max_chars: int) -> None:
+    """A ``ValueError`` unless the n-gram sizes are ordered within 1..:data:`MAX_NGRAM` and
+    ``max_chars`` within 1..:data:`MAX_CHARS` (the torch module and the loader alike)."""
+    lo, hi = ngram_range
+    if not 1 <= lo <= hi <= MAX_NGRAM or not 1 <= max_chars <= MAX_CHARS:
+        raise ValueError(
+            f"ngram_range {tuple(ngram_range)} and max_chars {max_chars} must be ordered, "
+            f"1 <= n <= {MAX_NGRAM} and 1 <= max_chars <= {MAX_CHARS}"
+        )
 
 
 def module_files(folder: Path) -> tuple[Path, Path, Path]:
@@ -176,13 +190,10 @@ class StaticInference:
                 f"{folder}: the tokenizer has ids up to {ids - 1:,} but the token table "
                 f"{tokens.shape[0]:,} rows; ids past the table cannot be embedded"
             )
-        lo, hi = self.ngram_range
-        if not 1 <= lo <= hi <= MAX_NGRAM or not 1 <= self.max_chars <= MAX_CHARS:
-            raise OSError(
-                f"corrupt pearl-static module in {folder}: ngram_range {self.ngram_range} "
-                f"and max_chars {self.max_chars} must be ordered, 1 <= n <= {MAX_NGRAM} and "
-                f"1 <= max_chars <= {MAX_CHARS}"
-            )
+        try:
+            check_ngram_settings(self.ngram_range, self.max_chars)
+        except ValueError as exc:
+            raise OSError(f"corrupt pearl-static module in {folder}: {exc}") from None
         for name, table in (("token", tokens), ("n-gram", grams)):
             if not np.isfinite(table).all():
                 raise OSError(
