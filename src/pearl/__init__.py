@@ -27,6 +27,8 @@ __all__ = [
     "cluster",
     "deduplicate",
     "fuzzy_join",
+    "Joiner",
+    "Reference",
     "join_report",
     "GloveEncoder",
     "PhraseEncoder",
@@ -48,6 +50,8 @@ __getattr__, __dir__ = lazy_exports(
         "cluster": "pearl.tables.dedup",
         "deduplicate": "pearl.tables.dedup",
         "fuzzy_join": "pearl.tables.join",
+        "Joiner": "pearl.tables.joiner",
+        "Reference": "pearl.tables.reference",
         "join_report": "pearl.tables.report",
         "GloveEncoder": "pearl.encoders.glove",
         "PhraseEncoder": "pearl.encoders.phrase",
@@ -72,6 +76,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from pearl.tables.embedder import PhraseEmbedder
     from pearl.tables.index import EntityIndex
     from pearl.tables.join import fuzzy_join
+    from pearl.tables.joiner import Joiner
+    from pearl.tables.reference import Reference
     from pearl.tables.report import join_report
     from pearl.training.config import TrainConfig
     from pearl.training.trainer import train

@@ -604,3 +604,37 @@ def test_copies_of_a_name_are_no_rivals_on_dask_as_in_one_process(client, tiny_m
     pd.testing.assert_frame_equal(
         out.reset_index(drop=True)[same], single[same], check_dtype=False, rtol=1e-5
     )
+
+
+@pytest.mark.parametrize(
+    "keys, queries",
+    [
+        (
+            ["212-555-0101", "212-555-0102", "310-246-1501", "415-555-2671", "646-555-0199"],
+            ["(212) 555 0101", "2125550102", "310 246 1502", "4155552671", None, "646.555.0199"],
+        ),
+        (
+            ["1975-12-03", "1980-01-02", "1990-07-30", "2001-11-11"],
+            ["03/12/1975", "1980-01-02", "1990-07-31", "11/11/2001", "2001-11-11", None],
+        ),
+    ],
+)
+def test_codes_and_dates_are_compared_normalised_on_dask_as_in_one_process(
+    client, tiny_model_dir, keys, queries
+):
+    from pearl.tables.matcher import MatchScorer
+
+    scorer = MatchScorer((4.0, 6.0, 0.0), -5.0, "test", margin=(0.5, 2.0, 0.0, 3.0))
+    right = pd.DataFrame({"title": keys, "rid": range(len(keys))})
+    left = pd.DataFrame({"name": queries, "lid": range(len(queries))})
+    kw = dict(model=str(tiny_model_dir), matcher=scorer)
+    single = pearl.fuzzy_join(left, right, left_on="name", right_on="title", **kw)
+    assert single["rid"].notna().sum() >= 3  # written another way, still linked
+    out = _dask_join(left, right, **kw).reset_index(drop=True)
+    same = ["name", "lid", "title", "rid", "match_score"]
+    pd.testing.assert_frame_equal(
+        out[same].astype(object).where(out[same].notna(), None),
+        single[same].astype(object).where(single[same].notna(), None),
+        check_dtype=False,
+        rtol=1e-5,
+    )

@@ -236,16 +236,16 @@ def test_a_large_reference_is_searched_approximately_with_the_same_matches(
 
 
 def test_each_distinct_left_key_is_searched_once(hash_encoder, monkeypatch):
-    import pearl.tables.join as join_module
+    from pearl.tables.reference import Reference
 
     seen = []
-    real = join_module.match_strings
+    real = Reference.rank
 
-    def spy(queries, *args, **kwargs):
+    def spy(self, queries, *args, **kwargs):
         seen.append(list(queries))
-        return real(queries, *args, **kwargs)
+        return real(self, queries, *args, **kwargs)
 
-    monkeypatch.setattr(join_module, "match_strings", spy)
+    monkeypatch.setattr(Reference, "rank", spy)
     left = pd.DataFrame({"k": ["Paris", "Londn", "Paris", None, "Londn", "Paris"]})
     right = pd.DataFrame({"k": ["London", "Paris", "Berlin"], "id": [1, 2, 3]})
     out = fuzzy_join(left, right, on="k", model=hash_encoder, threshold=0.0)

@@ -1,9 +1,11 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import HashEncoder
 
+import pearl
 from pearl import EntityIndex
 
 NAMES = [
@@ -221,3 +223,24 @@ def test_a_name_listed_twice_is_no_rival_to_itself(hash_encoder):
         [single.search(["new york"], top_k=1).scores[0, 0]] * 3,
         rtol=1e-5,
     )
+
+
+def test_phone_numbers_written_two_ways_are_one_phone_as_in_the_join(hash_encoder, tmp_path):
+    phones = ["212-555-0101", "212-555-0102", "310-246-1501", "415-555-2671", "646-555-0199"]
+    queries = ["(212) 555 0101", "4155552671", "(310) 246 1502"]
+    result = EntityIndex(hash_encoder).build(phones).search(queries, top_k=1)
+    joined = pearl.fuzzy_join(
+        pd.DataFrame({"phone": queries}),
+        pd.DataFrame({"phone": phones}),
+        on="phone",
+        model=hash_encoder,
+        threshold=0.0,
+    )
+    assert [n[0] for n in result.names[:2]] == ["212-555-0101", "415-555-2671"]
+    assert result.scores[2, 0] <= 0.05  # one digit off: another phone
+    np.testing.assert_allclose(result.scores[:, 0], joined["match_score"], rtol=1e-5)
+    assert result.names[0] == [joined["phone_right"][0]]
+    # saved and loaded, the index still compares them as phones
+    EntityIndex(hash_encoder).build(phones).save(tmp_path / "idx")
+    loaded = EntityIndex.load(tmp_path / "idx", model=hash_encoder)
+    np.testing.assert_allclose(loaded.search(queries, top_k=1).scores, result.scores, rtol=1e-5)

@@ -50,10 +50,10 @@ def check_frame(ddf, name: str, column: str | None = None):
 
 
 def reference_shards(
-    right, right_on: str, m, batch_size: int, shards: int, index: str, ngrams: bool
+    right, right_on: str, m, batch_size: int, shards: int, index: str, ngrams: bool, rule=None
 ):
     parts = [
-        dask.delayed(P.reference_shard)(p, right_on, i, m, batch_size, ngrams)
+        dask.delayed(P.reference_shard)(p, right_on, i, m, batch_size, ngrams, rule)
         for i, p in enumerate(right.to_delayed())
     ]
     shards = max(1, min(shards, len(parts)))
@@ -99,11 +99,15 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     # the learned weights depend on the model: chosen by its files' fingerprint, so that
     # the client does not load the transformer only the workers run
     scorer = scorer_for_model(opts.matcher, model if model is not None else DEFAULT_MODEL)
-    parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index)
+    # codes, numbers, dates: compared by their normalised values, as in one process
+    rule = key_rule(left, right, opts) if scorer is not None else None
+    parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index, rule)
     threshold = opts.threshold
     if opts.precision is not None:  # every partition's best probabilities first
         key = str(opts.right_on)
-        best = [dask.delayed(P.best_probabilities)(c, scorer, top_k, key, q) for _, q, c in parts]
+        best = [
+            dask.delayed(P.best_probabilities)(c, scorer, top_k, key, q, rule) for _, q, c in parts
+        ]
         threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
     kw: dict[str, Any] = dict(
         threshold=threshold,
@@ -111,6 +115,7 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
         return_score=opts.return_score,
         top_k=top_k,
         key=str(opts.right_on),
+        rule=rule,
     )
     outs = [
         dask.delayed(P.join_partition)(p, query, merged, rename, scorer=scorer, names=names, **kw)
@@ -124,7 +129,27 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     return outs, meta
 
 
-def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: int, index: str):
+def key_rule(left, right, opts: JoinOptions):
+    """The :class:`~pearl.tables.comparisons.ValueRule` of a pair of key columns of codes,
+    numbers or dates, read as the single-process join reads it (the first 2,000 non-null
+    values of each column; for codes, whether one side's values lost their leading zeros,
+    over every partition), or None for text keys."""
+    from pearl.tables.comparisons import ValueRule, value_rule
+
+    lcol, rcol = left[str(opts.left_on)], right[str(opts.right_on)]
+    heads = [c.dropna().head(2000, npartitions=-1, compute=False) for c in (lcol, rcol)]
+    lhead, rhead = dask.compute(*heads)
+    rule = value_rule(lhead, rhead)
+    if rule is None or rule.kind != "code":
+        return rule
+    zeros = [c.map_partitions(P.zero_led, meta=(None, bool)).any() for c in (lcol, rcol)]
+    lz, rz = dask.compute(*zeros)
+    return ValueRule("code", bool(lz) != bool(rz))
+
+
+def _candidate_parts(
+    left, right, m, opts: JoinOptions, scorer, right_shards: int, index: str, rule=None
+):
     """(left partition, its query, its merged candidates over every right shard), delayed."""
     shards = reference_shards(
         right,
@@ -134,6 +159,7 @@ def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: in
         right_shards,
         index,
         ngrams=scorer is not None,
+        rule=rule,
     )
     ngrams = (
         dask.delayed(P.fit_ngrams)([dask.delayed(P.shard_frequencies)(s) for s in shards])
@@ -143,7 +169,7 @@ def _candidate_parts(left, right, m, opts: JoinOptions, scorer, right_shards: in
     width = scorer.width(opts.top_k) if scorer is not None else opts.top_k  # + a runner-up
     parts = []
     for p in left.to_delayed():
-        query = dask.delayed(P.query_embeddings)(p, str(opts.left_on), m, opts.batch_size)
+        query = dask.delayed(P.query_embeddings)(p, str(opts.left_on), m, opts.batch_size, rule)
         cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
         parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
     return parts

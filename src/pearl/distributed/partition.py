@@ -29,8 +29,8 @@ from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.join_output import assemble_join
-from pearl.tables.matcher import keep_top, name_ids, names_at
 from pearl.tables.ngrams import NgramVectorizer
+from pearl.tables.reference import REFERENCE_EXACT_MAX, rank_candidates
 from pearl.tables.search import (
     ReferenceIndex,
     hnsw_bytes,
@@ -47,6 +47,8 @@ __all__ = [
     "encode_texts",
     "encode_partition",
     "query_embeddings",
+    "compared_keys",
+    "zero_led",
     "reference_shard",
     "concat_shards",
     "shard_top_k",
@@ -119,14 +121,38 @@ class Query:
     texts: list[str]
 
 
+def compared_keys(column: pd.Series, rule: Any = None) -> tuple[list[str], np.ndarray]:
+    """A partition's key cells as strings (through ``str()``) and which are null; with the
+    key's :class:`~pearl.tables.comparisons.ValueRule`, codes, numbers and dates written
+    as the single-process join compares them (a value that does not read keeps its text)."""
+    keys, nulls = to_string_list(column, non_string="str", name=str(column.name))
+    if rule is not None:
+        values = rule.values(column.reset_index(drop=True))
+        keys = [k if v is None else v for k, v in zip(keys, values, strict=True)]
+    return keys, nulls
+
+
+def zero_led(column: pd.Series) -> bool:
+    """Whether some code of a partition's key column has a leading zero ("02134")."""
+    from pearl.tables.comparisons import _code_parts, _zero_led
+
+    return _zero_led(_code_parts(column)[1])
+
+
 def query_embeddings(
-    part: pd.DataFrame, column: str, model: Any, batch_size: int = TABLE_BATCH_SIZE
+    part: pd.DataFrame,
+    column: str,
+    model: Any,
+    batch_size: int = TABLE_BATCH_SIZE,
+    rule: Any = None,
 ) -> Query:
     """Unit embeddings of the non-null keys of a left partition, and their positions.
 
-    Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``.
+    Keys go through ``str()`` and null keys are not searched, as in ``fuzzy_join``; with
+    the key's ``rule``, codes, numbers and dates are compared normalised
+    (:func:`compared_keys`).
     """
-    keys, nulls = to_string_list(part[column], non_string="str", name=column)
+    keys, nulls = compared_keys(part[column], rule)
     live = np.flatnonzero(~nulls)
     texts = [keys[i] for i in live]
     return Query(encode_texts(model, texts, batch_size, True), live, texts)
@@ -157,10 +183,12 @@ def reference_shard(
     model: Any,
     batch_size: int = TABLE_BATCH_SIZE,
     ngrams: bool = False,
+    rule: Any = None,
 ) -> Shard:
     """Embed one reference partition (null keys are kept as rows but never matched);
-    with ``ngrams``, also count its keys' hashed character n-grams."""
-    keys, nulls = to_string_list(part[column], non_string="str", name=column)
+    with ``ngrams``, also count its keys' hashed character n-grams; with the key's
+    ``rule``, codes, numbers and dates normalised (:func:`compared_keys`)."""
+    keys, nulls = compared_keys(part[column], rule)
     rows = part.reset_index(drop=True)
     rows.index = row_ids(partition, len(rows))
     keep = np.flatnonzero(~nulls)
@@ -222,8 +250,6 @@ def shard_top_k(
     q = query.emb
     if scorer is not None:  # the shard's index, both signals, by fuzzy_join's size rule
         assert ngrams is not None, "the combined matcher needs the n-gram weights"
-        from pearl.tables.join import REFERENCE_EXACT_MAX
-
         ref = ReferenceIndex(
             shard.emb,
             ngram_rows=ngrams.weigh(shard.counts),
@@ -252,34 +278,39 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
 
 
 def ranked_probabilities(
-    cands: Candidates, scorer, top_k: int, key: str | None = None, queries: list | None = None
+    cands: Candidates,
+    scorer,
+    top_k: int,
+    key: str | None = None,
+    queries: list | None = None,
+    rule: Any = None,
 ):
-    """The first ``top_k`` candidates and their match probabilities (``keep_top``); with
-    the right key column ``key``, copies of one name are no rivals, as in the
-    single-process join (:func:`~pearl.tables.matcher.name_ids`); with the partition's
-    ``queries`` too, candidates numbered apart from theirs are ranked last
-    (:mod:`pearl.tables.numbers`)."""
-    from pearl.tables.match_graph import unrivalled_typos
-    from pearl.tables.numbers import candidates_apart
-
-    names = apart = typo = None
-    if key is not None and len(cands.rows):
-        keys, _ = to_string_list(cands.rows[key], non_string="str", name=key)
-        at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
-        names = names_at(at, name_ids(keys))
-        if queries is not None:
-            apart = candidates_apart(queries, at, keys)
-            typo = unrivalled_typos(queries, at, keys, names, apart)
-    return keep_top(scorer, cands.ids, cands.scores, top_k, names, apart, typo)
+    """The first ``top_k`` candidates and their match probabilities, ranked by the rules
+    of the single-process join (:func:`~pearl.tables.reference.rank_candidates`) read on
+    the right key column ``key`` (without it, the scorer's ranking alone, written as the
+    key's ``rule`` says) and the partition's ``queries``."""
+    if key is None or not len(cands.rows):
+        return rank_candidates(scorer, None, cands.ids, cands.scores, top_k, None)
+    keys, _ = compared_keys(cands.rows[key], rule)
+    at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+    values = rule is not None
+    top_at, probs = rank_candidates(scorer, queries, at, cands.scores, top_k, keys, values=values)
+    row_id = cands.rows.index.to_numpy()
+    return np.where(top_at >= 0, row_id[np.maximum(top_at, 0)], -1), probs
 
 
 def best_probabilities(
-    cands: Candidates, scorer, top_k: int, key: str | None = None, query: Query | None = None
+    cands: Candidates,
+    scorer,
+    top_k: int,
+    key: str | None = None,
+    query: Query | None = None,
+    rule: Any = None,
 ):
     """Each live query's best match probability in one partition (what ``precision=``
     chooses its threshold from, over every partition)."""
     queries = None if query is None else query.texts
-    _, top_s = ranked_probabilities(cands, scorer, top_k, key, queries)
+    _, top_s = ranked_probabilities(cands, scorer, top_k, key, queries, rule)
     return top_s[:, 0] if top_s.shape[1] else np.zeros(0, np.float32)
 
 
@@ -304,6 +335,7 @@ def join_partition(
     scorer=None,
     names: dict[str, str] | None = None,
     key: str | None = None,
+    rule: Any = None,
 ) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first (each read
@@ -311,7 +343,7 @@ def join_partition(
     live = query.live
     # with a scorer, the candidates hold more than top_k: the rivals their probabilities read
     top_i, top_s = (
-        ranked_probabilities(cands, scorer, top_k, key, query.texts)
+        ranked_probabilities(cands, scorer, top_k, key, query.texts, rule)
         if scorer is not None
         else (cands.ids, cands.scores)
     )

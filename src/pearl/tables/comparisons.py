@@ -152,17 +152,47 @@ def normalised_values(left: pd.Series, right: pd.Series) -> tuple[np.ndarray, np
     "3102461501"), a number written plainly ("34" and "34.0" are "34"), a date in ISO 8601
     ("12/31/1975" is "1975-12-31"). None for a pair of text columns. ``right is left``: one
     column read once."""
+    rule = value_rule(left, right)
+    if rule is None:
+        return None
+    lv = rule.values(left)
+    return lv, lv if right is left else rule.values(right)
+
+
+@dataclass(frozen=True)
+class ValueRule:
+    """How the values of a key of codes, numbers or dates are written to be compared for
+    equality (:func:`value_rule`): their ``kind`` (``"code"``, ``"numeric"`` or
+    ``"date"``) and, for codes, whether leading zeros are dropped (one side lost them)."""
+
+    kind: str
+    drop_zeros: bool = False
+
+    def values(self, column: pd.Series) -> np.ndarray:
+        """One column's values, one string each (None where missing or unreadable)."""
+        if self.kind == "code":
+            codes, norm, null = _code_parts(column)
+            if self.drop_zeros:
+                norm = _without_leading_zeros(norm)
+            out = norm[codes].astype(object)
+            out[null] = None
+            return out
+        if self.kind == "date":
+            return _date_text(_dates(column))
+        return _number_text(_numbers(column))
+
+
+def value_rule(left: pd.Series, right: pd.Series) -> ValueRule | None:
+    """The :class:`ValueRule` of a pair of key columns of codes, numbers or dates
+    (:func:`field_kind`), None for text: what :func:`normalised_values` applies, kept to
+    write other values of the same columns (a fitted reference's queries) the same way."""
     kind = field_kind(left, right)
     if kind == "text":
         return None
-    if kind == "code":
-        f = _CodeField(left, right)
-        lv, rv = np.array(f.left, dtype=object), np.array(f.right, dtype=object)
-        lv[f.lnull], rv[f.rnull] = None, None
-        return lv, rv
-    text = _date_text if kind == "date" else _number_text
-    lv = text(_dates(left) if kind == "date" else _numbers(left))
-    return lv, lv if right is left else text(_dates(right) if kind == "date" else _numbers(right))
+    if kind != "code" or right is left:
+        return ValueRule(kind)
+    zero_led = [_zero_led(_code_parts(c)[1]) for c in (left, right)]
+    return ValueRule(kind, zero_led[0] != zero_led[1])
 
 
 def _number_text(x: np.ndarray) -> np.ndarray:

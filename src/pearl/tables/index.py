@@ -64,6 +64,17 @@ class SearchResult:
         return pd.DataFrame(rows, columns=["query", "rank", "name", "id", "score"])
 
 
+def _names_rule(names: list[str]) -> Any:
+    """The :class:`~pearl.tables.comparisons.ValueRule` of a list of names that are codes,
+    numbers or dates (:func:`~pearl.tables.comparisons.field_kind`), else None."""
+    import pandas as pd
+
+    from pearl.tables.comparisons import value_rule
+
+    column = pd.Series(names, dtype=object)
+    return value_rule(column, column)
+
+
 class EntityIndex:
     """Nearest-neighbour search of phrases in a dictionary of canonical names.
 
@@ -110,7 +121,7 @@ class EntityIndex:
         self.names_: list[str] = []
         self._faiss: Any = None
         self._ngrams = None  # the combined matcher's n-gram weights and name rows, when needed
-        self._groups: Any = None  # each id's name and numbers as integers
+        self._rule: Any = None  # codes, numbers or dates: how the names are compared
         self.encode_seconds_ = 0.0
         self.index_seconds_ = 0.0
 
@@ -149,7 +160,7 @@ class EntityIndex:
         Empty and duplicate names are kept (ids stay aligned with the input);
         None/NaN/non-strings raise ``ValueError`` naming the index.
         """
-        self.names_, self._faiss, self._ngrams, self._groups = [], None, None, None
+        self.names_, self._faiss, self._ngrams, self._rule = [], None, None, None
         self.encode_seconds_ = self.index_seconds_ = 0.0
         return self.add(names, show_progress_bar=show_progress_bar)
 
@@ -188,9 +199,23 @@ class EntityIndex:
         if not items:
             return self
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
-        self._add_vectors(self._encode(items, progress))
+        if self._faiss is None:  # the first names say whether these are codes, numbers, dates
+            self._rule = _names_rule(items)
+        self._add_vectors(self._encode(self._compared(items), progress))
         self.names_.extend(items)
+        self._ngrams = None
         return self
+
+    def _compared(self, texts: list[str]) -> list[str]:
+        """Names or queries as this index compares them: codes, numbers and dates
+        normalised (:class:`~pearl.tables.comparisons.ValueRule`: "(212) 555-0101" is
+        "2125550101"), text as written; a value that does not read keeps its text."""
+        if self._rule is None:
+            return texts
+        import pandas as pd
+
+        values = self._rule.values(pd.Series(texts, dtype=object))
+        return [t if v is None else v for t, v in zip(texts, values, strict=True)]
 
     def add_embeddings(self, names: Any, embeddings: np.ndarray) -> EntityIndex:
         """Append names with precomputed embeddings (rows aligned with ``names``).
@@ -211,6 +236,7 @@ class EntityIndex:
         if items:
             self._add_vectors(vecs)
             self.names_.extend(items)
+            self._ngrams = None
         return self
 
     def __len__(self) -> int:
@@ -266,7 +292,8 @@ class EntityIndex:
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
-        q = self._encode(items, progress) if items else np.zeros((0, self._faiss.d), np.float32)
+        compared = self._compared(items)
+        q = self._encode(compared, progress) if items else np.zeros((0, self._faiss.d), np.float32)
         return self.search_embeddings(
             q, top_k, queries=items, matcher=matcher, candidates=candidates
         )
@@ -277,31 +304,23 @@ class EntityIndex:
         return self._faiss
 
     def _reference(self):
-        """The :class:`~pearl.tables.search.ReferenceIndex` over this faiss index
-        and the names' n-gram rows, with the n-gram vectorizer fitted on the names (made
-        once per set of names, on the first combined search)."""
+        """The fitted :class:`~pearl.tables.reference.Reference` over this faiss index and
+        the names' n-gram rows (the n-gram vectorizer fitted on the names as compared),
+        made once per set of names, on the first combined search."""
         from pearl.tables.ngrams import NgramVectorizer
+        from pearl.tables.reference import Reference
         from pearl.tables.search import ReferenceIndex
 
-        if self._ngrams is None or self._ngrams[0].ngram_rows.shape[0] != len(self.names_):
+        if self._ngrams is None:
+            keys = self._compared(self.names_)
             vectorizer = NgramVectorizer()
-            rows = vectorizer.fit_transform(self.names_)  # the names' n-grams counted once
-            self._ngrams = (ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss), vectorizer)
+            rows = vectorizer.fit_transform(keys)  # the names' n-grams counted once
+            index = ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss)
+            scorer = scorer_for("combined", self.encoder)
+            self._ngrams = Reference.over_index(
+                index, keys, self.encoder, scorer, vectorizer, self._rule
+            )
         return self._ngrams
-
-    def _name_groups(self) -> tuple[np.ndarray, tuple[np.ndarray, dict]]:
-        """Each id's name as an integer (:func:`~pearl.tables.matcher.name_ids`: equal
-        for the same name, case and spaces aside) and its numbers
-        (:func:`~pearl.tables.numbers.number_ids` and their table), made once per set of
-        names."""
-        from pearl.tables.matcher import name_ids
-        from pearl.tables.numbers import number_ids
-
-        if self._groups is None or len(self._groups[0]) != len(self.names_):
-            table: dict = {}
-            numbers = number_ids(self.names_, table)
-            self._groups = (name_ids(self.names_), (numbers, table))
-        return self._groups
 
     def _names_of(self, ids: np.ndarray) -> list[list[str]]:
         """The names of result ids ("" where -1)."""
@@ -337,26 +356,18 @@ class EntityIndex:
         self, q: np.ndarray, items: list[str], top_k: int, scorer: Any, per_signal: int
     ) -> Any:
         """The combined search of unit query rows ``q`` (strings ``items``), a block of
-        queries at a time (a block's candidates stay small)."""
-        from pearl.tables.match_graph import unrivalled_typos
-        from pearl.tables.matcher import keep_top, names_at
-        from pearl.tables.numbers import candidates_apart
-
-        index, vectorizer = self._reference()
-        name_of, numbered = self._name_groups()
+        queries at a time (a block's candidates stay small), ranked by the fitted
+        reference's rules."""
+        reference = self._reference()
+        reference.scorer_ = scorer  # the scorer asked for (the model's own by default)
+        compared = self._compared(items)
         keep = min(top_k, len(self))
-        width = scorer.width(keep)  # reaches past a name's copies to another name
         blocks, scores = [], []
         for s in range(0, len(items), QUERY_BLOCK):
             block = slice(s, s + QUERY_BLOCK)
-            q_ng = vectorizer.transform(items[block])
-            raw_i, raw_s = index.best(q[block], q_ng, scorer, width, per_signal)
-            apart = candidates_apart(items[block], raw_i, self.names_, numbered)
-            names = names_at(raw_i, name_of)
-            typo = unrivalled_typos(items[block], raw_i, self.names_, names, apart)
-            top_i, top_s = keep_top(scorer, raw_i, raw_s, keep, names, apart, typo)
+            top_i, top_s = reference.rank_vectors(q[block], compared[block], keep, per_signal)
             blocks.append(top_i)
-            scores.append(top_s.astype(np.float32))
+            scores.append(top_s)
         ids = np.concatenate(blocks)
         return SearchResult(
             queries=items,
@@ -400,6 +411,7 @@ class EntityIndex:
             "hnsw_m": self.hnsw_m,
             "ef_search": self.ef_search,
             "nprobe": self.nprobe,
+            "values": None if self._rule is None else self._rule.kind,
         }
         write_index_files(folder, self._faiss, self.names_, meta)
         return folder
@@ -464,4 +476,8 @@ class EntityIndex:
             )
         check_vectors(raw, folder)
         obj._faiss, obj.names_ = raw, names
+        if meta.get("values") is not None:  # an index of codes, numbers or dates
+            from pearl.tables.comparisons import ValueRule
+
+            obj._rule = ValueRule(meta["values"])
         return obj

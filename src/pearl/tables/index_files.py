@@ -91,6 +91,10 @@ def read_meta(path: Path) -> dict:
             f"corrupt index metadata {path}: 'sha256' must give the checksums of "
             "index.faiss and names.jsonl"
         )
+    if meta.get("values") not in {None, "code", "numeric", "date"}:
+        raise OSError(
+            f"corrupt index metadata {path}: unknown kind of values {meta['values']!r:.40}"
+        )
     if meta["index"] not in {"flat", "hnsw", "ivf"}:
         raise OSError(f"{path}: unknown index type {meta['index']!r}")
     if (

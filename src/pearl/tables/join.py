@@ -42,11 +42,8 @@ from pearl.tables.join_output import (
     output_columns,
 )
 from pearl.tables.matcher import scorer_for
+from pearl.tables.reference import REFERENCE_EXACT_MAX, Reference
 from pearl.tables.streamed_search import match_strings
-
-#: Up to this many reference rows in a chunk, the join's search is exact (embeddings and
-#: n-grams); above, the reference index's approximate search (HNSW, n-gram sketch).
-REFERENCE_EXACT_MAX = 20_000
 
 __all__ = [
     "fuzzy_join",
@@ -328,10 +325,17 @@ def joined(
 
 
 def _join_one_key(
-    left_df: pd.DataFrame, right: Any, opts: JoinOptions, model: Any, right_chunksize: int | None
+    left_df: pd.DataFrame,
+    right: Any,
+    opts: JoinOptions,
+    model: Any,
+    right_chunksize: int | None,
+    reference: Reference | None = None,
 ) -> tuple[pd.DataFrame, JoinDetails]:
     """The single-key branch of :func:`fuzzy_join` (pandas in and out, with its
-    :class:`JoinDetails`)."""
+    :class:`JoinDetails`); ``reference``: one fitted on ``right``'s key column beforehand
+    (:class:`~pearl.tables.joiner.Joiner`), whose keys are then neither encoded nor indexed
+    again."""
     left_on, right_on = str(opts.left_on), str(opts.right_on)  # one key column each
     _check_right(right)
     check_unique_columns(left_df, "left")
@@ -345,35 +349,28 @@ def _join_one_key(
         output_columns(
             left_df.columns, table_columns(right), opts.suffix, opts.return_score, top_k > 1
         )
-    encoder = get_encoder(model)
-    scorer = scorer_for(opts.matcher, encoder)
-    stream = _RightStream(right, right_on, right_chunksize)
-    # the n-gram weights need every right key: read the chunks' strings first (they are
-    # kept for the output anyway); their embeddings are still computed chunk by chunk
-    idf = stream.read_all() if scorer is not None else None
-
-    # Null keys never match: null left keys are not searched, null right keys not indexed.
+    encoder = get_encoder(model) if reference is None else reference.encoder_
+    scorer = scorer_for(opts.matcher, encoder) if reference is None else reference.scorer_
     lkeys, lnull = to_string_list(left_df[left_on], non_string="str", name=left_on)
-    values = False  # phones, postcodes, numbers, dates: compared normalised, equal or not
-    if scorer is not None:
-        lkeys, idf, values = stream.normalise(left_df[left_on], list(lkeys))
-    live = np.flatnonzero(~lnull)
-    # each distinct key searched once (a left table often repeats its keys), then spread
-    queries, inverse = distinct(lkeys[i] for i in live)
-    li, ls = match_strings(
-        queries,
-        stream.keys(),
-        encoder,
-        top_k=top_k,
-        batch_size=opts.batch_size,
-        scorer=scorer,
-        idf_texts=idf,
-        # the combined search: exact up to REFERENCE_EXACT_MAX keys a chunk, approximate
-        # above (exact n-gram products grow with the square of the table)
-        exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
-        ngram_exact_max=REFERENCE_EXACT_MAX,
-        values=values,
-    )
+    live = np.flatnonzero(~lnull)  # null keys never match: null left keys are not searched
+    if _is_frame(right) and right_chunksize is None:
+        # the right table whole: a reference fitted on its key column, applied to the left
+        right_df = _right_frame(right, right_on)
+        if reference is None:
+            reference = Reference(
+                encoder,
+                matcher=scorer if scorer is not None else "cosine",
+                batch_size=opts.batch_size,
+                exact_max=REFERENCE_EXACT_MAX,
+            ).fit(right_df[right_on], queries=left_df[left_on])
+        # phones, postcodes, numbers, dates: compared normalised, equal or not
+        lkeys = reference.normalise_queries(left_df[left_on])
+        queries, inverse = distinct(lkeys[i] for i in live)  # each distinct key once
+        li, ls = reference.rank(queries, top_k, normalised=True)
+    else:
+        li, ls, inverse, right_df = _streamed(
+            left_df[left_on], lkeys, live, right, opts, encoder, scorer, right_chunksize
+        )
     li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
         # each link's chance of being right read from the table itself where it shows the
@@ -381,10 +378,9 @@ def _join_one_key(
         threshold = precision_threshold(ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision)
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
-    ids[live], scores[live] = stream.rows_of(li), ls
+    ids[live], scores[live] = li, ls
 
     options = dict(how=opts.how, return_score=opts.return_score, suffix=opts.suffix)
-    right_df = stream.frame()
     out = finish_join(
         left_df, right_df, ids, scores, rank=top_k > 1, threshold=threshold, **options
     )
@@ -397,6 +393,52 @@ def _join_one_key(
         right_df[[right_on]].reset_index(drop=True),
     )
     return out, details
+
+
+def _right_frame(right: Any, right_on: str) -> pd.DataFrame:
+    """A whole right table as pandas (its rows in order), checked for its key column."""
+    frame = _to_pandas(right, "right").reset_index(drop=True)
+    if right_on not in frame.columns:
+        raise MissingKeyError(f"right has no column {right_on!r}; columns: {list(frame.columns)}")
+    return frame
+
+
+def _streamed(
+    left: pd.Series,
+    lkeys: list[str],
+    live: np.ndarray,
+    right: Any,
+    opts: JoinOptions,
+    encoder: Any,
+    scorer: Any,
+    right_chunksize: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.DataFrame]:
+    """The search of a right table read chunk by chunk (an iterable of tables, or
+    ``right_chunksize``): each distinct live left key's candidates (right rows) and scores,
+    each live key's place among the distinct ones, and the right rows read."""
+    stream = _RightStream(right, str(opts.right_on), right_chunksize)
+    # the n-gram weights need every right key: read the chunks' strings first (they are
+    # kept for the output anyway); their embeddings are still computed chunk by chunk
+    idf = stream.read_all() if scorer is not None else None
+    values = False  # phones, postcodes, numbers, dates: compared normalised, equal or not
+    if scorer is not None:
+        lkeys, idf, values = stream.normalise(left, list(lkeys))
+    queries, inverse = distinct(lkeys[i] for i in live)
+    li, ls = match_strings(
+        queries,
+        stream.keys(),
+        encoder,
+        top_k=opts.top_k,
+        batch_size=opts.batch_size,
+        scorer=scorer,
+        idf_texts=idf,
+        # the combined search: exact up to REFERENCE_EXACT_MAX keys a chunk, approximate
+        # above (exact n-gram products grow with the square of the table)
+        exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
+        ngram_exact_max=REFERENCE_EXACT_MAX,
+        values=values,
+    )
+    return stream.rows_of(li), ls, inverse, stream.frame()
 
 
 def _join_records(

@@ -13,10 +13,8 @@ import numpy as np
 
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.encoding import query_vectors, reference_vectors
-from pearl.tables.match_graph import unrivalled_typos
-from pearl.tables.matcher import keep_top, names_of_texts
 from pearl.tables.nearest import merge_top_k
-from pearl.tables.numbers import candidates_apart, candidates_unequal
+from pearl.tables.reference import rank_candidates
 from pearl.tables.search import ReferenceIndex
 
 __all__ = ["match_strings"]
@@ -47,7 +45,7 @@ def match_strings(
     learned from ``idf_texts`` (the reference keys when known) or else from the queries.
     ``values``: the keys are normalised codes, numbers or dates, so a candidate that is
     not its query's value has at most :data:`~pearl.tables.numbers.NUMBERED_APART` and
-    ranks after those that are (:func:`~pearl.tables.numbers.candidates_unequal`).
+    ranks after those that are (:func:`~pearl.tables.reference.rank_candidates`).
 
     Returns
     -------
@@ -97,10 +95,8 @@ def match_strings(
                 ci, cs = index.best(q, q_ng, scorer, width, candidates, block=block)
             best_i, best_s = merge_top_k(best_i, best_s, ci, cs, width)
         offset += len(chunk)
-    if scorer is not None:
-        apart = (candidates_unequal if values else candidates_apart)(queries, best_i, texts)
-        names = names_of_texts(best_i, texts)
-        # a typo of a code, number or date is another value: no floor there
-        typo = None if values else unrivalled_typos(queries, best_i, texts, names, apart)
-        best_i, best_s = keep_top(scorer, best_i, best_s, top_k, names, apart, typo)
+    if scorer is not None:  # the ranking rules, over every chunk's candidates
+        best_i, best_s = rank_candidates(
+            scorer, queries, best_i, best_s, top_k, texts, values=values
+        )
     return best_i, best_s
