@@ -590,6 +590,7 @@ def test_a_bug_surfaces_with_its_traceback(monkeypatch, capsys):
     assert "unknown task" in capsys.readouterr().err
 
 
+@pytest.mark.filterwarnings("ignore:record linkage. 'city/town' holds the same value")
 def test_join_on_several_columns_links_records(tmp_path, hash_encoder, monkeypatch):
     import pandas as pd
 
@@ -724,6 +725,7 @@ def test_similarity_shows_control_characters_escaped(tiny_model_dir, capsys):
     assert "Acme\\x1b[2J" in out and "Ac\\u202eme" in out and "plain" in out
 
 
+@pytest.mark.filterwarnings("default::pearl.PearlWarning")  # printed, not raised
 def test_a_warning_is_one_pearl_line_without_python_source(tmp_path, tiny_model_dir, capsys):
     (tmp_path / "l.csv").write_text("name,city\nAcme Corp,\nGlobex,\n")
     (tmp_path / "r.csv").write_text("name,city\nACME Corp,Paris\nGlobex Inc,Rome\n")

@@ -19,10 +19,6 @@ HEAVY = (
 )
 
 
-#: the renamed package's shim: importing it warns (FutureWarning), as it should
-SHIM = "pearl.applications"
-
-
 def _loaded(code: str) -> list[str]:
     probe = code + f"\nimport sys\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     out = (
@@ -83,17 +79,13 @@ def test_no_public_name_is_shadowed_by_a_submodule():
 
     packages = [
         "pearl",
-        *(
-            f"pearl.{m.name}"
-            for m in pkgutil.iter_modules(pearl.__path__)
-            if m.ispkg and f"pearl.{m.name}" != SHIM  # a forwarder, not a package of its own
-        ),
+        *(f"pearl.{m.name}" for m in pkgutil.iter_modules(pearl.__path__) if m.ispkg),
     ]
     for name in packages:  # import every submodule first
         pkg = importlib.import_module(name)
         for m in pkgutil.iter_modules(pkg.__path__):
             full = f"{name}.{m.name}"
-            if not m.name.startswith("_") and name != "pearl.distributed" and full != SHIM:
+            if not m.name.startswith("_") and name != "pearl.distributed":
                 importlib.import_module(full)
     for name in packages:
         pkg = importlib.import_module(name)
@@ -132,7 +124,7 @@ def _modules():
         path, prefix = todo.pop()
         for m in pkgutil.iter_modules(path, prefix):
             names.append(m.name)
-            if m.ispkg and m.name != SHIM:
+            if m.ispkg:
                 todo.append((importlib.import_module(m.name).__path__, m.name + "."))
     return sorted(names)
 
@@ -146,8 +138,7 @@ def test_every_public_name_resolves_and_star_imports_work(name):
     import warnings
 
     with warnings.catch_warnings():
-        if name == SHIM:
-            warnings.simplefilter("ignore", FutureWarning)  # the shim says it is renamed
+        warnings.simplefilter("error")  # no module of the package warns on import
         module = importlib.import_module(name)
     missing = [n for n in getattr(module, "__all__", []) if not hasattr(module, n)]
     assert not missing, f"{name}.__all__ names {missing}, which it does not define"

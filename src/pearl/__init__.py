@@ -37,6 +37,7 @@ __all__ = [
     "TrainConfig",
     "train",
     "load_encoder",
+    "PearlWarning",
     "__version__",
 ]
 
@@ -57,6 +58,7 @@ __getattr__, __dir__ = lazy_exports(
         "PhraseEncoder": "pearl.encoders.phrase",
         "StringDistance": "pearl.evaluation.string_distance",
         "load_encoder": "pearl.encoders",
+        "PearlWarning": "pearl._warnings",
         "evaluate": "pearl.evaluation.runner",
         "TrainConfig": "pearl.training.config",
         "train": "pearl.training.trainer",
@@ -66,6 +68,7 @@ __getattr__, __dir__ = lazy_exports(
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from pearl._version import __version__
+    from pearl._warnings import PearlWarning
     from pearl.encoders import load_encoder
     from pearl.encoders.glove import GloveEncoder
     from pearl.encoders.phrase import PhraseEncoder

@@ -7,10 +7,27 @@ import sys
 import types
 import warnings
 
-__all__ = ["warn_user"]
+__all__ = ["PearlWarning", "warn_user"]
 
 
-def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+class PearlWarning(UserWarning):
+    """A warning of pearl's own about your data or a decision made on it (a key column
+    that tells no record from another, a join that links nothing, a precision that cannot
+    be reached): filter pearl's warnings by this class.
+
+    Attributes
+    ----------
+    args : tuple of str
+        The message, as every warning holds it.
+
+    Examples
+    --------
+    >>> import warnings, pearl
+    >>> warnings.simplefilter("error", pearl.PearlWarning)  # each one an error
+    """
+
+
+def warn_user(message: str, category: type[Warning] = PearlWarning) -> None:
     """``warnings.warn(message, category)`` attributed to the caller's first frame that is
     not pearl's own code."""
     level = 1

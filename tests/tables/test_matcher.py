@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pearl import fuzzy_join
+from pearl import PearlWarning, fuzzy_join
 from pearl.tables.matcher import MatchScorer, threshold_for_precision
 
 
@@ -82,13 +82,16 @@ def test_threshold_for_precision():
     p = np.array([0.6, 0.99, 0.2, 0.95, 0.9])
     assert threshold_for_precision(p, 0.9) == 0.9  # mean(.99, .95, .9) >= .9, with .6 not
     assert threshold_for_precision(p, 0.8) == 0.6  # mean of the top four is 0.86
-    assert threshold_for_precision(p, 0.999) > 0.99  # not even the best: accept nothing
+    with pytest.warns(PearlWarning, match="cannot be reached"):
+        assert threshold_for_precision(p, 0.999) > 0.99  # not even the best: accept nothing
     # scores are float32: the threshold that accepts nothing stays above them there (the
     # next float64 above 1/3 rounded back onto it, and a join linked every row)
     third = np.full(3, 1 / 3, dtype=np.float32)
-    assert not (third >= threshold_for_precision(third, 0.9)).any()
+    with pytest.warns(PearlWarning, match="cannot be reached"):
+        assert not (third >= threshold_for_precision(third, 0.9)).any()
     near = np.full(2, 0.99, dtype=np.float32)
-    assert not (near >= threshold_for_precision(near, 1.0)).any()
+    with pytest.warns(PearlWarning, match="cannot be reached"):
+        assert not (near >= threshold_for_precision(near, 1.0)).any()
     assert threshold_for_precision(np.array([np.nan, 0.5]), 0.5) == 0.5
     # ties are accepted together: 10 at 1.0 and 90 at 0.01 would mean 0.109 all accepted,
     # so the threshold stays at 1.0 (it used to pick 0.01, as if one tie could be cut)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pearl import fuzzy_join
+from pearl import PearlWarning, fuzzy_join
 from pearl._validation import InputTypeError
 from pearl.tables.record_linkage import FellegiSunter, field_kind, link_tables
 
@@ -859,7 +859,8 @@ def test_a_row_with_every_key_missing_is_never_linked(hash_encoder):
     assert out["name_right"].isna().tolist() == [True, False, False]
     empty = pd.DataFrame({"name": [None, None], "city": [None, None]})
     for kw in ({"threshold": 0}, {"precision": 0.9}, {}):
-        out = fuzzy_join(empty, right, on=["name", "city"], model=hash_encoder, **kw)
+        with pytest.warns(PearlWarning, match="hold no value"):
+            out = fuzzy_join(empty, right, on=["name", "city"], model=hash_encoder, **kw)
         assert out["match_score"].isna().all()
 
 

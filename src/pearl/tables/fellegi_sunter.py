@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
+
+from pearl._warnings import warn_user
 
 __all__ = ["FellegiSunter"]
 
@@ -370,23 +370,19 @@ class FellegiSunter:
         shown = {f: repr(names[f] if names else str(f)) for f in bad}
         constant = [f for f in bad if self.u_[f][-1] >= 0.99]
         if constant:
-            warnings.warn(
+            warn_user(
                 "record linkage: " + ", ".join(shown[f] for f in constant) + " holds the "
                 "same value in (nearly) every row, which tells no record from another; "
                 "ignored.",
-                UserWarning,
-                stacklevel=4,
             )
         others = [shown[f] for f in bad if f not in constant]
         if others:
-            warnings.warn(
+            warn_user(
                 "record linkage: agreement on "
                 + ", ".join(others)
                 + " came out no more likely among matches than among non-matches; these "
                 "fields are ignored (the fitted model is not sane for them). Give "
                 "known_matches=, or check that the columns hold the same kind of values.",
-                UserWarning,
-                stacklevel=4,
             )
 
     @property

@@ -33,7 +33,6 @@ The steps, for a left and a right table and pairs of key columns:
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -390,12 +389,10 @@ def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) ->
 
     known, chance = close_share(known_gamma), close_share(random_gamma)
     if known < chance + 0.25 * (1 - chance):
-        warnings.warn(
+        warn_user(
             f"known_matches: the labelled pairs agree on {known:.0%} of their fields, "
             f"random pairs of rows on {chance:.0%}: are they (left, right) pairs of index "
             "labels (positions for polars and pyarrow tables)?",
-            UserWarning,
-            stacklevel=8,  # the caller of fuzzy_join
         )
 
 

@@ -13,7 +13,6 @@ by its nearest words and phrases of a vocabulary, so descriptions mix both.
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pearl._io import not_decodable
 from pearl._validation import check_float, check_int
+from pearl._warnings import warn_user
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import normalize_rows
 from pearl.tables.encoding import HeldModel
@@ -274,11 +274,9 @@ def _check_topic_count(k: int, docs: list[str]) -> None:
         )
     distinct = len(set(docs))
     if k > distinct:
-        warnings.warn(
+        warn_user(
             f"n_topics={k} but only {distinct} distinct documents: {k - distinct} topic(s) "
             "cannot describe a document of their own",
-            UserWarning,
-            stacklevel=3,
         )
 
 
