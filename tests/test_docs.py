@@ -60,3 +60,20 @@ def test_the_readme_commands_name_their_data():
     for line in text.splitlines():
         if line.startswith("pearl eval"):
             assert "--data" in line or "PEARL_DATA=" in line.split("#")[0], line
+
+
+def test_the_api_reference_is_the_docstrings_of_the_public_names():
+    import subprocess
+    import sys
+
+    pytest.importorskip("dask")  # pearl.dask is one of the public namespaces
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_api.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    page = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    for name in ("pearl.fuzzy_join", "pearl.Joiner", "pearl.Reference", "pearl.dask.fuzzy_join"):
+        assert f"### `{name}" in page
