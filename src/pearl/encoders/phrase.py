@@ -82,11 +82,13 @@ class PhraseEncoder(Encoder):
     truncate_dim : int, optional
         Keep the first this many dimensions of every embedding (for models trained with a
         Matryoshka loss), as sentence-transformers' ``truncate_dim``.
-    compute_dtype : {"auto", "float32", "bfloat16"}, default="auto"
-        A transformer's matrix products in bfloat16 (``torch.autocast``; weights stay
-        float32), about twice as fast where the CPU has native bfloat16, with a cosine of at
-        least 0.9999 to the float32 vectors; ``"auto"`` is bfloat16 there, else float32
-        (:mod:`pearl.encoders.precision`). ``pearl.evaluate`` computes in float32.
+    compute_dtype : {"auto", "float32", "bfloat16", "fast"}, default="auto"
+        ``"auto"`` is float32 (``$PEARL_COMPUTE_DTYPE`` when set): vectors that do not
+        depend on the batch they were computed in. ``"fast"`` runs a transformer's matrix
+        products in bfloat16 (``torch.autocast``; weights stay float32) where the CPU has
+        native bfloat16, about twice as fast, with a cosine of at least 0.9999 to the
+        float32 vectors but batch-dependent ones (float32 elsewhere); ``"bfloat16"`` on
+        any CPU (:mod:`pearl.encoders.precision`).
 
     Notes
     -----

@@ -1,4 +1,4 @@
-"""The precision a transformer computes in: bfloat16 matrix products where the CPU has them.
+"""The precision a transformer computes in: float32 by default, bfloat16 when asked.
 
 CPUs with native bfloat16 dot products (x86 ``avx512_bf16`` or ``amx_bf16``: AMD Zen 4 and
 later, Intel Cooper Lake, Sapphire Rapids and later) multiply bfloat16 matrices about twice
@@ -6,9 +6,13 @@ as fast as float32 ones. Under ``torch.autocast`` the weights stay float32 and e
 product runs in bfloat16 (a short batch's attention with plain products,
 :func:`attention_for`): pearl-minilm then encodes short phrases 1.9-2.2x faster on this
 project's machine, with a cosine of at least 0.99995 to its float32 vectors
-(``benchmarks/speed/compute_dtype.py``). On a CPU without them bfloat16 is emulated and
-slower, so ``"auto"`` (the default of :class:`~pearl.PhraseEncoder`) picks it only where the
-CPU flags say it is native; training never uses it.
+(``benchmarks/speed/compute_dtype.py``). But a bfloat16 vector depends on the batch it was
+computed in (``encode(batch_size=2)`` and ``batch_size=64`` differ beyond 1e-5), and a
+join's decisions near its threshold move with it (4 of 3,000 rows of a company join). So
+``"auto"``, the default of :class:`~pearl.PhraseEncoder` and of every table tool, is
+float32: the same vectors on every machine and in every batch. ``"fast"`` asks for
+bfloat16 where the CPU flags say it is native (float32 elsewhere: emulated bfloat16 is
+slower), ``"bfloat16"`` for bfloat16 anywhere; training never uses it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ __all__ = [
 ]
 
 #: the values of ``PhraseEncoder(compute_dtype=...)``
-COMPUTE_DTYPES = ("auto", "float32", "bfloat16")
+COMPUTE_DTYPES = ("auto", "float32", "bfloat16", "fast")
 #: the environment variable that decides ``"auto"`` when set
 ENV = "PEARL_COMPUTE_DTYPE"
 #: CPU flags (Linux ``/proc/cpuinfo``) of native bfloat16 dot products
@@ -57,10 +61,13 @@ def native_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
 
 
 def resolve_compute_dtype(compute_dtype: str, device: str | None) -> str:
-    """``"float32"`` or ``"bfloat16"``: ``"auto"`` is ``$PEARL_COMPUTE_DTYPE`` when set
-    (one of :data:`COMPUTE_DTYPES`: a machine-wide choice, e.g. float32 everywhere for
-    bit-reproducible vectors), else bfloat16 on a CPU with native bfloat16
-    (:func:`native_bf16`) and float32 elsewhere.
+    """``"float32"`` or ``"bfloat16"``.
+
+    ``"auto"`` and ``"fast"`` follow ``$PEARL_COMPUTE_DTYPE`` when it is set (one of
+    :data:`COMPUTE_DTYPES`: a machine-wide choice); else ``"auto"`` is float32 (exact: the
+    same vectors in any batch) and ``"fast"`` is bfloat16 on a CPU with native bfloat16
+    (:func:`native_bf16`), float32 elsewhere. ``"float32"`` and ``"bfloat16"`` are what
+    they say, whatever the variable.
 
     Raises
     ------
@@ -68,13 +75,14 @@ def resolve_compute_dtype(compute_dtype: str, device: str | None) -> str:
         For another value than :data:`COMPUTE_DTYPES` (in the argument or the variable).
     """
     compute_dtype = check_choice(compute_dtype, "compute_dtype", COMPUTE_DTYPES)
+    if compute_dtype in ("auto", "fast"):
+        chosen = os.environ.get(ENV, "") or compute_dtype
+        compute_dtype = check_choice(chosen, f"${ENV}", COMPUTE_DTYPES)
     if compute_dtype == "auto":
-        compute_dtype = check_choice(
-            os.environ.get(ENV, "auto") or "auto", f"${ENV}", COMPUTE_DTYPES
-        )
-    if compute_dtype != "auto":
-        return compute_dtype
-    return "bfloat16" if _device_kind(device) == "cpu" and native_bf16() else "float32"
+        return "float32"
+    if compute_dtype == "fast":
+        return "bfloat16" if _device_kind(device) == "cpu" and native_bf16() else "float32"
+    return compute_dtype
 
 
 def _device_kind(device: str | None) -> str:
