@@ -785,6 +785,70 @@ def test_eval_interrupted_keeps_the_finished_tasks(mini_benchmark, tmp_path, mon
     assert rec["tasks"]["turney"]["status"] == "ok" and "autofj" not in rec["tasks"]
     assert rec["interrupted"] == {"task": "autofj", "not_run": ["autofj"]}
     err = capsys.readouterr().err
-    assert "interrupted during autofj" in err and "--tasks autofj" in err
+    assert "interrupted during autofj" in err and "finish the rest (autofj)" in err
     with pytest.raises(KeyboardInterrupt):  # the API still stops as Ctrl-C stops
         runner.evaluate("string-distance", ["autofj"], data=mini_benchmark / "benchmark")
+
+
+def test_eval_started_again_runs_only_what_is_not_done(
+    mini_benchmark, tmp_path, monkeypatch, capsys
+):
+    import dataclasses
+
+    from pearl.evaluation import runner
+
+    out, data = tmp_path / "res", str(mini_benchmark / "benchmark")
+    argv = ["eval", "-m", "string-distance", "--tasks", "turney,autofj", "-q", "-o", str(out)]
+    assert main([*argv, "--data", data]) == 0
+    first = json.loads((out / "String_Distance.json").read_text())
+    ran = []
+
+    def counted(task):
+        def run(ctx):
+            ran.append(task.key)
+            return task.run(ctx)
+
+        return dataclasses.replace(task, run=run)
+
+    for key in ("turney", "autofj", "bird"):
+        monkeypatch.setitem(runner.TASKS, key, counted(runner.TASKS[key]))
+    more = ["eval", "-m", "string-distance", "--tasks", "turney,autofj,bird", "-q"]
+    assert main([*more, "-o", str(out), "--data", data]) == 0
+    assert ran == ["bird"]  # the two finished tasks are kept, not run again
+    again = json.loads((out / "String_Distance.json").read_text())
+    assert again["tasks"]["turney"] == first["tasks"]["turney"]
+    assert main([*more, "-o", str(out), "--data", data, "--seed", "1"]) == 0
+    assert ran == ["bird", "turney", "autofj", "bird"]  # other settings: every task
+    assert main([*more, "-o", str(out), "--data", data, "--seed", "1", "--rerun"]) == 0
+    assert ran[4:] == ["turney", "autofj", "bird"]
+    capsys.readouterr()
+    runner.evaluate(
+        "string-distance", ["turney", "autofj"], data=data, seed=1, resume=out, cache=False
+    )
+    plan = capsys.readouterr().err
+    assert "0 task(s) to run; 2 already done with this model and these settings" in plan
+
+
+def test_sigterm_stops_eval_as_ctrl_c_does(mini_benchmark, tmp_path, monkeypatch, capsys):
+    import dataclasses
+    import os
+    import signal
+
+    from pearl.evaluation import runner
+
+    def terminated(ctx):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the task")
+
+    monkeypatch.setitem(
+        runner.TASKS, "autofj", dataclasses.replace(runner.TASKS["autofj"], run=terminated)
+    )
+    before = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "res"
+    argv = ["eval", "-m", "string-distance", "--tasks", "turney,autofj", "-q", "-o", str(out)]
+    assert main([*argv, "--data", str(mini_benchmark / "benchmark")]) == 143
+    rec = json.loads((out / "String_Distance.json").read_text())
+    assert rec["tasks"]["turney"]["status"] == "ok" and "autofj" not in rec["tasks"]
+    err = capsys.readouterr().err
+    assert "interrupted during autofj" in err and "Traceback" not in err
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is put back

@@ -108,6 +108,7 @@ NOT_PATHS = frozenset(
         "candidates",
         "tasks",
         "quick",
+        "rerun",
         "seed",
         "probe_runs",
         "retrieval_index",

@@ -26,26 +26,15 @@ def cmd_eval(args) -> int:
     from pearl.evaluation.runner import EvaluationInterrupted
 
     failed = False
-    for model in args.model or [DEFAULT_MODEL]:
-        try:
-            record = evaluate(
-                model,
-                tasks=args.tasks,
-                data=args.data,
-                short_text=args.short_text,
-                quick=args.quick,
-                seed=args.seed,
-                batch_size=args.batch_size,
-                retrieval_index=args.retrieval_index,
-                cache=not args.no_cache,
-                show_progress_bar=not args.quiet,
-                probe_runs=args.probe_runs,
-            )
-        except EvaluationInterrupted as stop:
-            return _interrupted(stop.record, out)
-        path = save_record(record, out)
-        print(f"\nwrote {path}", file=sys.stderr)
-        failed |= any(v.get("status") == "error" for v in record["tasks"].values())
+    with _sigterm_as_interrupt() as stopped:
+        for model in args.model or [DEFAULT_MODEL]:
+            try:
+                record = _evaluate_one(evaluate, model, args, out)
+            except EvaluationInterrupted as stop:
+                return _interrupted(stop.record, out, 143 if stopped else 130)
+            path = save_record(record, out)
+            print(f"\nwrote {path}", file=sys.stderr)
+            failed |= any(v.get("status") == "error" for v in record["tasks"].values())
     report = write_report(out)
     print(render_markdown(load_records(out)))
     print(
@@ -56,9 +45,55 @@ def cmd_eval(args) -> int:
     return 1 if failed else 0
 
 
-def _interrupted(record: dict, out: Path) -> int:
-    """Ctrl-C during ``pearl eval``: the finished tasks saved (merged into an earlier record
-    of the same model, as any run is), what was not run said; exit status 130."""
+def _evaluate_one(evaluate, model, args, out: Path) -> dict:
+    """:func:`pearl.evaluate` of one model with the command's options; the tasks already
+    in ``out`` with this model and these settings are kept, not run (but with --rerun)."""
+    return evaluate(
+        model,
+        tasks=args.tasks,
+        data=args.data,
+        short_text=args.short_text,
+        quick=args.quick,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        retrieval_index=args.retrieval_index,
+        cache=not args.no_cache,
+        show_progress_bar=not args.quiet,
+        probe_runs=args.probe_runs,
+        resume=None if args.rerun else out,
+    )
+
+
+class _sigterm_as_interrupt:
+    """SIGTERM (a closed session, ``kill``, a scheduler's stop) stops ``pearl eval`` as
+    Ctrl-C does: the finished tasks saved, one line said; ``stopped`` is then True."""
+
+    def __enter__(self):
+        import signal
+
+        self.stopped, self.previous = [], None
+
+        def stop(signum, frame):
+            self.stopped.append(signum)
+            raise KeyboardInterrupt
+
+        try:
+            self.previous = signal.signal(signal.SIGTERM, stop)
+        except ValueError:  # not the main thread: the default stays
+            self.previous = None
+        return self.stopped
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+
+
+def _interrupted(record: dict, out: Path, status: int = 130) -> int:
+    """Ctrl-C (or SIGTERM) during ``pearl eval``: the finished tasks saved (merged into an
+    earlier record of the same model, as any run is), what was not run said; exit status
+    130 (143 for SIGTERM)."""
     from pearl.evaluation import save_record
 
     stop = record["interrupted"]
@@ -66,11 +101,11 @@ def _interrupted(record: dict, out: Path) -> int:
     if record["tasks"]:
         kept = f"; the {len(record['tasks'])} finished task(s) are in {save_record(record, out)}"
     print(
-        f"\ninterrupted during {stop['task']}{kept}. The rest: --tasks "
-        f"{','.join(stop['not_run'])} (embeddings already computed are cached)",
+        f"\ninterrupted during {stop['task']}{kept}. Run the same command again to finish "
+        f"the rest ({','.join(stop['not_run'])}); embeddings already computed are cached",
         file=sys.stderr,
     )
-    return 130
+    return status
 
 
 def add_eval(sub) -> None:
@@ -126,6 +161,12 @@ def add_eval(sub) -> None:
         "--no-cache", action="store_true", help="do not read or write the on-disk embedding cache"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--rerun",
+        action="store_true",
+        help="run every task again, also those the output folder's record of the model "
+        "already holds with the same settings (by default they are kept, not run)",
+    )
     p.set_defaults(func=cmd_eval)
 
 

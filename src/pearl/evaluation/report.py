@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +10,11 @@ import numpy as np
 
 from pearl._io import read_json, write_text_atomic
 from pearl.evaluation.published import PUBLISHED_PHRASE, PUBLISHED_SHORT_TEXT, PUBLISHED_SIZE
+from pearl.evaluation.resume import record_path
 from pearl.evaluation.runner import averages, task_scores
 from pearl.evaluation.tasks import PHRASE_TASKS, SHORT_TEXT_TASKS, TASKS
 
 __all__ = ["save_record", "load_records", "render_markdown", "write_report"]
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "model"
 
 
 def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
@@ -37,7 +33,7 @@ def save_record(record: dict[str, Any], out_dir: str | Path) -> Path:
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{_slug(record['model'])}.json"
+    path = record_path(record, out_dir)
     try:
         old = read_json(path, "result record") if path.is_file() else None
     except OSError:

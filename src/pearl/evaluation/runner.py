@@ -18,6 +18,7 @@ from pearl._validation import check_bool, check_choice, check_int
 from pearl.encoders.base import is_embedding_model
 from pearl.encoders.cache import EmbeddingCache
 from pearl.encoders.resolve import DEFAULT_MODEL
+from pearl.evaluation.resume import resume_tasks
 from pearl.evaluation.string_distance import load_model
 from pearl.evaluation.tasks import (
     PAPER_OWN_TASKS,
@@ -157,6 +158,7 @@ def evaluate(
     cache_root: str | os.PathLike | None = None,
     show_progress_bar: bool = True,
     probe_runs: int = 5,
+    resume: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Run benchmark tasks for one model.
 
@@ -191,6 +193,11 @@ def evaluate(
         mean, every run and the first run's score stay in the record). 1 is the paper's
         single probe, which sometimes stops early and moves PPDB-filtered by several points
         for the same embeddings (docs/benchmark.md).
+    resume : path-like, optional
+        A results folder (where ``pearl eval`` writes): the tasks its record of this model
+        holds as finished, with the same model fingerprint and settings (``quick``,
+        ``seed``, ``probe_runs``, ``retrieval_index``), are not run again; the record
+        returned holds them as they were.
 
     Returns
     -------
@@ -228,10 +235,12 @@ def evaluate(
         seed=seed,
         retrieval_index=retrieval_index,
         probe_runs=probe_runs,
+        show_progress_bar=show_progress_bar,
     )
     record = _new_record(encoder, model, quick, seed, probe_runs, retrieval_index)
+    todo = resume_tasks(resume, record, keys, say=show_progress_bar)  # the rest, if resumed
     bar = tqdm(
-        keys, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress_bar
+        todo, desc=f"pearl eval {record['model']}", unit="task", disable=not show_progress_bar
     )
     for done, key in enumerate(bar):
         bar.set_postfix_str(key)
@@ -241,7 +250,7 @@ def evaluate(
             res = TASKS[key].run(ctx)
         except KeyboardInterrupt:  # Ctrl-C: the finished tasks travel with the interrupt
             bar.close()
-            record["interrupted"] = {"task": key, "not_run": keys[done:]}
+            record["interrupted"] = {"task": key, "not_run": todo[done:]}
             record["averages"] = averages(task_scores(record["tasks"]))
             raise EvaluationInterrupted(record) from None
         except NotApplicable as exc:

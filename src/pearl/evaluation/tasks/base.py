@@ -43,6 +43,8 @@ class TaskContext:
     probe_runs : int
         Probe runs of the paraphrase tasks (seeds ``seed .. seed + probe_runs - 1``, mean
         reported); 1, a single probe, is the paper's protocol.
+    show_progress_bar : bool
+        Progress bars inside a task (the paraphrase tasks' probe runs).
     """
 
     model: Any
@@ -53,6 +55,7 @@ class TaskContext:
     seed: int = 0
     retrieval_index: str = "flat"
     probe_runs: int = 1
+    show_progress_bar: bool = False
 
     def __post_init__(self) -> None:
         if int(self.probe_runs) < 1:

@@ -39,7 +39,16 @@ def run_paraphrase(ctx: TaskContext, name: str) -> TaskResult:
         p1, p2, y = [p1[i] for i in keep], [p2[i] for i in keep], y[keep]
     x = np.hstack([embed(p1), embed(p2)])
     results = []
-    for run in range(ctx.probe_runs):
+    from tqdm.auto import tqdm
+
+    runs = tqdm(
+        range(ctx.probe_runs),
+        desc=f"{name} probe runs",
+        unit="run",
+        leave=False,
+        disable=not ctx.show_progress_bar or ctx.probe_runs < 2,
+    )
+    for run in runs:
         seed = ctx.seed + run
         tr, va, te = split_indices(len(y), seed)  # the sizes depend on len(y) alone
         results.append(train_probe(x, y, tr, va, te, seed=seed, lr=1e-4))
