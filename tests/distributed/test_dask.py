@@ -153,6 +153,15 @@ def test_index_build_and_search(client, tiny_model_dir):
     pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
 
 
+def test_an_index_of_phones_is_searched_on_dask_as_in_one_process(client, tiny_model_dir):
+    phones = ["212-555-0101", "212-555-0102", "310-246-1501", "415-555-2671"]
+    idx = pearl.EntityIndex(str(tiny_model_dir)).build(phones)
+    queries = pd.DataFrame({"q": ["(212) 555 0101", "4155552671", "310 246 1502"]})
+    hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", top_k=2).compute()
+    local = idx.search(queries.q.tolist(), top_k=2).to_frame()
+    pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
+
+
 def _parquet(tmp_path):
     left, right = tables()
     lp, rp = tmp_path / "left.parquet", tmp_path / "right.parquet"

@@ -294,7 +294,8 @@ def _search_partition(
     candidates: int,
 ) -> pd.DataFrame:
     queries, _ = to_string_list(part[column], missing="error", non_string="str", name=column)
-    emb = P.encode_texts(index.model, queries, batch_size, True)
+    # codes, numbers, dates: embedded as the index compares them (EntityIndex.search)
+    emb = P.encode_texts(index.model, index.compared(queries), batch_size, True)
     return index.search_embeddings(
         emb, top_k, queries=queries, matcher=matcher, candidates=candidates
     ).to_frame()

@@ -201,15 +201,25 @@ class EntityIndex:
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
         if self._faiss is None:  # the first names say whether these are codes, numbers, dates
             self._rule = _names_rule(items)
-        self._add_vectors(self._encode(self._compared(items), progress))
+        self._add_vectors(self._encode(self.compared(items), progress))
         self.names_.extend(items)
         self._ngrams = None
         return self
 
-    def _compared(self, texts: list[str]) -> list[str]:
-        """Names or queries as this index compares them: codes, numbers and dates
-        normalised (:class:`~pearl.tables.comparisons.ValueRule`: "(212) 555-0101" is
-        "2125550101"), text as written; a value that does not read keeps its text."""
+    def compared(self, texts: list[str]) -> list[str]:
+        """Names or queries as this index compares them (and as :meth:`search_embeddings`
+        expects their embeddings to be made of): codes, numbers and dates normalised
+        ("(212) 555-0101" is "2125550101") when the index's names are such values, text as
+        written; a value that does not read keeps its text.
+
+        Parameters
+        ----------
+        texts : list of str
+
+        Returns
+        -------
+        list of str
+        """
         if self._rule is None:
             return texts
         import pandas as pd
@@ -292,7 +302,7 @@ class EntityIndex:
         if self._faiss is None or not len(self):
             raise ValueError("the index is empty; build() or add() names first")
         progress = len(items) > 8192 if show_progress_bar is None else show_progress_bar
-        compared = self._compared(items)
+        compared = self.compared(items)
         q = self._encode(compared, progress) if items else np.zeros((0, self._faiss.d), np.float32)
         return self.search_embeddings(
             q, top_k, queries=items, matcher=matcher, candidates=candidates
@@ -312,7 +322,7 @@ class EntityIndex:
         from pearl.tables.search import ReferenceIndex
 
         if self._ngrams is None:
-            keys = self._compared(self.names_)
+            keys = self.compared(self.names_)
             vectorizer = NgramVectorizer()
             rows = vectorizer.fit_transform(keys)  # the names' n-grams counted once
             index = ReferenceIndex(ngram_rows=rows, faiss_index=self._faiss)
@@ -336,7 +346,8 @@ class EntityIndex:
         candidates: int = 10,
     ) -> SearchResult:
         """Like :meth:`search`, for query embeddings computed beforehand (by this index's
-        model). The combined matcher also reads the query strings: give ``queries``."""
+        model, of the queries as :meth:`compared` writes them). The combined matcher also
+        reads the query strings: give ``queries``."""
         from pearl.tables.search import ReferenceIndex
 
         top_k = check_int(top_k, "top_k", 1)
@@ -360,7 +371,7 @@ class EntityIndex:
         reference's rules."""
         reference = self._reference()
         reference.scorer_ = scorer  # the scorer asked for (the model's own by default)
-        compared = self._compared(items)
+        compared = self.compared(items)
         keep = min(top_k, len(self))
         blocks, scores = [], []
         for s in range(0, len(items), QUERY_BLOCK):
