@@ -160,6 +160,12 @@ def test_an_index_of_phones_is_searched_on_dask_as_in_one_process(client, tiny_m
     hits = pdk.search(idx, dd.from_pandas(queries, npartitions=2), "q", top_k=2).compute()
     local = idx.search(queries.q.tolist(), top_k=2).to_frame()
     pd.testing.assert_frame_equal(hits.reset_index(drop=True), local, check_dtype=False)
+    # an index built on the cluster compares them as one built in one process
+    built = pdk.build_index(
+        dd.from_pandas(pd.DataFrame({"p": phones}), npartitions=2), "p", model=str(tiny_model_dir)
+    )
+    again = built.search(queries.q.tolist(), top_k=2).to_frame()
+    pd.testing.assert_frame_equal(again, local, check_dtype=False, rtol=1e-5)
 
 
 def _parquet(tmp_path):

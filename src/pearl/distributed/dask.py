@@ -272,16 +272,20 @@ def build_index(
     EntityIndex
         Built on the client, its names in the order of ``ddf``'s rows.
     """
+    from pearl.tables.index import _names_rule
+
     check_frame(ddf, "ddf", column)
-    vectors = encode(ddf, column, model, batch_size=batch_size, normalize=True).compute()
     names = ddf[column].compute().tolist()
+    rule = _names_rule(names)  # phones, postcodes, dates: embedded normalised, as build does
+    texts = ddf if rule is None else ddf[[column]].map_partitions(P.compared_column, column, rule)
+    vectors = encode(texts, column, model, batch_size=batch_size, normalize=True).compute()
     idx = EntityIndex(
         model=model if model is not None else DEFAULT_MODEL,
         index=index,
         batch_size=batch_size,
         **index_options,
     )
-    return idx.add_embeddings(names, vectors)
+    return idx.add_embeddings(names, vectors, compared=True)
 
 
 def _search_partition(

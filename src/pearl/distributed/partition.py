@@ -48,6 +48,7 @@ __all__ = [
     "encode_partition",
     "query_embeddings",
     "compared_keys",
+    "compared_column",
     "zero_led",
     "reference_shard",
     "concat_shards",
@@ -130,6 +131,15 @@ def compared_keys(column: pd.Series, rule: Any = None) -> tuple[list[str], np.nd
         values = rule.values(column.reset_index(drop=True))
         keys = [k if v is None else v for k, v in zip(keys, values, strict=True)]
     return keys, nulls
+
+
+def compared_column(part: pd.DataFrame, column: str, rule: Any) -> pd.DataFrame:
+    """A partition with its ``column`` of codes, numbers or dates written as compared
+    (:func:`compared_keys`; missing cells stay missing)."""
+    keys, nulls = compared_keys(part[column], rule)
+    out = part.copy()
+    out[column] = [None if n else k for k, n in zip(keys, nulls, strict=True)]
+    return out
 
 
 def zero_led(column: pd.Series) -> bool:

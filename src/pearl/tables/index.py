@@ -227,12 +227,20 @@ class EntityIndex:
         values = self._rule.values(pd.Series(texts, dtype=object))
         return [t if v is None else v for t, v in zip(texts, values, strict=True)]
 
-    def add_embeddings(self, names: Any, embeddings: np.ndarray) -> EntityIndex:
+    def add_embeddings(
+        self, names: Any, embeddings: np.ndarray, *, compared: bool = False
+    ) -> EntityIndex:
         """Append names with precomputed embeddings (rows aligned with ``names``).
 
         The embeddings must come from this index's encoder; they are L2-normalised here.
+        ``compared=True``: they are embeddings of the names as :meth:`compared` writes
+        them, and on a new index the names' kind (codes, numbers or dates compared by
+        their normalised value, else text) is read from ``names`` as :meth:`build` reads
+        it; by default a new index compares its names as written.
         """
         items = check_texts(names, "names")
+        if compared and self._faiss is None and items:
+            self._rule = _names_rule(items)
         vecs = np.asarray(embeddings, dtype=np.float32)
         if vecs.ndim != 2 or len(vecs) != len(items):
             raise ValueError(f"{len(items)} names but embeddings of shape {vecs.shape}")
