@@ -210,16 +210,7 @@ class EntityIndex:
         """Names or queries as this index compares them (and as :meth:`search_embeddings`
         expects their embeddings to be made of): codes, numbers and dates normalised
         ("(212) 555-0101" is "2125550101") when the index's names are such values, text as
-        written; a value that does not read keeps its text.
-
-        Parameters
-        ----------
-        texts : list of str
-
-        Returns
-        -------
-        list of str
-        """
+        written; a value that does not read keeps its text."""
         if self._rule is None:
             return texts
         import pandas as pd
