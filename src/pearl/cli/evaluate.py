@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from pearl._io import check_output
@@ -64,30 +68,26 @@ def _evaluate_one(evaluate, model, args, out: Path) -> dict:
     )
 
 
-class _sigterm_as_interrupt:
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[int]]:
     """SIGTERM (a closed session, ``kill``, a scheduler's stop) stops ``pearl eval`` as
-    Ctrl-C does: the finished tasks saved, one line said; ``stopped`` is then True."""
+    Ctrl-C does: the finished tasks saved, one line said; the yielded list then holds the
+    signal. Outside the main thread, where Python sets no handler, SIGTERM keeps its
+    usual effect (as :func:`~pearl.training.checkpoint.stop_on_signals` does)."""
+    stopped: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
 
-    def __enter__(self):
-        import signal
+    def stop(signum, frame):
+        stopped.append(signum)
+        raise KeyboardInterrupt
 
-        self.stopped, self.previous = [], None
-
-        def stop(signum, frame):
-            self.stopped.append(signum)
-            raise KeyboardInterrupt
-
-        try:
-            self.previous = signal.signal(signal.SIGTERM, stop)
-        except ValueError:  # not the main thread: the default stays
-            self.previous = None
-        return self.stopped
-
-    def __exit__(self, *exc) -> None:
-        import signal
-
-        if self.previous is not None:
-            signal.signal(signal.SIGTERM, self.previous)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield stopped
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _interrupted(record: dict, out: Path, status: int = 130) -> int:

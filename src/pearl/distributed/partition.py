@@ -128,8 +128,7 @@ def compared_keys(column: pd.Series, rule: Any = None) -> tuple[list[str], np.nd
     as the single-process join compares them (a value that does not read keeps its text)."""
     keys, nulls = to_string_list(column, non_string="str", name=str(column.name))
     if rule is not None:
-        values = rule.values(column.reset_index(drop=True))
-        keys = [k if v is None else v for k, v in zip(keys, values, strict=True)]
+        keys = rule.written(keys, column.reset_index(drop=True))
     return keys, nulls
 
 

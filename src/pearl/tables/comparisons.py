@@ -181,6 +181,12 @@ class ValueRule:
             return _date_text(_dates(column))
         return _number_text(_numbers(column))
 
+    def written(self, texts: list[str], column: pd.Series) -> list[str]:
+        """``texts`` (the cells of ``column`` as strings) as compared: each value
+        normalised, a cell that does not read as one keeping its text."""
+        values = self.values(column)
+        return [t if v is None else v for t, v in zip(texts, values, strict=True)]
+
 
 def value_rule(left: pd.Series, right: pd.Series) -> ValueRule | None:
     """The :class:`ValueRule` of a pair of key columns of codes, numbers or dates

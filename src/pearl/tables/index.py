@@ -215,8 +215,7 @@ class EntityIndex:
             return texts
         import pandas as pd
 
-        values = self._rule.values(pd.Series(texts, dtype=object))
-        return [t if v is None else v for t, v in zip(texts, values, strict=True)]
+        return self._rule.written(texts, pd.Series(texts, dtype=object))
 
     def add_embeddings(
         self, names: Any, embeddings: np.ndarray, *, compared: bool = False

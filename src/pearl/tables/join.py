@@ -357,12 +357,7 @@ def _join_one_key(
         # the right table whole: a reference fitted on its key column, applied to the left
         right_df = _right_frame(right, right_on)
         if reference is None:
-            reference = Reference(
-                encoder,
-                matcher=scorer if scorer is not None else "cosine",
-                batch_size=opts.batch_size,
-                exact_max=REFERENCE_EXACT_MAX,
-            ).fit(right_df[right_on], queries=left_df[left_on])
+            reference = fit_reference(right_df[right_on], left_df[left_on], encoder, scorer, opts)
         # phones, postcodes, numbers, dates: compared normalised, equal or not
         lkeys = reference.normalise_queries(left_df[left_on])
         queries, inverse = distinct(lkeys[i] for i in live)  # each distinct key once
@@ -393,6 +388,20 @@ def _join_one_key(
         right_df[[right_on]].reset_index(drop=True),
     )
     return out, details
+
+
+def fit_reference(
+    keys: pd.Series, queries: pd.Series, encoder: Any, scorer: Any, opts: JoinOptions
+) -> Reference:
+    """The join's :class:`~pearl.tables.reference.Reference`: the right key column fitted
+    (its kind read with the left one), searched as the join searches (exact up to
+    :data:`REFERENCE_EXACT_MAX` keys with the combined matcher; the cosine always)."""
+    return Reference(
+        encoder,
+        matcher=scorer if scorer is not None else "cosine",
+        batch_size=opts.batch_size,
+        exact_max=REFERENCE_EXACT_MAX,
+    ).fit(keys, queries=queries)
 
 
 def _right_frame(right: Any, right_on: str) -> pd.DataFrame:

@@ -126,21 +126,16 @@ class Joiner(TransformerMixin, BaseEstimator):
             This joiner, fitted.
         """
         from pearl.tables.encoding import get_encoder
-        from pearl.tables.join import _right_frame
+        from pearl.tables.join import _right_frame, fit_reference
         from pearl.tables.matcher import scorer_for
-        from pearl.tables.reference import REFERENCE_EXACT_MAX, Reference
 
         opts = self._options()
-        left_df = _left_frame(X, str(opts.left_on))
-        right_df = _right_frame(self.right, str(opts.right_on))
+        left_on, right_on = str(opts.left_on), str(opts.right_on)
+        left_df = _left_frame(X, left_on)
+        right_df = _right_frame(self.right, right_on)
         encoder = get_encoder(self.model)
         scorer = scorer_for(opts.matcher, encoder)
-        self.reference_ = Reference(
-            encoder,
-            matcher=scorer if scorer is not None else "cosine",
-            batch_size=opts.batch_size,
-            exact_max=REFERENCE_EXACT_MAX,
-        ).fit(right_df[str(opts.right_on)], queries=left_df[str(opts.left_on)])
+        self.reference_ = fit_reference(right_df[right_on], left_df[left_on], encoder, scorer, opts)
         self.right_frame_, self.options_ = right_df, opts
         return self
 
@@ -159,8 +154,7 @@ class Joiner(TransformerMixin, BaseEstimator):
         from pearl.tables.join import _join_one_key
 
         check_is_fitted(self, "reference_")
-        left_df, kind = to_pandas_table(X, "left")
-        _left_frame(left_df, str(self.options_.left_on))
+        left_df, kind = to_pandas_table(X, "left")  # its key column checked by the join
         out, _ = _join_one_key(
             left_df, self.right_frame_, self.options_, None, None, reference=self.reference_
         )
