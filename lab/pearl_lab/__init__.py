@@ -8,6 +8,9 @@ script imports another script or edits ``sys.path``. ``make install`` installs i
 - :mod:`pearl_lab.typos`: typo and abbreviation generators, typo'd deduplication tasks;
 - :mod:`pearl_lab.synthetic`: linkage tables of people and companies with unmatched rows,
   FEBRL4 with partners removed;
+- :mod:`pearl_lab.suite`: the decision suite's tables (issue 80): people with typos in
+  names and digits, relatives, accents and full-width digits, companies, OCR'd companies,
+  FEBRL4, with few, some or most rows having a partner;
 - :mod:`pearl_lab.dev`: the development proxy's tasks (ISO 3166 names) and their strings
   (:mod:`pearl.evaluation.dev_proxy`).
 """

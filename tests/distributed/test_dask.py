@@ -653,3 +653,43 @@ def test_codes_and_dates_are_compared_normalised_on_dask_as_in_one_process(
         check_dtype=False,
         rtol=1e-5,
     )
+
+
+def test_the_tables_decision_on_dask_equals_one_process(client, hash_encoder, monkeypatch):
+    """A matcher whose scale does not fit the tables (right partners at 0.1-0.4): the
+    decision estimated on the tables links them, on Dask as in one process, with 2
+    shards and with 1."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tables"))
+    from test_calibration import _names, _variants
+
+    from pearl.tables.matcher import MatchScorer
+
+    rng = np.random.default_rng(0)
+    right = pd.DataFrame({"title": _names(300, rng)})
+    left = pd.DataFrame({"name": _variants(right.title[:150]) + _names(150, rng)})
+    low = MatchScorer((0.6, 1.6, 0.0), -2.5, "test")
+    kw = dict(left_on="name", right_on="title", model=hash_encoder, matcher=low)
+    single = pearl.fuzzy_join(left, right, **kw)
+    assert single.title.notna().sum() >= 140  # the matcher alone: none at 0.5
+    for shards in (1, 2):
+        out = pdk.fuzzy_join(
+            dd.from_pandas(left, npartitions=3),
+            dd.from_pandas(right, npartitions=2),
+            right_shards=shards,
+            **kw,
+        ).compute()
+        pd.testing.assert_frame_equal(
+            out.reset_index(drop=True), single, check_dtype=False, rtol=1e-5
+        )
+    with_precision = pdk.fuzzy_join(
+        dd.from_pandas(left, npartitions=3), dd.from_pandas(right, npartitions=2),
+        precision=0.9, **kw,
+    ).compute()  # fmt: skip
+    pd.testing.assert_frame_equal(
+        with_precision.reset_index(drop=True),
+        pearl.fuzzy_join(left, right, precision=0.9, **kw),
+        check_dtype=False,
+        rtol=1e-5,
+    )

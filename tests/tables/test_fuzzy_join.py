@@ -239,13 +239,13 @@ def test_each_distinct_left_key_is_searched_once(hash_encoder, monkeypatch):
     from pearl.tables.reference import Reference
 
     seen = []
-    real = Reference.rank
+    real = Reference.rank_evidence
 
     def spy(self, queries, *args, **kwargs):
         seen.append(list(queries))
         return real(self, queries, *args, **kwargs)
 
-    monkeypatch.setattr(Reference, "rank", spy)
+    monkeypatch.setattr(Reference, "rank_evidence", spy)
     left = pd.DataFrame({"k": ["Paris", "Londn", "Paris", None, "Londn", "Paris"]})
     right = pd.DataFrame({"k": ["London", "Paris", "Berlin"], "id": [1, 2, 3]})
     out = fuzzy_join(left, right, on="k", model=hash_encoder, threshold=0.0)

@@ -145,8 +145,8 @@ def test_cli_join_writes_the_report(tmp_path, tiny_model_dir, capsys):
 def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
     from test_calibration import _names, _variants
 
-    from pearl.tables.calibration import chance_correct
     from pearl.tables.matcher import MatchScorer
+    from pearl.tables.reference import Reference
 
     rng = np.random.default_rng(0)
     right = pd.DataFrame({"title": _names(150, rng)})
@@ -156,9 +156,12 @@ def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
         left, right, left_on="name", right_on="title", model=hash_encoder,
         matcher=squeezed, precision=0.9,
     )  # fmt: skip
-    np.testing.assert_allclose(report.chances, chance_correct(report.best_scores))
+    # the one-key join's scores are the chances estimated on the tables (decision.py)
+    assert report.details.decision is not None
+    np.testing.assert_array_equal(report.chances, report.best_scores)
     assert report.summary()["expected precision of the links"] >= 0.9
-    assert report.best_scores[:100].mean() < 0.9  # what the probabilities alone say
+    _, alone = Reference(hash_encoder, matcher=squeezed).fit(right.title).rank(left.name)
+    assert alone[:100].mean() < 0.9  # what the matcher's probabilities alone say
     curve = report.expected_curve([0.0, report.details.threshold])
     assert curve["expected precision"].iloc[1] >= 0.9
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from pearl._extras import require
 from pearl._validation import InputTypeError, MissingKeyError, check_choice, check_int
+from pearl.distributed import decide as D
 from pearl.distributed import partition as P
 from pearl.encoders import DEFAULT_MODEL
 from pearl.encoders.base import is_embedding_model
@@ -101,14 +102,18 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     scorer = scorer_for_model(opts.matcher, model if model is not None else DEFAULT_MODEL)
     # codes, numbers, dates: compared by their normalised values, as in one process
     rule = key_rule(left, right, opts) if scorer is not None else None
-    parts = _candidate_parts(left, right, model_arg(model), opts, scorer, right_shards, index, rule)
-    threshold = opts.threshold
-    if opts.precision is not None:  # every partition's best probabilities first
+    parts, shards, ngrams = _candidate_parts(
+        left, right, model_arg(model), opts, scorer, right_shards, index, rule
+    )
+    threshold, decision = opts.threshold, None
+    if scorer is not None:  # every partition's best candidates first: the tables' decision
         key = str(opts.right_on)
-        best = [
-            dask.delayed(P.best_probabilities)(c, scorer, top_k, key, q, rule) for _, q, c in parts
+        evidence = [
+            dask.delayed(D.best_evidence)(c, scorer, top_k, key, q, rule) for _, q, c in parts
         ]
-        threshold = dask.delayed(P.precision_threshold)(best, opts.precision)
+        decision = _decision(parts, shards, ngrams, evidence, scorer, key, rule)
+        if opts.precision is not None:
+            threshold = dask.delayed(D.decided_threshold)(evidence, decision, opts.precision)
     kw: dict[str, Any] = dict(
         threshold=threshold,
         how=opts.how,
@@ -118,7 +123,9 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
         rule=rule,
     )
     outs = [
-        dask.delayed(P.join_partition)(p, query, merged, rename, scorer=scorer, names=names, **kw)
+        dask.delayed(P.join_partition)(
+            p, query, merged, rename, scorer=scorer, names=names, decision=decision, **kw
+        )
         for p, query, merged in parts
     ]
     empty = P.Candidates(
@@ -172,4 +179,28 @@ def _candidate_parts(
         query = dask.delayed(P.query_embeddings)(p, str(opts.left_on), m, opts.batch_size, rule)
         cands = [dask.delayed(P.shard_top_k)(query, s, width, scorer, ngrams) for s in shards]
         parts.append((p, query, dask.delayed(P.merge_candidates)(cands, width)))
-    return parts
+    return parts, shards, ngrams
+
+
+def _decision(parts, shards, ngrams, evidence, scorer, key: str, rule):
+    """The tables' decision (:mod:`pearl.distributed.decide`), delayed: the reference's
+    sampled keys ranked against every shard, the queries' sampled distinct keys against
+    each other, and every partition's best candidates."""
+    from pearl.tables.decision import DECOYS
+    from pearl.tables.decoys import EXTRA
+
+    delayed = dask.delayed
+    sample = delayed(D.merge_samples)(
+        [delayed(D.shard_sample)(s, key, rule) for s in shards], DECOYS
+    )
+    decoys = delayed(D.sample_query)(sample)
+    width, per_signal = scorer.width(1) + EXTRA, 10 + EXTRA
+    cands = [delayed(P.shard_top_k)(decoys, s, width, scorer, ngrams, per_signal) for s in shards]
+    merged = delayed(P.merge_candidates)(cands, width)
+    reference = delayed(D.reference_side)(sample, merged, scorer, key, rule)
+    keys = delayed(D.query_cap)(shards)
+    samples = [delayed(D.query_sample)(q, keys) for _, q, _ in parts]
+    size = delayed(D.query_size)(samples, shards)
+    mine = delayed(D.merge_samples)(samples, size, True)
+    queries = delayed(D.query_side)(mine, scorer, ngrams, rule)
+    return delayed(D.table_decision)(evidence, reference, queries)

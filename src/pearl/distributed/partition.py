@@ -27,10 +27,11 @@ import scipy.sparse as sp
 from pearl._io import atomic_path, read_json_object
 from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.encoders.base import normalize_rows
+from pearl.tables.decision import decided
 from pearl.tables.encoding import get_encoder, to_string_list
 from pearl.tables.join_output import assemble_join
 from pearl.tables.ngrams import NgramVectorizer
-from pearl.tables.reference import REFERENCE_EXACT_MAX, rank_candidates
+from pearl.tables.reference import REFERENCE_EXACT_MAX, rank_evidence
 from pearl.tables.search import (
     ReferenceIndex,
     hnsw_bytes,
@@ -55,9 +56,7 @@ __all__ = [
     "shard_top_k",
     "merge_candidates",
     "join_partition",
-    "best_probabilities",
-    "ranked_probabilities",
-    "precision_threshold",
+    "ranked_evidence",
     "write_part",
     "row_ids",
     "set_torch_threads",
@@ -250,7 +249,12 @@ class Candidates:
 
 
 def shard_top_k(
-    query: Query, shard: Shard, top_k: int, scorer=None, ngrams: NgramVectorizer | None = None
+    query: Query,
+    shard: Shard,
+    top_k: int,
+    scorer=None,
+    ngrams: NgramVectorizer | None = None,
+    per_signal: int = 10,
 ) -> Candidates:
     """The top-k of a partition's queries within one shard: by cosine (exact, or faiss if
     indexed), or with a ``scorer`` by the combined match probability (``ngrams``: the
@@ -266,7 +270,7 @@ def shard_top_k(
             exact_max=REFERENCE_EXACT_MAX,
             ngram_exact_max=REFERENCE_EXACT_MAX,
         )
-        ids, scores = ref.best(q, ngrams.transform(query.texts), scorer, top_k)
+        ids, scores = ref.best(q, ngrams.transform(query.texts), scorer, top_k, per_signal)
     else:
         faiss_index = index_from_bytes(shard.index) if shard.index is not None else None
         vectors = None if faiss_index is not None else shard.emb
@@ -286,7 +290,7 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
-def ranked_probabilities(
+def ranked_evidence(
     cands: Candidates,
     scorer,
     top_k: int,
@@ -294,41 +298,20 @@ def ranked_probabilities(
     queries: list | None = None,
     rule: Any = None,
 ):
-    """The first ``top_k`` candidates and their match probabilities, ranked by the rules
-    of the single-process join (:func:`~pearl.tables.reference.rank_candidates`) read on
-    the right key column ``key`` (without it, the scorer's ranking alone, written as the
-    key's ``rule`` says) and the partition's ``queries``."""
+    """The first ``top_k`` candidates ranked by the rules of the single-process join
+    (:func:`~pearl.tables.reference.rank_evidence`) read on the right key column ``key``
+    (without it, the scorer's ranking alone, written as the key's ``rule`` says) and the
+    partition's ``queries``: ids, probabilities with the numbers as evidence (uncapped)
+    and whether each candidate is numbered apart."""
     if key is None or not len(cands.rows):
-        return rank_candidates(scorer, None, cands.ids, cands.scores, top_k, None)
+        return rank_evidence(scorer, None, cands.ids, cands.scores, top_k, None)
     keys, _ = compared_keys(cands.rows[key], rule)
     at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
-    values = rule is not None
-    top_at, probs = rank_candidates(scorer, queries, at, cands.scores, top_k, keys, values=values)
+    top_at, probs, apart = rank_evidence(
+        scorer, queries, at, cands.scores, top_k, keys, values=rule is not None
+    )
     row_id = cands.rows.index.to_numpy()
-    return np.where(top_at >= 0, row_id[np.maximum(top_at, 0)], -1), probs
-
-
-def best_probabilities(
-    cands: Candidates,
-    scorer,
-    top_k: int,
-    key: str | None = None,
-    query: Query | None = None,
-    rule: Any = None,
-):
-    """Each live query's best match probability in one partition (what ``precision=``
-    chooses its threshold from, over every partition)."""
-    queries = None if query is None else query.texts
-    _, top_s = ranked_probabilities(cands, scorer, top_k, key, queries, rule)
-    return top_s[:, 0] if top_s.shape[1] else np.zeros(0, np.float32)
-
-
-def precision_threshold(probabilities: list[np.ndarray], precision: float) -> float:
-    """The ``precision=`` threshold over every partition's best probabilities, as the
-    single-process join reads them (:func:`~pearl.tables.calibration.precision_threshold`)."""
-    from pearl.tables.calibration import precision_threshold as table_threshold
-
-    return table_threshold(np.concatenate([np.zeros(0), *probabilities]), precision)
+    return np.where(top_at >= 0, row_id[np.maximum(top_at, 0)], -1), probs, apart
 
 
 def join_partition(
@@ -345,17 +328,19 @@ def join_partition(
     names: dict[str, str] | None = None,
     key: str | None = None,
     rule: Any = None,
+    decision: Any = None,
 ) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first (each read
-    against the best candidate of another name in the right key column ``key``)."""
+    against the best candidate of another name in the right key column ``key``), and
+    with the join's ``decision`` (:mod:`pearl.tables.decision`) each link's chance."""
     live = query.live
     # with a scorer, the candidates hold more than top_k: the rivals their probabilities read
-    top_i, top_s = (
-        ranked_probabilities(cands, scorer, top_k, key, query.texts, rule)
-        if scorer is not None
-        else (cands.ids, cands.scores)
-    )
+    if scorer is not None:
+        top_i, top_s, apart = ranked_evidence(cands, scorer, top_k, key, query.texts, rule)
+        top_s = decided(decision, top_s, apart)
+    else:
+        top_i, top_s = cands.ids, cands.scores
     ids = np.full((len(part), top_i.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(part), top_i.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = top_i, top_s

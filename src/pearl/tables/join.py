@@ -14,7 +14,9 @@ from pearl._validation import (
     check_int,
 )
 from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
-from pearl.tables.calibration import precision_threshold
+from pearl.tables.calibration import precision_threshold, threshold_for_precision
+from pearl.tables.decision import decided
+from pearl.tables.decoys import table_decision
 from pearl.tables.encoding import (
     distinct,
     get_encoder,
@@ -361,16 +363,30 @@ def _join_one_key(
         # phones, postcodes, numbers, dates: compared normalised, equal or not
         lkeys = reference.normalise_queries(left_df[left_on])
         queries, inverse = distinct(lkeys[i] for i in live)  # each distinct key once
-        li, ls = reference.rank(queries, top_k, normalised=True)
+        ng = None  # the queries' n-gram rows, made once for the search and the decision
+        if reference.ngrams_ is not None and len(reference.index_):
+            ng = reference.ngrams_.transform(queries)
+        li, ls, la = reference.rank_evidence(queries, top_k, ng=ng)
+        li, ls, la = li[inverse], ls[inverse], la[inverse]
+        # each link's chance of being right estimated on the tables (decision.py)
+        decision = None
+        if ls.shape[1] and scorer is not None:
+            decision = table_decision(reference, ls[:, 0], la[:, 0], queries, ng)
+        ls = decided(decision, ls, la)
     else:
+        decision = None
         li, ls, inverse, right_df = _streamed(
             left_df[left_on], lkeys, live, right, opts, encoder, scorer, right_chunksize
         )
-    li, ls = li[inverse], ls[inverse]
+        li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
-        # each link's chance of being right read from the table itself where it shows the
-        # rows with and without a partner apart (calibration.py; the Dask join does the same)
-        threshold = precision_threshold(ls[:, 0] if ls.shape[1] else ls[:, :0].ravel(), precision)
+        best = ls[:, 0] if ls.shape[1] else ls[:, :0].ravel()
+        if decision is not None:
+            threshold = threshold_for_precision(best, precision)
+        else:
+            # each link's chance of being right read from the table itself where it shows
+            # the rows with and without a partner apart (calibration.py; as the Dask join)
+            threshold = precision_threshold(best, precision)
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = li, ls
@@ -386,6 +402,7 @@ def _join_one_key(
         scorer is not None,
         left_df[[left_on]].reset_index(drop=True),
         right_df[[right_on]].reset_index(drop=True),
+        decision=decision,
     )
     return out, details
 

@@ -32,6 +32,10 @@ class JoinDetails:
     model : FellegiSunter or None
         The record-linkage model of a join on several key columns (how each pair of key
         columns was compared: ``model.kinds_``).
+    decision : TableDecision or None
+        The one-key join's decision estimated on the tables
+        (:mod:`pearl.tables.decision`): ``scores`` are then each link's chance of being
+        right.
     """
 
     ids: np.ndarray
@@ -41,6 +45,7 @@ class JoinDetails:
     left_keys: pd.DataFrame
     right_keys: pd.DataFrame
     model: Any = None
+    decision: Any = None
 
 
 def assemble_join(

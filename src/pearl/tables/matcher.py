@@ -447,6 +447,7 @@ def keep_top(
     names: np.ndarray | None = None,
     apart: np.ndarray | None = None,
     typo: np.ndarray | None = None,
+    cap: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores, best
     first) with their probabilities (``scorer.ranked``), for lists of any width (a list
@@ -457,7 +458,9 @@ def keep_top(
     (:func:`~pearl.tables.numbers.candidates_apart`): probability at most
     :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (still rivals).
     ``typo``, optional: rows whose best candidate gets at least ``TYPO_FLOOR[0]``
-    (:func:`~pearl.tables.match_graph.unrivalled_typos`)."""
+    (:func:`~pearl.tables.match_graph.unrivalled_typos`). ``cap=False``: those numbered
+    apart keep their probability (still ranked after the others), for a decision that
+    weighs the numbers as evidence (:mod:`pearl.tables.decision`)."""
     real = ids.shape[1]
     pad = ((0, 0), (0, max(0, min(scorer.width(top_k), 2) - real)))
     ids = np.pad(ids, pad, constant_values=-1)
@@ -469,7 +472,8 @@ def keep_top(
         from pearl.tables.numbers import NUMBERED_APART, numbered_last
 
         apart = np.pad(apart, pad)
-        probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
+        if cap:
+            probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
         order = numbered_last(ids, apart)
         ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
     if typo is not None and probs.shape[1]:

@@ -44,10 +44,10 @@ from pearl.tables.matcher import (
     names_of_texts,
     scorer_for,
 )
-from pearl.tables.numbers import candidates_apart, candidates_unequal, number_ids
+from pearl.tables.numbers import NUMBERED_APART, candidates_apart, candidates_unequal, number_ids
 from pearl.tables.search import ReferenceIndex
 
-__all__ = ["Reference", "rank_candidates", "REFERENCE_EXACT_MAX"]
+__all__ = ["Reference", "rank_candidates", "rank_evidence", "REFERENCE_EXACT_MAX"]
 
 #: Up to this many reference rows (a chunk of a streamed table, a Dask shard), the combined
 #: search is exact (embeddings and n-grams); above, the reference index's approximate search
@@ -68,7 +68,8 @@ def rank_candidates(
     numbered: tuple[np.ndarray, dict] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each query's first ``top_k`` candidates and their match probabilities: the rule
-    chain of the module's docstring, the only place it runs.
+    chain of the module's docstring, the only place it runs (through
+    :func:`rank_evidence`, whose candidates numbered apart are capped here).
 
     Parameters
     ----------
@@ -97,9 +98,47 @@ def rank_candidates(
     ids : ndarray of int64, shape (n_queries, min(top_k, width))
     probabilities : ndarray of float32, the same shape
     """
+    top_i, top_s, apart = rank_evidence(
+        scorer,
+        queries,
+        ids,
+        raw,
+        top_k,
+        references,
+        values=values,
+        name_of=name_of,
+        numbered=numbered,
+    )
+    top_s = np.where(apart, np.minimum(top_s, NUMBERED_APART), top_s)
+    return top_i, top_s.astype(np.float32, copy=False)
+
+
+def rank_evidence(
+    scorer: Any,
+    queries: Sequence[str] | None,
+    ids: np.ndarray,
+    raw: np.ndarray,
+    top_k: int,
+    references: Sequence[str] | None,
+    *,
+    values: bool = False,
+    name_of: np.ndarray | None = None,
+    numbered: tuple[np.ndarray, dict] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rank_candidates` with the numbers as evidence, not a cap: the candidates
+    and their probabilities (those numbered apart uncapped, still ranked after the
+    others) and whether each kept candidate is numbered apart (the parameters of
+    :func:`rank_candidates`).
+
+    Returns
+    -------
+    ids : ndarray of int64, shape (n_queries, min(top_k, width))
+    probabilities : ndarray of float32, the same shape
+    apart : ndarray of bool, the same shape
+    """
     if references is None:
         top_i, top_s = keep_top(scorer, ids, raw, top_k)
-        return top_i, top_s.astype(np.float32, copy=False)
+        return top_i, top_s.astype(np.float32, copy=False), np.zeros(top_i.shape, bool)
     names = names_of_texts(ids, references) if name_of is None else names_at(ids, name_of)
     apart = typo = None
     if queries is not None:
@@ -108,8 +147,12 @@ def rank_candidates(
         else:
             apart = candidates_apart(queries, ids, references, numbered)
             typo = unrivalled_typos(queries, ids, references, names, apart)
-    top_i, top_s = keep_top(scorer, ids, raw, top_k, names, apart, typo)
-    return top_i, top_s.astype(np.float32, copy=False)
+    top_i, top_s = keep_top(scorer, ids, raw, top_k, names, apart, typo, cap=False)
+    kept_apart = np.zeros(top_i.shape, bool)
+    if apart is not None and apart.any() and top_i.shape[1]:
+        hit = (top_i[:, :, None] == ids[:, None, :]) & (top_i[:, :, None] >= 0)
+        kept_apart = (hit & apart[:, None, :]).any(axis=2)
+    return top_i, top_s.astype(np.float32, copy=False), kept_apart
 
 
 class Reference:
@@ -140,6 +183,9 @@ class Reference:
     value_rule_ : ValueRule or None
         How codes, numbers or dates are normalised; None for text keys (or the cosine
         matcher, which compares every key as text).
+    decoys_ : tuple of ndarray or None
+        The reference's own keys ranked as queries without a partner
+        (:func:`pearl.tables.decoys.reference_decoys`), made on a join's first use.
 
     Examples
     --------
@@ -234,6 +280,8 @@ class Reference:
         # rows in a large table reads a few, not every key's (100,000 streets: 0.7 s)
         self.name_of_: np.ndarray | None = None
         self.numbered_: tuple[np.ndarray, dict] | None = None
+        # its own keys as queries without a partner (pearl.tables.decoys), made on first use
+        self.decoys_: tuple[np.ndarray, np.ndarray] | None = None
         return self
 
     @classmethod
@@ -256,6 +304,7 @@ class Reference:
         ref.name_of_ = name_ids(keys)
         table: dict = {}
         ref.numbered_ = (number_ids(keys, table), table)
+        ref.decoys_ = None
         return ref
 
     def _normalised(self, texts: list[str], column: pd.Series) -> list[str]:
@@ -300,24 +349,56 @@ class Reference:
             q = np.zeros((0, 1), np.float32)
         return self.rank_vectors(q, items, top_k)
 
+    def rank_evidence(
+        self, queries: list[str], top_k: int = 1, ng: Any = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`rank` of normalised queries with the numbers as evidence
+        (:meth:`rank_vectors_evidence`); ``ng``: their n-gram rows made beforehand."""
+        if not hasattr(self, "index_"):
+            raise ValueError("this Reference is not fitted yet: call fit() first")
+        top_k = check_int(top_k, "top_k", 1)
+        q = query_vectors(queries, self.encoder_, self.batch_size) if queries else None
+        return self.rank_vectors_evidence(
+            np.zeros((0, 1), np.float32) if q is None else q, queries, top_k, ng=ng
+        )
+
     def rank_vectors(
         self, q: np.ndarray, queries: list[str], top_k: int, candidates: int | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`rank` of unit query embeddings ``q`` (of the normalised ``queries``);
         ``candidates`` per signal instead of :attr:`candidates`."""
+        top_i, top_s, apart = self.rank_vectors_evidence(q, queries, top_k, candidates)
+        if self.scorer_ is not None:
+            top_s = np.where(apart, np.minimum(top_s, NUMBERED_APART), top_s)
+        return top_i, top_s.astype(np.float32, copy=False)
+
+    def rank_vectors_evidence(
+        self,
+        q: np.ndarray,
+        queries: list[str],
+        top_k: int,
+        candidates: int | None = None,
+        ng: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`rank_vectors` with the numbers as evidence (:func:`rank_evidence`): the
+        candidates, their uncapped probabilities and whether each is numbered apart.
+        ``ng``: the queries' n-gram rows when made beforehand."""
         n, keep = len(queries), min(top_k, len(self.index_))
         if self.scorer_ is None:
             if not n or not keep:
-                return np.full((n, keep), -1, np.int64), np.full((n, keep), -np.inf, np.float32)
-            return self.index_.embedding_top_k(q, keep)
+                i, s = np.full((n, keep), -1, np.int64), np.full((n, keep), -np.inf, np.float32)
+            else:
+                i, s = self.index_.embedding_top_k(q, keep)
+            return i, s, np.zeros(i.shape, bool)
         if not n or not len(self.index_):
-            return np.full((n, 0), -1, np.int64), np.full((n, 0), -np.inf, np.float32)
+            empty = np.full((n, 0), -1, np.int64)
+            return empty, np.full((n, 0), -np.inf, np.float32), np.zeros((n, 0), bool)
         assert self.ngrams_ is not None  # fitted with the combined matcher's n-grams
-        q_ng = self.ngrams_.transform(queries)
+        q_ng = self.ngrams_.transform(queries) if ng is None else ng
         width = self.scorer_.width(top_k)
         per_signal = self.candidates if candidates is None else candidates
         ids, raw = self.index_.best(q, q_ng, self.scorer_, width, per_signal)
-        return rank_candidates(
+        return rank_evidence(
             self.scorer_,
             queries,
             ids,

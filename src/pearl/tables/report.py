@@ -89,7 +89,9 @@ class JoinReport:
         Each left row's best ``match_score`` (NaN: no candidate).
     chances : ndarray of shape (n_left,)
         Each best match's chance of being right, as ``precision=`` reads it: its
-        probability, or on one key column the table's own two groups where they are apart
+        probability (on one key column, estimated on the tables,
+        :mod:`pearl.tables.decision`), or, where the one-key decision could not be
+        estimated, the table's own two groups where they are apart
         (:func:`~pearl.tables.calibration.chance_correct`).
     """
 
@@ -110,7 +112,7 @@ class JoinReport:
         # each link's chance of being right, as precision= reads it: on one key column
         # from the table's own groups where they are apart (calibration.py)
         self.chances = self.best_scores
-        if details.probability and details.model is None:
+        if details.probability and details.model is None and details.decision is None:
             from pearl.tables.calibration import chance_correct
 
             self.chances = chance_correct(self.best_scores)

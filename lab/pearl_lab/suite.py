@@ -1,0 +1,216 @@
+"""The decision suite's linkage tables (issue 80): many kinds of data, none a held-out
+benchmark, each a left table, a right table (both with ``rec_id``), the true pairs and
+the key columns.
+
+Kinds (:data:`KINDS`): people with a typo in a name or the city (``people``), with a typo
+that may fall in a digit of the date of birth (``people_digits``), with relatives in the
+right table (same surname, city and a close birth date; ``relatives``: hard
+non-matches), people whose names carry accents written in another script's way
+(``script``: accents dropped or transliterated, full-width digits, compatibility forms),
+companies as another source writes them (``companies``), companies read by OCR
+(``ocr``: many characters confused), FEBRL4 with partners removed (``febrl4``). Each kind
+is made with a share of the left rows that have a partner: few (0.2), some (0.7), most
+(0.95).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import unicodedata
+
+import pandas as pd
+
+from pearl_lab.synthetic import CITY, FIRST, LAST, companies, febrl4, people
+
+__all__ = ["KINDS", "make", "one_key", "PEOPLE_KEYS", "COMPANY_KEYS"]
+
+PEOPLE_KEYS = ["first", "surname", "city", "dob"]
+COMPANY_KEYS = ["name", "street", "city", "phone", "postcode"]
+FEBRL_KEYS = ["given_name", "surname", "address_1", "suburb", "postcode", "date_of_birth"]
+
+ACCENTED_FIRST = "José María Zoë Renée François Jürgen Björn Søren Łukasz Ágnes Iñigo Chloé".split()
+ACCENTED_LAST = "Müller Gómez Núñez Åberg Dvořák Łopez Ørsted Çelik Schröder Muñoz Sánchez".split()
+TRANSLIT = {"ü": "ue", "ö": "oe", "ä": "ae", "ß": "ss", "ø": "oe", "å": "aa", "æ": "ae", "ł": "l"}
+OCR = {"rn": "m", "m": "rn", "l": "1", "1": "l", "O": "0", "0": "O", "e": "c", "S": "5"}
+OCR |= {"5": "S", "B": "8", "8": "B", "i": "í", "cl": "d", "h": "b", "u": "v", "a": "o"}
+
+
+def _typo(text: str, rng: random.Random, alphabet: str = string.ascii_lowercase) -> str:
+    j = rng.randrange(len(text))
+    return text[:j] + rng.choice(alphabet) + text[j + 1 :]
+
+
+def _birth(rng: random.Random) -> str:
+    return f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
+def people_digits(n: int, share: float, seed: int):
+    """People with one typo in a name, the city, or a digit of the date of birth."""
+    rng = random.Random(seed)
+    right = [
+        {"first": rng.choice(FIRST), "surname": rng.choice(LAST), "city": rng.choice(CITY)}
+        | {"dob": _birth(rng)}
+        for _ in range(n)
+    ]
+    left, truth = [], set()
+    for i in range(n):
+        if rng.random() >= share:
+            left.append(
+                {"first": rng.choice(FIRST), "surname": rng.choice(LAST)}
+                | {"city": rng.choice(CITY), "dob": _birth(rng)}
+            )
+            continue
+        row = dict(right[i])
+        key = rng.choice(["first", "surname", "city", "dob", "dob"])
+        if key == "dob":
+            digits = [k for k, c in enumerate(row["dob"]) if c.isdigit()]
+            k = rng.choice(digits)
+            row["dob"] = row["dob"][:k] + str(rng.randrange(10)) + row["dob"][k + 1 :]
+        else:
+            row[key] = _typo(row[key], rng)
+        left.append(row)
+        truth.add((i, i))
+    return _frames(left, right, truth)
+
+
+def relatives(n: int, share: float, seed: int):
+    """People and, for half of them, a relative in the right table (same surname and city,
+    another first name, a birth date a few years off); a left row without a partner is
+    another relative of a right person: a hard non-match."""
+    rng = random.Random(seed)
+    base = [
+        {"first": rng.choice(FIRST), "surname": rng.choice(LAST), "city": rng.choice(CITY)}
+        | {"dob": _birth(rng)}
+        for _ in range(n)
+    ]
+
+    def relative(p: dict) -> dict:
+        year = int(p["dob"][:4]) + rng.choice([-3, -2, -1, 1, 2, 3])
+        first = rng.choice([f for f in FIRST if f != p["first"]])
+        return dict(p, first=first, dob=f"{year}{p['dob'][4:]}")
+
+    right = list(base)
+    right += [relative(p) for p in base[: n // 2]]
+    left, truth = [], set()
+    for i in range(n):
+        if rng.random() < share:
+            row = dict(base[i])
+            key = rng.choice(["first", "surname", "city"])
+            row[key] = _typo(row[key], rng)
+            truth.add((i, i))
+        else:
+            row = relative(base[i])
+        left.append(row)
+    return _frames(left, right, truth)
+
+
+def script(n: int, share: float, seed: int):
+    """People with accented names; a partner is written another way: accents dropped or
+    transliterated ("Müller", "Mueller"), digits full-width, letters in compatibility
+    forms (the right table's names in NFKD)."""
+    rng = random.Random(seed)
+    right = [
+        {"first": rng.choice(ACCENTED_FIRST + FIRST), "surname": rng.choice(ACCENTED_LAST + LAST)}
+        | {"city": rng.choice(CITY).title(), "dob": _birth(rng)}
+        for _ in range(n)
+    ]
+    left, truth = [], set()
+    for i in range(n):
+        if rng.random() >= share:
+            left.append(
+                {"first": rng.choice(ACCENTED_FIRST), "surname": rng.choice(ACCENTED_LAST)}
+                | {"city": rng.choice(CITY).title(), "dob": _birth(rng)}
+            )
+            continue
+        row = dict(right[i])
+        for key in ("first", "surname"):
+            row[key] = _written_otherwise(row[key], rng)
+        if rng.random() < 0.5:  # full-width digits
+            row["dob"] = row["dob"].translate({ord(c): 0xFF10 + int(c) for c in "0123456789"})
+        left.append(row)
+        truth.add((i, i))
+    return _frames(left, right, truth)
+
+
+def _written_otherwise(name: str, rng: random.Random) -> str:
+    way = rng.randrange(3)
+    if way == 0:  # accents dropped
+        letters = unicodedata.normalize("NFKD", name)
+        return "".join(c for c in letters if not unicodedata.combining(c))
+    if way == 1:  # transliterated
+        return "".join(TRANSLIT.get(c.lower(), c) for c in name).replace("é", "e")
+    return unicodedata.normalize("NFKD", name)  # decomposed: the same letters, other code points
+
+
+def ocr(n: int, share: float, seed: int):
+    """Companies whose left rows were read by OCR: each confusable character of the name
+    and street misread with probability 0.25, on top of the other source's writing."""
+    a, b, truth = companies(n, share=share, seed=seed)
+    rng = random.Random(seed + 1)
+    matched = {i for i, _ in truth}
+
+    def misread(text: str) -> str:
+        out, k = [], 0
+        while k < len(text):
+            two = text[k : k + 2]
+            if two in OCR and rng.random() < 0.25:
+                out.append(OCR[two])
+                k += 2
+            elif text[k] in OCR and rng.random() < 0.25:
+                out.append(OCR[text[k]])
+                k += 1
+            else:
+                out.append(text[k])
+                k += 1
+        return "".join(out)
+
+    for col in ("name", "street"):
+        cells = zip(a["rec_id"], a[col], strict=True)
+        a[col] = [misread(v) if i in matched else v for i, v in cells]
+    return a, b, truth
+
+
+def _frames(left: list[dict], right: list[dict], truth: set):
+    a = pd.DataFrame(left).assign(rec_id=range(len(left)))
+    b = pd.DataFrame(right).assign(rec_id=range(len(right)))
+    return a, b, truth
+
+
+def _people(n: int, share: float, seed: int):
+    return people(n, share=share, seed=seed)
+
+
+def _companies(n: int, share: float, seed: int):
+    return companies(n, share=share, seed=seed)
+
+
+def _febrl4(n: int, share: float, seed: int):
+    # FEBRL4's 5,000 rows, all with a partner: remove 1 - share of the right rows
+    a, b, truth = febrl4(round(1 - share, 2), seed=seed)
+    return a, b, truth
+
+
+KINDS = {
+    "people": (_people, PEOPLE_KEYS),
+    "people_digits": (people_digits, PEOPLE_KEYS),
+    "relatives": (relatives, PEOPLE_KEYS),
+    "script": (script, PEOPLE_KEYS),
+    "companies": (_companies, COMPANY_KEYS),
+    "ocr": (ocr, COMPANY_KEYS),
+    "febrl4": (_febrl4, FEBRL_KEYS),
+}
+
+
+def make(kind: str, n: int, share: float, seed: int = 0):
+    """The left and right tables, the true ``(left rec_id, right rec_id)`` pairs and the
+    key columns of one set of the suite."""
+    make_tables, keys = KINDS[kind]
+    a, b, truth = make_tables(n, share, seed)
+    return a, b, truth, keys
+
+
+def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The table with a ``key`` column: its key fields joined by spaces (missing left out)."""
+    parts = table[keys].astype("string").fillna("")
+    return table.assign(key=parts.agg(" ".join, axis=1).str.split().str.join(" "))

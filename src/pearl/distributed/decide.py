@@ -1,0 +1,158 @@
+"""The Dask join's decision estimated on the tables, as one process estimates it
+(:mod:`pearl.tables.decision`, :mod:`pearl.tables.decoys`), from partitions: each left
+partition's best candidates, the reference's keys with the smallest content hashes
+ranked against every shard, and the distinct queries with the smallest hashes indexed
+and ranked against each other. Engine-free (pandas and numpy only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pearl.distributed.partition import Candidates, Query, Shard, compared_keys, ranked_evidence
+from pearl.tables.decision import DECOYS, decided
+from pearl.tables.decoys import (
+    QUERY_INDEX_MAX,
+    decision_of,
+    decoy_evidence,
+    index_decoys,
+    query_sample_size,
+    text_hashes,
+)
+from pearl.tables.reference import REFERENCE_EXACT_MAX
+from pearl.tables.search import ReferenceIndex
+
+__all__ = [
+    "Sample",
+    "best_evidence",
+    "shard_sample",
+    "query_sample",
+    "merge_samples",
+    "sample_query",
+    "reference_side",
+    "query_side",
+    "table_decision",
+    "decided_threshold",
+    "query_size",
+    "query_cap",
+]
+
+
+@dataclass
+class Sample:
+    """Texts (as compared) with their content hashes and unit embeddings."""
+
+    hashes: np.ndarray
+    texts: list[str]
+    emb: np.ndarray
+
+
+def best_evidence(cands: Candidates, scorer, top_k: int, key: str, query: Query, rule: Any):
+    """Each live query's best candidate in one partition: its uncapped probability and
+    whether its numbers differ."""
+    _, probs, apart = ranked_evidence(cands, scorer, top_k, key, query.texts, rule)
+    if not probs.shape[1]:
+        return np.zeros(0), np.zeros(0, bool)
+    return probs[:, 0].astype(np.float64), apart[:, 0]
+
+
+def _smallest(hashes: np.ndarray, texts: list[str], emb: np.ndarray, k: int) -> Sample:
+    order = np.lexsort((np.arange(len(texts)), hashes))[: max(0, k)]
+    return Sample(hashes[order], [texts[i] for i in order], emb[order])
+
+
+def shard_sample(shard: Shard, key: str, rule: Any, k: int = DECOYS) -> Sample:
+    """A shard's ``k`` live keys (as compared) with the smallest content hashes."""
+    keys, nulls = compared_keys(shard.rows[key], rule)
+    texts = [keys[i] for i in np.flatnonzero(~nulls)]  # the order of shard.emb
+    return _smallest(text_hashes(texts), texts, shard.emb, k)
+
+
+def query_sample(query: Query, k: int) -> Sample:
+    """A partition's ``k`` distinct queries with the smallest content hashes."""
+    first = dict.fromkeys(query.texts)
+    at = {t: i for i, t in reversed(list(enumerate(query.texts)))}
+    texts = list(first)
+    emb = query.emb[[at[t] for t in texts]] if texts else query.emb[:0]
+    return _smallest(text_hashes(texts), texts, emb, k)
+
+
+def merge_samples(samples: list[Sample], k: int, distinct: bool = False) -> Sample:
+    """The ``k`` smallest of several samples (in partition order for ties); ``distinct``:
+    each text once."""
+    texts = [t for s in samples for t in s.texts]
+    hashes = np.concatenate([np.zeros(0, np.uint64), *(s.hashes for s in samples)])
+    dims = [s.emb.shape[1] for s in samples if s.emb.ndim == 2 and len(s.emb)]
+    emb = np.concatenate([s.emb for s in samples if len(s.emb)] or [np.zeros((0, 1))])
+    if distinct:
+        seen: dict[str, int] = {}
+        keep = [seen.setdefault(t, i) for i, t in enumerate(texts) if t not in seen]
+        hashes, texts, emb = hashes[keep], [texts[i] for i in keep], emb[keep]
+    out = _smallest(hashes, texts, emb, k)
+    return out if dims else Sample(out.hashes, out.texts, out.emb.reshape(len(out.texts), -1))
+
+
+def sample_query(sample: Sample) -> Query:
+    """A sample as the query of a search."""
+    return Query(
+        sample.emb.astype(np.float32, copy=False), np.arange(len(sample.texts)), sample.texts
+    )
+
+
+def reference_side(sample: Sample, cands: Candidates, scorer, key: str, rule: Any):
+    """The reference's decoys: its sampled keys' candidates over every shard (merged),
+    copies of their own name left out (:func:`~pearl.tables.decoys.decoy_evidence`)."""
+    if len(sample.texts) < 2 or not len(cands.rows):
+        return np.zeros(0), np.zeros(0, bool)
+    keys, _ = compared_keys(cands.rows[key], rule)
+    at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+    return decoy_evidence(scorer, sample.texts, at, cands.scores, keys, rule is not None)
+
+
+def query_side(sample: Sample, scorer, ngrams, rule: Any, candidates: int = 10):
+    """The queries' decoys: the sampled distinct queries indexed as the reference is and
+    ranked against each other (:func:`~pearl.tables.decoys.index_decoys`)."""
+    if len(sample.texts) < 2:
+        return np.zeros(0), np.zeros(0, bool)
+    index = ReferenceIndex(
+        sample.emb.astype(np.float32, copy=False),
+        ngram_rows=ngrams.transform(sample.texts),
+        exact_max=REFERENCE_EXACT_MAX,
+        ngram_exact_max=REFERENCE_EXACT_MAX,
+    )
+    return index_decoys(scorer, index, sample.texts, values=rule is not None, candidates=candidates)
+
+
+def query_cap(shards: list[Shard]) -> int:
+    """How many distinct queries each partition offers for the queries' decoys: as many as
+    the reference has keys, at most :data:`~pearl.tables.decoys.QUERY_INDEX_MAX`."""
+    return min(sum(len(s.ids) for s in shards), QUERY_INDEX_MAX)
+
+
+def query_size(samples: list[Sample], shards: list[Shard]) -> int:
+    """How many distinct queries the queries' decoys index, from the partitions' samples
+    (each of up to that many) and the reference's size."""
+    distinct = len({t for s in samples for t in s.texts})
+    return query_sample_size(distinct, sum(len(s.ids) for s in shards))
+
+
+def table_decision(evidence: list, reference: tuple, queries: tuple):
+    """The decision over every partition's best candidates and both sides' decoys."""
+    best = np.concatenate([np.zeros(0), *(e[0] for e in evidence)])
+    apart = np.concatenate([np.zeros(0, bool), *(e[1] for e in evidence)])
+    return decision_of(best, apart, reference, queries)
+
+
+def decided_threshold(evidence: list, decision, precision: float) -> float:
+    """The ``precision=`` threshold over every partition's decided best candidates, as
+    the single-process join reads them."""
+    from pearl.tables.calibration import precision_threshold, threshold_for_precision
+
+    best = np.concatenate([np.zeros(0), *(e[0] for e in evidence)])
+    apart = np.concatenate([np.zeros(0, bool), *(e[1] for e in evidence)])
+    chances = decided(decision, best[:, None], apart[:, None])[:, 0]
+    if decision is None:
+        return precision_threshold(chances, precision)
+    return threshold_for_precision(chances, precision)
