@@ -100,7 +100,9 @@ def run_set(kind: str, n: int, share: float, model: str, peers: bool) -> dict:
 
 def markdown(results: list[dict], meta: dict) -> str:
     lines = [
-        f"# Decision suite ({meta['date']}, commit {meta['commit']}, model {meta['model']})",
+        f"# Decision suite ({meta['date']}, pearl at {meta['commit']}, model {meta['model']})",
+        "",
+        f"The suite's tables at {meta['suite commit']}.",
         "",
         f"`{meta['command']}`",
         "",
@@ -133,6 +135,22 @@ def markdown(results: list[dict], meta: dict) -> str:
     return "\n".join(lines)
 
 
+def _commit(folder: Path) -> str:
+    out = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    dirty = subprocess.run(
+        ["git", "-C", str(folder), "status", "--porcelain", "--", "."],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return out.stdout.strip() + ("+changes" if dirty else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-m", "--model", default="pearl-static")
@@ -154,12 +172,12 @@ def main() -> None:
                 f"{r['multi-key']['default']['f1']:.3f} ({time.perf_counter() - t0:.0f} s)",
                 file=sys.stderr,
             )
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
     meta = {
         "date": time.strftime("%Y-%m-%d"),
-        "commit": commit,
+        # the commit of the pearl measured (a worktree of another commit on PYTHONPATH
+        # measures that one) and of the suite's tables
+        "commit": _commit(Path(pearl.__file__).parent),
+        "suite commit": _commit(Path(__file__).parent),
         "model": args.model,
         "command": "python " + " ".join(["benchmarks/quality/decision_suite.py", *sys.argv[1:]]),
         "machine": platform.platform(),

@@ -76,22 +76,25 @@ def people_digits(n: int, share: float, seed: int):
 
 def relatives(n: int, share: float, seed: int):
     """People and, for half of them, a relative in the right table (same surname and city,
-    another first name, a birth date a few years off); a left row without a partner is
-    another relative of a right person: a hard non-match."""
+    another first name, born 1-3 years apart on the same day); a left row without a
+    partner is another relative of a right person, born in yet another year (no twins):
+    a hard non-match."""
     rng = random.Random(seed)
     base = [
         {"first": rng.choice(FIRST), "surname": rng.choice(LAST), "city": rng.choice(CITY)}
         | {"dob": _birth(rng)}
         for _ in range(n)
     ]
+    offsets = [rng.sample([-3, -2, -1, 1, 2, 3], 2) for _ in range(n)]  # two relatives each
 
-    def relative(p: dict) -> dict:
-        year = int(p["dob"][:4]) + rng.choice([-3, -2, -1, 1, 2, 3])
+    def relative(i: int, which: int) -> dict:
+        p = base[i]
+        year = int(p["dob"][:4]) + offsets[i][which]
         first = rng.choice([f for f in FIRST if f != p["first"]])
         return dict(p, first=first, dob=f"{year}{p['dob'][4:]}")
 
     right = list(base)
-    right += [relative(p) for p in base[: n // 2]]
+    right += [relative(i, 0) for i in range(n // 2)]
     left, truth = [], set()
     for i in range(n):
         if rng.random() < share:
@@ -100,7 +103,7 @@ def relatives(n: int, share: float, seed: int):
             row[key] = _typo(row[key], rng)
             truth.add((i, i))
         else:
-            row = relative(base[i])
+            row = relative(i, 1)
         left.append(row)
     return _frames(left, right, truth)
 

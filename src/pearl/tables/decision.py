@@ -40,7 +40,7 @@ import numpy as np
 __all__ = ["TableDecision", "fit_decision", "decided", "cautious", "DECOYS", "MIN_ROWS"]
 
 #: Reference keys ranked against the others for the null distribution (a seeded sample).
-DECOYS = 500
+DECOYS = 1000
 #: Fewer best candidates (or decoys) than this: the matcher's probabilities stand.
 MIN_ROWS = 20
 _EPS = 1e-6
