@@ -35,11 +35,15 @@ def test_a_table_of_low_scores_links_its_partners():
     chance = fit.probability(p, np.zeros(len(p), bool))
     linked = chance >= 0.5
     tp = (linked & truth).sum()
-    assert tp / truth.sum() > 0.9 and tp / linked.sum() > 0.9
+    f1 = 2 * tp / (linked.sum() + truth.sum())
+    order = np.argsort(-p)
+    best_cut = (2 * np.cumsum(truth[order]) / (np.arange(1, len(p) + 1) + truth.sum())).max()
+    assert f1 >= best_cut - 0.05 and tp / linked.sum() > 0.95
     assert abs(fit.unmatched - 0.7) < 0.05
-    # calibrated: the accepted links' mean chance near their measured precision (groups
-    # that overlap this much: the smoothing undersells them by 0.045)
-    assert abs(chance[linked].mean() - truth[linked].mean()) < 0.05
+    # never over-confident; groups that overlap this much are undersold (by 0.06: the
+    # null's count is taken one standard deviation high)
+    gap = chance[linked].mean() - truth[linked].mean()
+    assert -0.07 < gap < 0.03
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -21,8 +21,9 @@ Fellegi and Sunter read a pair's comparison levels:
   it). Rows with a partner that score that low make the count larger: the estimate errs
   towards fewer links.
 - **A link's chance** is one minus its local false-link rate (Efron's local fdr): the
-  expected density of rows without a partner at its score and level over the density the
-  table shows there, both smoothed alike. It is made non-decreasing in the score at each
+  rows without a partner expected at its score and level, counted one standard deviation
+  high (Poisson: a few rows between the table's groups are no group of links), over the
+  rows the table shows there, both smoothed alike. It is made non-decreasing in the score at each
   level by isotonic regression (a higher score never weighs less), so ranks within a
   level never change. A digit typo is then evidence against a link, weighed by how often
   the table's rows without a partner differ in their numbers, not a veto.
@@ -152,7 +153,11 @@ def fit_decision(
         seen = _smoothed(x[at], grid, h) * at.mean()
         expected = unmatched * null * u
         # not clipped before the isotonic fit: noise below zero offsets noise above it
-        chance = np.maximum(1.0 - expected / np.maximum(seen, 1e-300), -1.0)
+        # in rows within a bandwidth: the rows without a partner expected here, plus one
+        # standard deviation of their count (Poisson), are not links
+        seen_rows, null_rows = seen * len(x) * h, expected * len(x) * h
+        surplus = seen_rows - null_rows - np.sqrt(null_rows)
+        chance = np.maximum(surplus / np.maximum(seen_rows, 1e-300), -1.0)
         # no row here, or below every decoy (where the null's density is not known):
         # read from the neighbours
         unknown = (seen < 1e-12) | ((grid < shape.min()) & (null < 1e-3 * null.max()))
