@@ -158,6 +158,9 @@ def test_the_expected_precision_reads_the_chances_precision_reads(hash_encoder):
     )  # fmt: skip
     # the one-key join's scores are the chances estimated on the tables (decision.py)
     assert report.details.decision is not None
+    summary = report.summary()
+    assert summary["decided on"].startswith("these tables")
+    assert 0.2 < summary["rows without a partner (estimated share)"] < 0.45  # 50 of 150
     np.testing.assert_array_equal(report.chances, report.best_scores)
     assert report.summary()["expected precision of the links"] >= 0.9
     _, alone = Reference(hash_encoder, matcher=squeezed).fit(right.title).rank(left.name)

@@ -138,6 +138,10 @@ class JoinReport:
                 round(float(p[linked].mean()), 4) if linked.any() else None
             )
             out["expected true matches (sum of probabilities)"] = round(float(p.sum()), 1)
+        if d.decision is not None:  # the one-key join's decision (decision.py)
+            out["decided on"] = "these tables (decoys of both sides)"
+            out["rows without a partner (estimated share)"] = round(d.decision.unmatched, 3)
+            out["non-matches whose numbers differ (share)"] = round(d.decision.u_apart, 3)
         if d.model is not None:
             out["prior (share of candidate pairs that match)"] = round(float(d.model.prior_), 6)
             out["chance that two random records match"] = float(f"{d.model.random_prior_:.3g}")
