@@ -45,21 +45,22 @@ def _birth(rng: random.Random) -> str:
     return f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
 
 
+def _person(rng: random.Random, first=FIRST, last=LAST, title: bool = False) -> dict:
+    """A person drawn from the name lists (first name, surname, city, birth date, in that
+    order of draws); ``title``: the city capitalised."""
+    person = {"first": rng.choice(first), "surname": rng.choice(last)}
+    city = rng.choice(CITY)
+    return person | {"city": city.title() if title else city, "dob": _birth(rng)}
+
+
 def people_digits(n: int, share: float, seed: int):
     """People with one typo in a name, the city, or a digit of the date of birth."""
     rng = random.Random(seed)
-    right = [
-        {"first": rng.choice(FIRST), "surname": rng.choice(LAST), "city": rng.choice(CITY)}
-        | {"dob": _birth(rng)}
-        for _ in range(n)
-    ]
+    right = [_person(rng) for _ in range(n)]
     left, truth = [], set()
     for i in range(n):
         if rng.random() >= share:
-            left.append(
-                {"first": rng.choice(FIRST), "surname": rng.choice(LAST)}
-                | {"city": rng.choice(CITY), "dob": _birth(rng)}
-            )
+            left.append(_person(rng))
             continue
         row = dict(right[i])
         key = rng.choice(["first", "surname", "city", "dob", "dob"])
@@ -80,11 +81,7 @@ def relatives(n: int, share: float, seed: int):
     partner is another relative of a right person, born in yet another year (no twins):
     a hard non-match."""
     rng = random.Random(seed)
-    base = [
-        {"first": rng.choice(FIRST), "surname": rng.choice(LAST), "city": rng.choice(CITY)}
-        | {"dob": _birth(rng)}
-        for _ in range(n)
-    ]
+    base = [_person(rng) for _ in range(n)]
     offsets = [rng.sample([-3, -2, -1, 1, 2, 3], 2) for _ in range(n)]  # two relatives each
 
     def relative(i: int, which: int) -> dict:
@@ -114,17 +111,12 @@ def script(n: int, share: float, seed: int):
     forms (the right table's names in NFKD)."""
     rng = random.Random(seed)
     right = [
-        {"first": rng.choice(ACCENTED_FIRST + FIRST), "surname": rng.choice(ACCENTED_LAST + LAST)}
-        | {"city": rng.choice(CITY).title(), "dob": _birth(rng)}
-        for _ in range(n)
+        _person(rng, ACCENTED_FIRST + FIRST, ACCENTED_LAST + LAST, title=True) for _ in range(n)
     ]
     left, truth = [], set()
     for i in range(n):
         if rng.random() >= share:
-            left.append(
-                {"first": rng.choice(ACCENTED_FIRST), "surname": rng.choice(ACCENTED_LAST)}
-                | {"city": rng.choice(CITY).title(), "dob": _birth(rng)}
-            )
+            left.append(_person(rng, ACCENTED_FIRST, ACCENTED_LAST, title=True))
             continue
         row = dict(right[i])
         for key in ("first", "surname"):

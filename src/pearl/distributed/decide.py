@@ -11,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from pearl.distributed.partition import Candidates, Query, Shard, compared_keys, ranked_evidence
-from pearl.tables.decision import DECOYS, decided
+from pearl.distributed.partition import Candidates, Query, Shard, candidate_keys, compared_keys
+from pearl.tables.decision import DECOYS, decided, precision_cut
 from pearl.tables.decoys import (
     QUERY_INDEX_MAX,
     decision_of,
     decoy_evidence,
+    first_rows,
     index_decoys,
     query_sample_size,
     text_hashes,
@@ -49,10 +50,11 @@ class Sample:
     emb: np.ndarray
 
 
-def best_evidence(cands: Candidates, scorer, top_k: int, key: str, query: Query, rule: Any):
-    """Each live query's best candidate in one partition: its uncapped probability and
+def best_evidence(ranked: tuple):
+    """Each live query's best candidate in one partition (its
+    :func:`~pearl.distributed.partition.ranked_evidence`): its uncapped probability and
     whether its numbers differ."""
-    _, probs, apart = ranked_evidence(cands, scorer, top_k, key, query.texts, rule)
+    _, probs, apart = ranked
     if not probs.shape[1]:
         return np.zeros(0), np.zeros(0, bool)
     return probs[:, 0].astype(np.float64), apart[:, 0]
@@ -72,11 +74,9 @@ def shard_sample(shard: Shard, key: str, rule: Any, k: int = DECOYS) -> Sample:
 
 def query_sample(query: Query, k: int) -> Sample:
     """A partition's ``k`` distinct queries with the smallest content hashes."""
-    first = dict.fromkeys(query.texts)
-    at = {t: i for i, t in reversed(list(enumerate(query.texts)))}
+    first = first_rows(query.texts)
     texts = list(first)
-    emb = query.emb[[at[t] for t in texts]] if texts else query.emb[:0]
-    return _smallest(text_hashes(texts), texts, emb, k)
+    return _smallest(text_hashes(texts), texts, query.emb[list(first.values())], k)
 
 
 def merge_samples(samples: list[Sample], k: int, distinct: bool = False) -> Sample:
@@ -84,14 +84,11 @@ def merge_samples(samples: list[Sample], k: int, distinct: bool = False) -> Samp
     each text once."""
     texts = [t for s in samples for t in s.texts]
     hashes = np.concatenate([np.zeros(0, np.uint64), *(s.hashes for s in samples)])
-    dims = [s.emb.shape[1] for s in samples if s.emb.ndim == 2 and len(s.emb)]
     emb = np.concatenate([s.emb for s in samples if len(s.emb)] or [np.zeros((0, 1))])
     if distinct:
-        seen: dict[str, int] = {}
-        keep = [seen.setdefault(t, i) for i, t in enumerate(texts) if t not in seen]
+        keep = list(first_rows(texts).values())
         hashes, texts, emb = hashes[keep], [texts[i] for i in keep], emb[keep]
-    out = _smallest(hashes, texts, emb, k)
-    return out if dims else Sample(out.hashes, out.texts, out.emb.reshape(len(out.texts), -1))
+    return _smallest(hashes, texts, emb, k)
 
 
 def sample_query(sample: Sample) -> Query:
@@ -106,8 +103,7 @@ def reference_side(sample: Sample, cands: Candidates, scorer, key: str, rule: An
     copies of their own name left out (:func:`~pearl.tables.decoys.decoy_evidence`)."""
     if len(sample.texts) < 2 or not len(cands.rows):
         return np.zeros(0), np.zeros(0, bool)
-    keys, _ = compared_keys(cands.rows[key], rule)
-    at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+    keys, at = candidate_keys(cands, key, rule)
     return decoy_evidence(scorer, sample.texts, at, cands.scores, keys, rule is not None)
 
 
@@ -138,21 +134,21 @@ def query_size(samples: list[Sample], shards: list[Shard]) -> int:
     return query_sample_size(distinct, sum(len(s.ids) for s in shards))
 
 
-def table_decision(evidence: list, reference: tuple, queries: tuple):
-    """The decision over every partition's best candidates and both sides' decoys."""
+def _pooled(evidence: list) -> tuple[np.ndarray, np.ndarray]:
+    """Every partition's best candidates' probabilities and numbers apart, in one."""
     best = np.concatenate([np.zeros(0), *(e[0] for e in evidence)])
     apart = np.concatenate([np.zeros(0, bool), *(e[1] for e in evidence)])
-    return decision_of(best, apart, reference, queries)
+    return best, apart
+
+
+def table_decision(evidence: list, reference: tuple, queries: tuple):
+    """The decision over every partition's best candidates and both sides' decoys."""
+    return decision_of(*_pooled(evidence), reference, queries)
 
 
 def decided_threshold(evidence: list, decision, precision: float) -> float:
     """The ``precision=`` threshold over every partition's decided best candidates, as
-    the single-process join reads them."""
-    from pearl.tables.calibration import precision_threshold, threshold_for_precision
-
-    best = np.concatenate([np.zeros(0), *(e[0] for e in evidence)])
-    apart = np.concatenate([np.zeros(0, bool), *(e[1] for e in evidence)])
+    the single-process join reads them (:func:`~pearl.tables.decision.precision_cut`)."""
+    best, apart = _pooled(evidence)
     chances = decided(decision, best[:, None], apart[:, None])[:, 0]
-    if decision is None:
-        return precision_threshold(chances, precision)
-    return threshold_for_precision(chances, precision)
+    return precision_cut(chances, precision, decision)

@@ -105,12 +105,15 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     parts, shards, ngrams = _candidate_parts(
         left, right, model_arg(model), opts, scorer, right_shards, index, rule
     )
-    threshold, decision = opts.threshold, None
+    threshold, decision, ranked = opts.threshold, None, []
     if scorer is not None:  # every partition's best candidates first: the tables' decision
         key = str(opts.right_on)
-        evidence = [
-            dask.delayed(D.best_evidence)(c, scorer, top_k, key, q, rule) for _, q, c in parts
+        # each partition ranked once: for the decision, then for its joined rows
+        ranked = [
+            dask.delayed(P.ranked_evidence)(c, scorer, top_k, key, q.texts, rule)
+            for _, q, c in parts
         ]
+        evidence = [dask.delayed(D.best_evidence)(r) for r in ranked]
         decision = _decision(parts, shards, ngrams, evidence, scorer, key, rule)
         if opts.precision is not None:
             threshold = dask.delayed(D.decided_threshold)(evidence, decision, opts.precision)
@@ -124,9 +127,17 @@ def join_parts(left, right, model, opts: JoinOptions, *, right_shards, index):
     )
     outs = [
         dask.delayed(P.join_partition)(
-            p, query, merged, rename, scorer=scorer, names=names, decision=decision, **kw
-        )
-        for p, query, merged in parts
+            p,
+            query,
+            merged,
+            rename,
+            scorer=scorer,
+            names=names,
+            decision=decision,
+            ranked=ranked[i] if ranked else None,
+            **kw,
+        )  # fmt: skip
+        for i, (p, query, merged) in enumerate(parts)
     ]
     empty = P.Candidates(
         np.zeros((0, top_k), np.int64), np.zeros((0, top_k), np.float32), right._meta

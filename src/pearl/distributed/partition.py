@@ -57,6 +57,7 @@ __all__ = [
     "merge_candidates",
     "join_partition",
     "ranked_evidence",
+    "candidate_keys",
     "write_part",
     "row_ids",
     "set_torch_threads",
@@ -290,6 +291,14 @@ def merge_candidates(cands: list[Candidates], top_k: int) -> Candidates:
     return Candidates(ids=ids, scores=scores, rows=rows[~rows.index.duplicated()].loc[hit])
 
 
+def candidate_keys(cands: Candidates, key: str, rule: Any = None) -> tuple[list[str], np.ndarray]:
+    """The candidate rows' keys as compared (the key's ``rule``), and each candidate id's
+    position among them (-1 padding stays -1)."""
+    keys, _ = compared_keys(cands.rows[key], rule)
+    at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+    return keys, at
+
+
 def ranked_evidence(
     cands: Candidates,
     scorer,
@@ -305,8 +314,7 @@ def ranked_evidence(
     and whether each candidate is numbered apart."""
     if key is None or not len(cands.rows):
         return rank_evidence(scorer, None, cands.ids, cands.scores, top_k, None)
-    keys, _ = compared_keys(cands.rows[key], rule)
-    at = cands.rows.index.get_indexer(cands.ids.ravel()).reshape(cands.ids.shape)
+    keys, at = candidate_keys(cands, key, rule)
     top_at, probs, apart = rank_evidence(
         scorer, queries, at, cands.scores, top_k, keys, values=rule is not None
     )
@@ -329,15 +337,19 @@ def join_partition(
     key: str | None = None,
     rule: Any = None,
     decision: Any = None,
+    ranked: tuple | None = None,
 ) -> pd.DataFrame:
     """The joined rows of one left partition (as ``fuzzy_join`` assembles them); with a
     ``scorer``, the candidates' raw scores become match probabilities first (each read
-    against the best candidate of another name in the right key column ``key``), and
-    with the join's ``decision`` (:mod:`pearl.tables.decision`) each link's chance."""
+    against the best candidate of another name in the right key column ``key``; or
+    ``ranked``, :func:`ranked_evidence` made beforehand), and with the join's
+    ``decision`` (:mod:`pearl.tables.decision`) each link's chance."""
     live = query.live
     # with a scorer, the candidates hold more than top_k: the rivals their probabilities read
     if scorer is not None:
-        top_i, top_s, apart = ranked_evidence(cands, scorer, top_k, key, query.texts, rule)
+        if ranked is None:
+            ranked = ranked_evidence(cands, scorer, top_k, key, query.texts, rule)
+        top_i, top_s, apart = ranked
         top_s = decided(decision, top_s, apart)
     else:
         top_i, top_s = cands.ids, cands.scores

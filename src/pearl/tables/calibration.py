@@ -31,6 +31,7 @@ import numpy as np
 from pearl._validation import check_float
 
 __all__ = [
+    "logit",
     "TwoGroups",
     "two_groups",
     "chance_correct",
@@ -84,14 +85,15 @@ class TwoGroups:
         # (x - low)(x - high) = DEGREES * sd**2 and falls back outside: clamp to them
         middle = (self.high + self.low) / 2
         reach = np.sqrt(((self.high - self.low) / 2) ** 2 + DEGREES * self.sd**2)
-        x = np.clip(_logit(probabilities), middle - reach, middle + reach)
+        x = np.clip(logit(probabilities), middle - reach, middle + reach)
         var = self.sd**2
         ratio = _log_t((x - self.high) ** 2 / var) - _log_t((x - self.low) ** 2 / var)
         prior = np.log(self.share / (1.0 - self.share))
         return 1.0 / (1.0 + np.exp(-(prior + ratio)))
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
+def logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)) of probabilities clipped to [1e-6, 1 - 1e-6]."""
     p = np.clip(np.asarray(p, dtype=np.float64), _EPS, 1.0 - _EPS)
     return np.log(p / (1.0 - p))
 
@@ -106,7 +108,7 @@ def two_groups(probabilities: np.ndarray, iterations: int = 500) -> TwoGroups | 
     """Fit :class:`TwoGroups` to finite probabilities by EM; None for fewer than
     :data:`MIN_MATCHES` of them or when they are all (nearly) equal."""
     p = np.asarray(probabilities, dtype=np.float64)
-    x = _logit(p[np.isfinite(p)])
+    x = logit(p[np.isfinite(p)])
     if len(x) < MIN_MATCHES or np.std(x) < 1e-3:
         return None
     low, high = np.quantile(x, [0.25, 0.75])

@@ -38,19 +38,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TableDecision", "fit_decision", "decided", "cautious", "DECOYS", "MIN_ROWS"]
+from pearl.tables.calibration import logit, precision_threshold, threshold_for_precision
+
+__all__ = [
+    "TableDecision",
+    "fit_decision",
+    "decided",
+    "cautious",
+    "precision_cut",
+    "DECOYS",
+    "MIN_ROWS",
+]
 
 #: Reference keys ranked against the others for the null distribution (a seeded sample).
 DECOYS = 1000
 #: Fewer best candidates (or decoys) than this: the matcher's probabilities stand.
 MIN_ROWS = 20
-_EPS = 1e-6
 _GRID = 561
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(np.asarray(p, dtype=np.float64), _EPS, 1.0 - _EPS)
-    return np.log(p / (1.0 - p))
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ class TableDecision:
         apart = np.broadcast_to(np.asarray(apart, dtype=bool), p.shape)
         out = p.copy()
         finite = np.isfinite(p)
-        x = _logit(p[finite])
+        x = logit(p[finite])
         at = apart[finite]
         out[finite] = np.where(
             at, np.interp(x, self.grid, self.apart), np.interp(x, self.grid, self.agree)
@@ -128,10 +132,10 @@ def fit_decision(
 
     p = np.asarray(probabilities, dtype=np.float64)
     keep = np.isfinite(p)
-    x, a = _logit(p[keep]), np.asarray(apart, dtype=bool)[keep]
+    x, a = logit(p[keep]), np.asarray(apart, dtype=bool)[keep]
     dp = np.asarray(decoy_probabilities, dtype=np.float64)
     dkeep = np.isfinite(dp)
-    d, da = _logit(dp[dkeep]), np.asarray(decoy_apart, dtype=bool)[dkeep]
+    d, da = logit(dp[dkeep]), np.asarray(decoy_apart, dtype=bool)[dkeep]
     if len(x) < MIN_ROWS or len(d) < MIN_ROWS:
         return None
     grid = np.linspace(-14.0, 14.0, _GRID)
@@ -197,11 +201,19 @@ def decided(
     matcher's probabilities with the numbers rule as a cap
     (:data:`~pearl.tables.numbers.NUMBERED_APART`)."""
     if decision is None:
-        from pearl.tables.numbers import NUMBERED_APART
+        from pearl.tables.numbers import capped
 
-        capped = np.where(apart, np.minimum(probabilities, NUMBERED_APART), probabilities)
-        return capped.astype(np.float32, copy=False)
+        return capped(probabilities, apart)
     out = decision.probability(probabilities, apart)
     if out.shape[1] > 1:
         out = np.minimum.accumulate(np.where(np.isfinite(out), out, -np.inf), axis=1)
     return out.astype(np.float32)
+
+
+def precision_cut(chances: np.ndarray, precision: float, decision: TableDecision | None) -> float:
+    """The ``precision=`` threshold of a one-key join from its rows' decided best
+    chances: read as they are where the decision was estimated on the tables, else
+    through the table's two groups (:func:`~pearl.tables.calibration.precision_threshold`)."""
+    if decision is None:
+        return precision_threshold(chances, precision)
+    return threshold_for_precision(chances, precision)

@@ -26,6 +26,7 @@ from pearl.tables.search import ReferenceIndex
 __all__ = [
     "QUERY_INDEX_MAX",
     "hash_sample",
+    "first_rows",
     "text_hashes",
     "decoy_evidence",
     "index_decoys",
@@ -51,6 +52,14 @@ def text_hashes(texts: Sequence[str]) -> np.ndarray:
     return np.fromiter(
         (int.from_bytes(d, "little") for d in digest), dtype=np.uint64, count=len(texts)
     )
+
+
+def first_rows(texts: Sequence[str]) -> dict[str, int]:
+    """Each distinct text and the position of its first row, in the order first seen."""
+    first: dict[str, int] = {}
+    for i, t in enumerate(texts):
+        first.setdefault(t, i)
+    return first
 
 
 def hash_sample(texts: Sequence[str], k: int) -> np.ndarray:
@@ -140,7 +149,7 @@ def query_decoys(
     ``ngram_rows``: the queries' n-gram rows when made beforehand (one per query)."""
     if ref.scorer_ is None:
         return np.zeros(0), np.zeros(0, bool)
-    first = {t: i for i, t in reversed(list(enumerate(queries)))}  # each text's first row
+    first = first_rows(queries)
     uniq = list(first)
     pos = hash_sample(uniq, query_sample_size(len(uniq), len(ref.index_)))
     texts = [uniq[i] for i in pos]

@@ -14,8 +14,7 @@ from pearl._validation import (
     check_int,
 )
 from pearl.encoders import DEFAULT_MODEL, TABLE_BATCH_SIZE
-from pearl.tables.calibration import precision_threshold, threshold_for_precision
-from pearl.tables.decision import decided
+from pearl.tables.decision import decided, precision_cut
 from pearl.tables.decoys import table_decision
 from pearl.tables.encoding import (
     distinct,
@@ -381,12 +380,7 @@ def _join_one_key(
         li, ls = li[inverse], ls[inverse]
     if scorer is not None and precision is not None:
         best = ls[:, 0] if ls.shape[1] else ls[:, :0].ravel()
-        if decision is not None:
-            threshold = threshold_for_precision(best, precision)
-        else:
-            # each link's chance of being right read from the table itself where it shows
-            # the rows with and without a partner apart (calibration.py; as the Dask join)
-            threshold = precision_threshold(best, precision)
+        threshold = precision_cut(best, precision, decision)  # as the Dask join
     ids = np.full((len(lkeys), li.shape[1]), -1, dtype=np.int64)
     scores = np.full((len(lkeys), li.shape[1]), -np.inf, dtype=np.float32)
     ids[live], scores[live] = li, ls

@@ -447,7 +447,6 @@ def keep_top(
     names: np.ndarray | None = None,
     apart: np.ndarray | None = None,
     typo: np.ndarray | None = None,
-    cap: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The first ``top_k`` of each row's ranked candidates (``ids`` and raw scores, best
     first) with their probabilities (``scorer.ranked``), for lists of any width (a list
@@ -455,12 +454,11 @@ def keep_top(
     runner-up column its probabilities read). ``names``, optional: each candidate's name
     as an integer (:func:`name_ids`, the shape of ``ids``): copies of a name are no rivals.
     ``apart``, optional: the candidates numbered apart from their query
-    (:func:`~pearl.tables.numbers.candidates_apart`): probability at most
-    :data:`~pearl.tables.numbers.NUMBERED_APART`, ranked after the others (still rivals).
+    (:func:`~pearl.tables.numbers.candidates_apart`): ranked after the others (still
+    rivals), their probabilities as they are (:func:`~pearl.tables.numbers.capped` caps
+    them where no decision is estimated on the tables).
     ``typo``, optional: rows whose best candidate gets at least ``TYPO_FLOOR[0]``
-    (:func:`~pearl.tables.match_graph.unrivalled_typos`). ``cap=False``: those numbered
-    apart keep their probability (still ranked after the others), for a decision that
-    weighs the numbers as evidence (:mod:`pearl.tables.decision`)."""
+    (:func:`~pearl.tables.match_graph.unrivalled_typos`)."""
     real = ids.shape[1]
     pad = ((0, 0), (0, max(0, min(scorer.width(top_k), 2) - real)))
     ids = np.pad(ids, pad, constant_values=-1)
@@ -469,11 +467,9 @@ def keep_top(
         names = np.where(ids >= 0, np.pad(names, pad, constant_values=-1), -1)
     probs = scorer.ranked(raw, names)
     if apart is not None:
-        from pearl.tables.numbers import NUMBERED_APART, numbered_last
+        from pearl.tables.numbers import numbered_last
 
         apart = np.pad(apart, pad)
-        if cap:
-            probs = np.where(apart, np.minimum(probs, NUMBERED_APART), probs)
         order = numbered_last(ids, apart)
         ids, probs = np.take_along_axis(ids, order, 1), np.take_along_axis(probs, order, 1)
     if typo is not None and probs.shape[1]:

@@ -26,6 +26,7 @@ import numpy as np
 
 __all__ = [
     "NUMBERED_APART",
+    "capped",
     "number_ids",
     "numbered_apart",
     "candidates_apart",
@@ -35,6 +36,14 @@ __all__ = [
 
 #: The most probability a pair numbered apart keeps (below every default cut).
 NUMBERED_APART = 0.05
+
+
+def capped(probabilities: np.ndarray, apart: np.ndarray) -> np.ndarray:
+    """Probabilities (float32) with those numbered ``apart`` capped at
+    :data:`NUMBERED_APART`: the rule where no decision is estimated on the tables."""
+    out = np.where(apart, np.minimum(probabilities, NUMBERED_APART), probabilities)
+    return out.astype(np.float32, copy=False)
+
 
 _SEPARATOR = re.compile(r"(?<=\d)[,.](?=\d{3}(?!\d))")
 _DIGITS = re.compile(r"\d+")

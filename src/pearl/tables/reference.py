@@ -44,7 +44,7 @@ from pearl.tables.matcher import (
     names_of_texts,
     scorer_for,
 )
-from pearl.tables.numbers import NUMBERED_APART, candidates_apart, candidates_unequal, number_ids
+from pearl.tables.numbers import candidates_apart, candidates_unequal, capped, number_ids
 from pearl.tables.search import ReferenceIndex
 
 __all__ = ["Reference", "rank_candidates", "rank_evidence", "REFERENCE_EXACT_MAX"]
@@ -109,8 +109,7 @@ def rank_candidates(
         name_of=name_of,
         numbered=numbered,
     )
-    top_s = np.where(apart, np.minimum(top_s, NUMBERED_APART), top_s)
-    return top_i, top_s.astype(np.float32, copy=False)
+    return top_i, capped(top_s, apart)
 
 
 def rank_evidence(
@@ -147,7 +146,7 @@ def rank_evidence(
         else:
             apart = candidates_apart(queries, ids, references, numbered)
             typo = unrivalled_typos(queries, ids, references, names, apart)
-    top_i, top_s = keep_top(scorer, ids, raw, top_k, names, apart, typo, cap=False)
+    top_i, top_s = keep_top(scorer, ids, raw, top_k, names, apart, typo)
     kept_apart = np.zeros(top_i.shape, bool)
     if apart is not None and apart.any() and top_i.shape[1]:
         hit = (top_i[:, :, None] == ids[:, None, :]) & (top_i[:, :, None] >= 0)
@@ -339,15 +338,9 @@ class Reference:
         scores : ndarray of float32, the same shape
             Match probabilities (the combined matcher) or cosines, -inf where none.
         """
-        if not hasattr(self, "index_"):
-            raise ValueError("this Reference is not fitted yet: call fit() first")
-        top_k = check_int(top_k, "top_k", 1)
         items = list(queries) if normalised else self.normalise_queries(queries)
-        if items:
-            q = query_vectors(items, self.encoder_, self.batch_size)
-        else:
-            q = np.zeros((0, 1), np.float32)
-        return self.rank_vectors(q, items, top_k)
+        top_i, top_s, apart = self.rank_evidence(items, top_k)
+        return top_i, capped(top_s, apart) if self.scorer_ is not None else top_s
 
     def rank_evidence(
         self, queries: list[str], top_k: int = 1, ng: Any = None
@@ -368,9 +361,7 @@ class Reference:
         """:meth:`rank` of unit query embeddings ``q`` (of the normalised ``queries``);
         ``candidates`` per signal instead of :attr:`candidates`."""
         top_i, top_s, apart = self.rank_vectors_evidence(q, queries, top_k, candidates)
-        if self.scorer_ is not None:
-            top_s = np.where(apart, np.minimum(top_s, NUMBERED_APART), top_s)
-        return top_i, top_s.astype(np.float32, copy=False)
+        return top_i, capped(top_s, apart) if self.scorer_ is not None else top_s
 
     def rank_vectors_evidence(
         self,
