@@ -18,12 +18,11 @@ from pearl.tables.decoys import (
     decision_of,
     decoy_evidence,
     first_rows,
-    index_decoys,
     query_sample_size,
+    sample_decoys,
     text_hashes,
 )
 from pearl.tables.reference import REFERENCE_EXACT_MAX
-from pearl.tables.search import ReferenceIndex
 
 __all__ = [
     "Sample",
@@ -112,13 +111,10 @@ def query_side(sample: Sample, scorer, ngrams, rule: Any, candidates: int = 10):
     ranked against each other (:func:`~pearl.tables.decoys.index_decoys`)."""
     if len(sample.texts) < 2:
         return np.zeros(0), np.zeros(0, bool)
-    index = ReferenceIndex(
-        sample.emb.astype(np.float32, copy=False),
-        ngram_rows=ngrams.transform(sample.texts),
-        exact_max=REFERENCE_EXACT_MAX,
-        ngram_exact_max=REFERENCE_EXACT_MAX,
-    )
-    return index_decoys(scorer, index, sample.texts, values=rule is not None, candidates=candidates)
+    return sample_decoys(
+        scorer, sample.texts, sample.emb, ngrams.transform(sample.texts),
+        values=rule is not None, candidates=candidates, exact_max=REFERENCE_EXACT_MAX,
+    )  # fmt: skip
 
 
 def query_cap(shards: list[Shard]) -> int:

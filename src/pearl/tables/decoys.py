@@ -32,6 +32,7 @@ __all__ = [
     "index_decoys",
     "reference_decoys",
     "query_decoys",
+    "sample_decoys",
     "table_decision",
     "decision_of",
     "query_sample_size",
@@ -160,14 +161,33 @@ def query_decoys(
         rows = ref.ngrams_.transform(texts)
     else:
         rows = ngram_rows[[first[t] for t in texts]]
-    index = ReferenceIndex(
-        query_vectors(texts, ref.encoder_, ref.batch_size),
-        ngram_rows=rows,
-        exact_max=ref.exact_max,
-        ngram_exact_max=ref.exact_max,
-    )
+    vectors = query_vectors(texts, ref.encoder_, ref.batch_size)
     values = ref.value_rule_ is not None
-    return index_decoys(ref.scorer_, index, texts, values=values, candidates=ref.candidates)
+    return sample_decoys(
+        ref.scorer_, texts, vectors, rows, values=values, candidates=ref.candidates,
+        exact_max=ref.exact_max,
+    )  # fmt: skip
+
+
+def sample_decoys(
+    scorer: Any,
+    texts: list[str],
+    vectors: np.ndarray,
+    ngram_rows: Any,
+    *,
+    values: bool,
+    candidates: int,
+    exact_max: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`index_decoys` of sampled queries (``texts``, their unit ``vectors`` and
+    n-gram rows) indexed as the reference is (exact up to ``exact_max`` keys)."""
+    index = ReferenceIndex(
+        vectors.astype(np.float32, copy=False),
+        ngram_rows=ngram_rows,
+        exact_max=exact_max,
+        ngram_exact_max=exact_max,
+    )
+    return index_decoys(scorer, index, texts, values=values, candidates=candidates)
 
 
 def table_decision(
