@@ -88,8 +88,8 @@ def test_null_fields_are_missing_evidence_not_mismatches(hash_encoder):
     got = right["rid"].to_numpy()[ids[:, 0]]
     rows_with_null_city = [i for i in range(len(left)) if i % 5 == 0]
     assert all(got[i] == truth[i] for i in rows_with_null_city)
-    # the model's levels: text 5, dates 3, numbers 3
-    assert [len(m) for m in model.m_] == [5, 5, 5, 3, 3]
+    # the model's levels: text 5, dates 4, numbers 3
+    assert [len(m) for m in model.m_] == [5, 5, 5, 4, 3]
     # agreement on the last name raises the odds of a match, disagreement lowers them
     ratio = np.log(model.m_[1]) - np.log(model.u_[1])
     assert ratio[4] > 0 > ratio[0]
@@ -233,7 +233,8 @@ def test_multi_column_join_keeps_polars(hash_encoder):
 
 
 def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
-    from pearl.tables.comparisons import _date_levels, _numeric_levels, _TextField, embed_fields
+    from pearl.tables.comparisons import _numeric_levels, _TextField, embed_fields
+    from pearl.tables.dates import _date_levels
 
     a = pd.Series(["Anna Smith", "anna smith ", None, "", "Bob"])
     b = pd.Series(["anna smith", "Anna Smyth", "x", "x", "Zyx Qwv"])
@@ -247,12 +248,21 @@ def test_comparison_levels_of_text_numbers_and_dates(hash_encoder):
     x, y = pd.Series([10.0, 100.0, 5.0, None]), pd.Series([10.0, 100.5, 9.0, 1.0])
     assert _numeric_levels(x, y, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
     d = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-01", "2020-01-01", None]))
-    e = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-20", "2021-01-01", "2020-01-01"]))
-    assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [2, 1, 0, -1]
+    e = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-20", "2023-05-01", "2020-01-01"]))
+    assert _date_levels(d, e, np.arange(4), np.arange(4)).tolist() == [3, 1, 0, -1]
+
+
+def test_a_date_one_digit_apart_is_a_typo_not_a_stranger():
+    from pearl.tables.dates import _date_levels
+
+    d = pd.Series(["1962-12-12", "1962-12-12", "1962-12-12", "1962-12-12", "1962-12-12"])
+    e = pd.Series(["1962-12-21", "1926-12-12", "1962-12-13", "1962-02-12", "1972-02-12"])
+    # swapped digits, swapped digits, one digit (within 31 days too), one digit, two digits
+    assert _date_levels(d, e, np.arange(5), np.arange(5)).tolist() == [2, 2, 2, 2, 0]
 
 
 def test_a_column_of_day_first_dates_is_read_day_first():
-    from pearl.tables.comparisons import _dates
+    from pearl.tables.dates import _dates
 
     iso = pd.Series(["1989-07-02", "1975-12-31", "2001-01-13", None])
     want = pd.to_datetime(iso).to_numpy()
@@ -535,7 +545,7 @@ def test_matches_agree_on_names_more_often_than_they_differ_by_a_typo(hash_encod
     for f in range(3):  # the text fields: level 4 equal, 3 one edit apart
         assert model.m_[f][4] > model.m_[f][3]
         assert np.log2(model.m_[f][4] / model.u_[f][4]) > 2  # an equal name is evidence
-    assert model.m_[3][2] > 0.9  # the date of birth is the same in every partner
+    assert model.m_[3][3] > 0.9  # the date of birth is the same in every partner
     partnered = truth >= 0
     assert (ids[partnered, 0] == truth[partnered]).mean() > 0.95
 
@@ -1022,3 +1032,45 @@ def test_a_linkage_that_finds_no_match_says_so(hash_encoder):
     with pytest.warns(UserWarning, match="found no match among 4 candidate pairs of 4"):
         out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
     assert out["match_score"].isna().all()
+
+
+def test_a_digit_typo_in_a_birth_date_is_evidence_not_a_veto(hash_encoder):
+    # partners equal on names and city, a third with one digit of the date mistyped:
+    # with "more than 31 days apart" their only level, they weighed as strangers
+    rng = random.Random(3)
+    n = 300
+    first = [f"{a}{b}" for a in ("an", "jo", "ma", "pe", "lu", "om") for b in ("na", "ri", "ko")]
+    rows = [
+        {
+            "first": rng.choice(first),
+            "last": rng.choice(LAST + ["lopez", "young", "moore", "clark"]),
+            "city": rng.choice(CITY),
+            "dob": f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        }
+        for _ in range(n)
+    ]
+    right = pd.DataFrame(rows).assign(rid=range(n))
+    left = right.drop(columns="rid").copy()
+    typo = []
+    for i in range(0, n, 3):
+        dob = left.loc[i, "dob"]
+        k = rng.choice([0, 1, 2, 3, 5, 6, 8, 9])
+        new = dob[:k] + str((int(dob[k]) + rng.choice([2, 5])) % 10) + dob[k + 1 :]
+        if pd.notna(pd.to_datetime(new, errors="coerce")):
+            left.loc[i, "dob"] = new
+            typo.append(i)
+    keys = ["first", "last", "city", "dob"]
+    out = fuzzy_join(left, right, on=keys, model=hash_encoder)
+    assert len(typo) > 40
+    linked = out.loc[typo]
+    assert (linked["rid"] == linked.index).all()
+    assert (linked["match_score"] >= 0.5).mean() > 0.95
+
+
+def test_a_date_that_does_not_parse_one_digit_from_the_other_is_a_typo():
+    from pearl.tables.dates import _date_levels
+
+    d = pd.Series(["1977-12-04", "1949-12-03", "1977-12-04", None, "1977-12-04"])
+    e = pd.Series(["1977-15-04", "1549-12-03", "1977-15-09", "1977-15-04", "unknown"])
+    i = np.arange(5)
+    assert _date_levels(d, e, i, i).tolist() == [2, 2, -1, -1, -1]

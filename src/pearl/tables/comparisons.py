@@ -13,13 +13,22 @@ import pandas as pd
 
 from pearl._validation import nfc
 from pearl.encoders import TABLE_BATCH_SIZE
+from pearl.tables.dates import _date_level_values, _dates, _texts
 from pearl.tables.nearest import thread_map
 
-__all__ = ["LEVELS", "LEVEL_NAMES", "TEXT_BINS", "KIND_SHARE", "field_kind", "normalised_values"]
+__all__ = [
+    "LEVELS",
+    "LEVEL_NAMES",
+    "STRONG_TOP",
+    "TEXT_BINS",
+    "KIND_SHARE",
+    "field_kind",
+    "normalised_values",
+]
 
 
 #: comparison levels per field kind (the highest is the strongest agreement)
-LEVELS = {"text": 5, "numeric": 3, "date": 3, "code": 3}
+LEVELS = {"text": 5, "numeric": 3, "date": 4, "code": 3}
 TEXT_BINS = (0.4, 0.7, 0.9)
 #: the length of a word one edit from another that counts as a weaker typo (level 2, not
 #: 3): "lee" and "lme", but also "tom" and "tim"
@@ -34,13 +43,22 @@ LEVEL_NAMES = {
         "equal (case aside)",
     ),
     "numeric": ("different", "within 1% of the column's spread", "equal"),
-    "date": ("more than 31 days apart", "within 31 days", "same day"),
+    "date": (
+        "more than 31 days apart",
+        "within 31 days",
+        "one digit apart or two swapped",
+        "same day",
+    ),
     "code": ("different", "one edit apart", "equal after normalisation"),
 }
+#: how many of each kind's top levels are strong evidence, such that a pair strong on
+#: every field is a sure match (:meth:`~pearl.tables.fellegi_sunter.FellegiSunter.
+#: fit_m_from_agreement`): a typo in a name or one digit of a date counts; with the same
+#: day alone, the sure pairs showed no mistyped date, and ``m`` said partners never have one
+STRONG_TOP = {"text": 2, "numeric": 1, "date": 2, "code": 1}
 #: the share of a text column's values that must look like a kind for it to be read so
 KIND_SHARE = 0.95
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
-_DAY_MONTH = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.]\d{2,4}$")
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _CODE_PUNCT = re.compile(r"[\s\-/().+]")
 
@@ -246,6 +264,9 @@ class _Field:
         self.rvals = self.lvals if self.right is self.left else parse(self.right)
         self.lnull = pd.isna(self.lvals)
         self.rnull = self.lnull if self.right is self.left else pd.isna(self.rvals)
+        if self.kind == "date":  # a value that is not a date may be one mistyped
+            self.ltext = _texts(self.left)
+            self.rtext = self.ltext if self.right is self.left else _texts(self.right)
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as a comparable array (dates as whole seconds
@@ -257,7 +278,9 @@ class _Field:
     def levels(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """The comparison levels of the pairs ``(li[e], ri[e])``."""
         if self.kind == "date":
-            return _date_level_values(self.lvals[li], self.rvals[ri])
+            return _date_level_values(
+                self.lvals[li], self.rvals[ri], self.ltext[li], self.rtext[ri]
+            )
         return _numeric_level_values(self.lvals, self.rvals, li, ri)
 
 
@@ -284,44 +307,6 @@ def _numeric_level_values(xs: np.ndarray, ys: np.ndarray, li, ri) -> np.ndarray:
         close = np.abs(x - y) <= tol
     levels = np.where(x == y, 2, np.where(close, 1, 0))
     return np.where(np.isnan(x) | np.isnan(y), -1, levels)
-
-
-def _dates(column: pd.Series) -> np.ndarray:
-    """A date column's values as datetimes (NaT where missing or not a date); numeric
-    dates month first (12/31/1999) unless the column writes them day first
-    (:func:`_day_first`)."""
-    from pandas.api.types import is_datetime64_any_dtype
-
-    if is_datetime64_any_dtype(column):
-        return pd.to_datetime(column).to_numpy()
-    text = column.astype("string").str.strip()
-    day_first = _day_first(text)
-    return pd.to_datetime(text, errors="coerce", format="mixed", dayfirst=day_first).to_numpy()
-
-
-def _day_first(text: pd.Series) -> bool:
-    """Whether a column writes its numeric dates day first (31/12/1999, 31.12.1999): some
-    value's first number is over 12 and no value's second one is. (Read month first,
-    such a column had every date of a day up to 12 turned into another date: 2 July
-    became 7 February, and four partners in ten lost their date of birth.)"""
-    parts = text.str.extract(_DAY_MONTH).dropna()
-    if parts.empty:
-        return False
-    day, month = parts[0].astype(int), parts[1].astype(int)
-    return bool((day > 12).any() and not (month > 12).any())
-
-
-def _date_levels(a: pd.Series, b: pd.Series, li, ri) -> np.ndarray:
-    """2 the same day, 1 within 31 days, 0 otherwise, -1 missing."""
-    return _date_level_values(_dates(a)[li], _dates(b)[ri])
-
-
-def _date_level_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """:func:`_date_levels` of the pairs' parsed dates."""
-    missing = pd.isna(x) | pd.isna(y)
-    days = np.abs((x - y).astype("timedelta64[s]").astype(np.float64)) / 86400.0
-    levels = np.where(days == 0, 2, np.where(days <= 31, 1, 0))
-    return np.where(missing, -1, levels)
 
 
 class _TextField:

@@ -26,6 +26,10 @@ class FellegiSunter:
         Levels of each field (a comparison ``-1`` is missing evidence).
     max_iter : int, default=50
     tol : float, default=1e-6
+    strong : list of int, optional
+        Each field's lowest *strong* level, the evidence that counts a pair as a sure
+        match in :meth:`fit_m_from_agreement` (a typo is strong: a record seldom has two);
+        by default the top two levels of a field of five or more, else the top one.
 
     Attributes
     ----------
@@ -42,10 +46,17 @@ class FellegiSunter:
         :meth:`fit`'s ``candidate_share``).
     """
 
-    def __init__(self, n_levels: list[int], max_iter: int = 50, tol: float = 1e-6):
+    def __init__(
+        self,
+        n_levels: list[int],
+        max_iter: int = 50,
+        tol: float = 1e-6,
+        strong: list[int] | None = None,
+    ):
         self.n_levels = n_levels
         self.max_iter = max_iter
         self.tol = tol
+        self.strong = strong
 
     @staticmethod
     def _counts(gamma: np.ndarray, n: int, weight: np.ndarray | None = None) -> np.ndarray:
@@ -191,10 +202,11 @@ class FellegiSunter:
 
         Two kinds of sure pairs:
 
-        - **strong on every field**: each field with evidence at its strong levels (the
-          top two of a text field: equal or one typo apart; the top one of a code, date
-          or number), where the fields' chance of that together (``u`` of those levels,
-          multiplied) is below ``0.01 / n_right``: fewer than one left row in a hundred
+        - **strong on every field**: each field with evidence at its strong levels
+          (``strong``: the top two of a text field, equal or one typo apart, and of a
+          date, the same day or one digit apart; the top one of a code or number),
+          where the fields' chance of that together (``u`` of those levels, multiplied)
+          is below ``0.01 / n_right``: fewer than one left row in a hundred
           finds such a pair by chance; or, where strong pairs are common, below the
           chance at which the whole table would hold a third as many chance pairs as
           there are strong pairs among the candidates (:data:`SURE_SHARE_BY_CHANCE`; a
@@ -219,7 +231,11 @@ class FellegiSunter:
         gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
         n_left = n_right if n_left is None else n_left
         present = gamma >= 0
-        strong_level = np.array([n - 2 if n >= 5 else n - 1 for n in self.n_levels])
+        strong_level = np.array(
+            self.strong
+            if self.strong is not None
+            else [n - 2 if n >= 5 else n - 1 for n in self.n_levels]
+        )
         strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
         per_row = np.log(0.01 / max(n_right, 1))
         # all pairs of the tables: n_left * n_right, or n (n - 1) / 2 within one table

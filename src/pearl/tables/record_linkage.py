@@ -17,7 +17,8 @@ The steps, for a left and a right table and pairs of key columns:
    :class:`~pearl.tables.matcher.MatchScorer`) binned at 0.9 / 0.7 / 0.4 into 3..0,
    at least 3 one typo apart. Codes (phones, postcodes, ids): 2 equal after removing
    spaces and punctuation, 1 one edit apart, 0 otherwise. Numbers: 2 equal, 1 within 1%
-   of the column's spread (at least 1 for whole numbers), 0 otherwise. Dates: 2 equal, 1
+   of the column's spread (at least 1 for whole numbers), 0 otherwise. Dates: 3 equal, 2
+   one digit apart or two digits swapped (also as written, where one is not a date), 1
    within 31 days, 0 otherwise. A null or empty value on either side is *missing
    evidence* (level -1), never a mismatch. Only text fields are embedded.
 3. **Fellegi-Sunter**: the probability of each level among non-matches (``u``) is counted on
@@ -42,6 +43,7 @@ from pearl.encoders import TABLE_BATCH_SIZE
 from pearl.tables.blocking import RecordSearch, equal_value_pairs, sample_rows, unique_pairs
 from pearl.tables.comparisons import (
     LEVELS,
+    STRONG_TOP,
     _CodeField,
     _Field,
     _levels,
@@ -334,7 +336,9 @@ def _probabilities(
     one_table = n_right is None  # cluster_records: unordered pairs of distinct rows
     n_right = n_left if n_right is None else n_right
     all_pairs = max(n_left * (n_left - 1) // 2 if one_table else n_left * n_right, 1)
-    model = FellegiSunter([LEVELS[k] for k in kinds])
+    model = FellegiSunter(
+        [LEVELS[k] for k in kinds], strong=[LEVELS[k] - STRONG_TOP[k] for k in kinds]
+    )
     model.fit_u(random_gamma)
     for f, chance in enumerate(equal):
         if chance is not None:
