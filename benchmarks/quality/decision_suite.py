@@ -13,6 +13,10 @@ linkage would) and the multi-key join (``on=<the fields>``):
   labels (a ceiling no user reaches without labels);
 - ``skrub``: skrub's ``fuzzy_join`` at its default (every row linked; one key only).
 
+And deduplication: both tables stacked into one, ``cluster`` at its default on the
+records (the key fields) and on the one key; the duplicate pairs found (every pair of
+rows in one cluster) against the true pairs.
+
 The report's ``gap`` is the accepted links' mean probability minus their measured
 precision (a calibrated probability: within 0.03). Nothing here is a held-out benchmark.
 
@@ -79,6 +83,29 @@ def best_cut(out: pd.DataFrame, true: set) -> dict:
     return link_scores(pairs_of(order.iloc[: best + 1]), true)
 
 
+def cluster_pairs(labels: np.ndarray, true: set) -> dict:
+    """Pair precision, recall and F1 of cluster ``labels`` (-1: no cluster): every two rows
+    of one cluster are a found pair."""
+    labels = np.asarray(labels)
+    sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0)
+    found = int((sizes * (sizes - 1) // 2).sum())
+    hits = sum(labels[i] >= 0 and labels[i] == labels[j] for i, j in true)
+    p, r = hits / max(found, 1), hits / max(len(true), 1)
+    return {"links": found, "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
+
+
+def dedup_rows(a, b, keys, true, model: str) -> dict:
+    """``cluster`` at its default on the stacked tables: records and one key."""
+    both = pd.concat([a[keys], b[keys]], ignore_index=True)
+    pairs = {(int(i), len(a) + int(j)) for i, j in true}
+    out = {}
+    for name, values in (("records", both), ("one key", one_key(both, keys)["key"])):
+        t0 = time.perf_counter()
+        labels = pearl.cluster(values, model=model)
+        out[name] = {**cluster_pairs(labels, pairs), "seconds": time.perf_counter() - t0}
+    return out
+
+
 def skrub_row(a, b, keys, true) -> dict:
     import skrub
 
@@ -95,6 +122,7 @@ def run_set(kind: str, n: int, share: float, model: str, peers: bool) -> dict:
     if peers:
         result["one key"]["skrub"] = skrub_row(a, b, keys, true)
     result["multi-key"] = decisions(a, b, keys, true, model, multi=True)
+    result["dedup"] = dedup_rows(a, b, keys, true, model)
     return result
 
 
@@ -132,6 +160,21 @@ def markdown(results: list[dict], meta: dict) -> str:
                 cells.append(f"{d['skrub']['f1']:.3f}")
             lines.append(f"| {r['set']} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += [
+        "## deduplication (both tables stacked, `cluster` at its default)",
+        "",
+        "| set | records F1 | precision | recall | one key F1 | precision | recall |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        d = r["dedup"]
+        cells = [
+            f"{d[k][m]:.3f}" + (f" ({d[k]['links']})" if m == "f1" else "")
+            for k in ("records", "one key")
+            for m in ("f1", "precision", "recall")
+        ]
+        lines.append(f"| {r['set']} | " + " | ".join(cells) + " |")
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -169,7 +212,9 @@ def main() -> None:
             r = results[-1]
             print(
                 f"{r['set']}: one key {r['one key']['default']['f1']:.3f}, multi-key "
-                f"{r['multi-key']['default']['f1']:.3f} ({time.perf_counter() - t0:.0f} s)",
+                f"{r['multi-key']['default']['f1']:.3f}, dedup records "
+                f"{r['dedup']['records']['f1']:.3f}, one key {r['dedup']['one key']['f1']:.3f} "
+                f"({time.perf_counter() - t0:.0f} s)",
                 file=sys.stderr,
             )
     meta = {

@@ -78,17 +78,20 @@ def people_digits(n: int, share: float, seed: int):
 def relatives(n: int, share: float, seed: int):
     """People and, for half of them, a relative in the right table (same surname and city,
     another first name, born 1-3 years apart on the same day); a left row without a
-    partner is another relative of a right person, born in yet another year (no twins):
-    a hard non-match."""
+    partner is another relative of a right person, of yet another first name and born in
+    yet another year (no twins): a hard non-match."""
     rng = random.Random(seed)
     base = [_person(rng) for _ in range(n)]
     offsets = [rng.sample([-3, -2, -1, 1, 2, 3], 2) for _ in range(n)]  # two relatives each
+    # each relative's own first name, neither the person's nor the other relative's: two
+    # siblings of one name, city and birthday a year digit apart are no hard non-match,
+    # they are what a mistyped year looks like (drawn alike, 9 of 16 wrong links)
+    firsts = [rng.sample([f for f in FIRST if f != p["first"]], 2) for p in base]
 
     def relative(i: int, which: int) -> dict:
         p = base[i]
         year = int(p["dob"][:4]) + offsets[i][which]
-        first = rng.choice([f for f in FIRST if f != p["first"]])
-        return dict(p, first=first, dob=f"{year}{p['dob'][4:]}")
+        return dict(p, first=firsts[i][which], dob=f"{year}{p['dob'][4:]}")
 
     right = list(base)
     right += [relative(i, 0) for i in range(n // 2)]
