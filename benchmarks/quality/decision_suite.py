@@ -97,7 +97,9 @@ def cluster_pairs(labels: np.ndarray, true: set) -> dict:
 def dedup_rows(a, b, keys, true, model: str) -> dict:
     """``cluster`` at its default on the stacked tables: records and one key."""
     both = pd.concat([a[keys], b[keys]], ignore_index=True)
-    pairs = {(int(i), len(a) + int(j)) for i, j in true}
+    at_a = {r: k for k, r in enumerate(a["rec_id"])}
+    at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
+    pairs = {(at_a[i], at_b[j]) for i, j in true}
     out = {}
     for name, values in (("records", both), ("one key", one_key(both, keys)["key"])):
         t0 = time.perf_counter()
