@@ -168,3 +168,24 @@ def test_a_matcher_whose_scale_does_not_fit_the_table_still_links(hash_encoder):
     correct = sum(truth.get(n) == t for n, t in zip(out.name, out.title, strict=True))
     assert correct >= 140 and correct / len(out) >= 0.95
     assert out.match_score.min() >= 0.5
+
+
+def test_a_streamed_right_table_is_decided_as_the_whole_one(hash_encoder):
+    """A right table read in chunks (a large file) gets the decision estimated on the
+    tables, as the whole table does: it kept the matcher's fixed cut and linked nothing."""
+    from test_calibration import _names, _variants
+
+    from pearl.tables.matcher import MatchScorer
+
+    rng = np.random.default_rng(0)
+    right = pd.DataFrame({"title": _names(300, rng)})
+    left = pd.DataFrame({"name": _variants(right.title[:150]) + _names(150, rng)})
+    low = MatchScorer((0.6, 1.6, 0.0), -2.5, "test")
+    kw = dict(left_on="name", right_on="title", model=hash_encoder, matcher=low)
+    whole = fuzzy_join(left, right, **kw)
+    assert whole.title.notna().sum() >= 140
+    for chunks in ({"right_chunksize": 70}, {}):
+        right_in = right if chunks else [right.iloc[s : s + 100] for s in range(0, 300, 100)]
+        streamed = fuzzy_join(left, right_in, **chunks, **kw)
+        pd.testing.assert_series_equal(streamed.title, whole.title)
+        np.testing.assert_allclose(streamed.match_score, whole.match_score, atol=1e-6)

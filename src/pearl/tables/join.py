@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,7 @@ from pearl.tables.join_output import (
 )
 from pearl.tables.matcher import scorer_for
 from pearl.tables.reference import REFERENCE_EXACT_MAX, Reference
-from pearl.tables.streamed_search import match_strings
+from pearl.tables.streamed_search import decided_search, match_strings
 
 __all__ = [
     "fuzzy_join",
@@ -373,8 +372,7 @@ def _join_one_key(
             decision = table_decision(reference, ls[:, 0], la[:, 0], queries, ng)
         ls = decided(decision, ls, la)
     else:
-        decision = None
-        li, ls, inverse, right_df = _streamed(
+        li, ls, inverse, right_df, decision = _streamed(
             left_df[left_on], lkeys, live, right, opts, encoder, scorer, right_chunksize
         )
         li, ls = li[inverse], ls[inverse]
@@ -432,10 +430,11 @@ def _streamed(
     encoder: Any,
     scorer: Any,
     right_chunksize: int | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.DataFrame]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, pd.DataFrame, Any]:
     """The search of a right table read chunk by chunk (an iterable of tables, or
     ``right_chunksize``): each distinct live left key's candidates (right rows) and scores,
-    each live key's place among the distinct ones, and the right rows read."""
+    each live key's place among the distinct ones, the right rows read, and the decision
+    estimated on the tables (with the combined matcher; else None)."""
     stream = _RightStream(right, str(opts.right_on), right_chunksize)
     # the n-gram weights need every right key: read the chunks' strings first (they are
     # kept for the output anyway); their embeddings are still computed chunk by chunk
@@ -444,21 +443,27 @@ def _streamed(
     if scorer is not None:
         lkeys, idf, values = stream.normalise(left, list(lkeys))
     queries, inverse = distinct(lkeys[i] for i in live)
-    li, ls = match_strings(
-        queries,
-        stream.keys(),
-        encoder,
-        top_k=opts.top_k,
-        batch_size=opts.batch_size,
-        scorer=scorer,
-        idf_texts=idf,
-        # the combined search: exact up to REFERENCE_EXACT_MAX keys a chunk, approximate
-        # above (exact n-gram products grow with the square of the table)
-        exact_max=REFERENCE_EXACT_MAX if scorer is not None else math.inf,
-        ngram_exact_max=REFERENCE_EXACT_MAX,
-        values=values,
-    )
-    return stream.rows_of(li), ls, inverse, stream.frame()
+    decision = None
+    if scorer is not None:  # decided on the tables, as the whole-table join decides
+        assert idf is not None  # every right key, read above
+        li, ls, decision = decided_search(
+            queries,
+            stream.keys(),
+            encoder,
+            idf,
+            scorer,
+            top_k=opts.top_k,
+            batch_size=opts.batch_size,
+            # exact up to REFERENCE_EXACT_MAX keys a chunk, approximate above (exact
+            # n-gram products grow with the square of the table)
+            exact_max=REFERENCE_EXACT_MAX,
+            values=values,
+        )
+    else:
+        li, ls = match_strings(
+            queries, stream.keys(), encoder, top_k=opts.top_k, batch_size=opts.batch_size
+        )
+    return stream.rows_of(li), ls, inverse, stream.frame(), decision
 
 
 def _join_records(
