@@ -191,3 +191,33 @@ def test_the_candidate_line_names_each_way_of_finding_pairs():
     skipped = {"search": "skipped", "sample_rows": 2000, "search_gain": 0.157}
     line = _candidates_line(skipped)
     assert "2,000 sampled left rows, added 0.16 expected matches" in line and "skipped" in line
+
+
+def test_the_match_weights_chart_shows_the_prior_and_every_level(hash_encoder):
+    import html
+
+    from pearl.tables.report_charts import match_weights_svg
+
+    left, right = _people(60)
+    keys = ["first", "last", "city", "born", "zip"]
+    report = join_report(left, right, on=keys, model=hash_encoder)
+    weights = report.match_weights()
+    page = report.to_html()
+    svg = re.search(r'<svg[^>]*aria-label="match weights".*?</svg>', page, re.S).group(0)
+    assert "prior: two random records match" in svg and "match weight, bits" in svg
+    seen = weights[weights["seen"]]
+    # a bar per seen level and the prior, each titled with its weight
+    bars = re.findall(r"<rect [^>]*><title>([^<]*): ([+-][0-9.]+) bits</title>", svg)
+    assert len(bars) == len(seen) + 1
+    for (name, w), (_, row) in zip(bars[1:], seen.iterrows(), strict=True):
+        assert html.unescape(name) == f"{row['column']}: {row['level']}"
+        assert float(w) == pytest.approx(row["match weight"], abs=0.006)
+    prior = report.details.model.random_prior_
+    assert float(bars[0][1]) == pytest.approx(np.log2(prior / (1 - prior)), abs=0.006)
+    # a level never seen is no evidence, marked so, not drawn as a weight of 0
+    unseen = pd.DataFrame(
+        [("name", "text", "similarity 0.4-0.7", 1e-4, 1e-5, 0.0, False)],
+        columns=weights.columns,
+    )
+    chart = match_weights_svg(unseen, 0.01)
+    assert "never seen: no evidence" in chart and chart.count("<rect") == 1  # the prior

@@ -17,6 +17,7 @@ import pandas as pd
 
 from pearl.encoders import DEFAULT_MODEL
 from pearl.tables.join_output import JoinDetails
+from pearl.tables.report_charts import curve_svg, histogram_svg, match_weights_svg
 
 __all__ = ["JoinReport", "join_report"]
 
@@ -176,11 +177,12 @@ class JoinReport:
     def match_weights(self) -> pd.DataFrame:
         """Each key column's comparison levels with ``m`` (their share among matches), ``u``
         (among non-matches) and the match weight ``log2(m / u)``: the evidence a pair
-        gains at that level (0 for a level seen neither among the random pairs nor among
-        the matches; a join on several key columns; empty with one)."""
+        gains at that level; ``seen``: whether the random pairs or the matches showed the
+        level at all (a level never seen weighs 0: no evidence, whatever its smoothed
+        ``m`` and ``u``). A join on several key columns; empty with one."""
         from pearl.tables.comparisons import LEVEL_NAMES
 
-        cols = ["column", "kind", "level", "m", "u", "match weight"]
+        cols = ["column", "kind", "level", "m", "u", "match weight", "seen"]
         model = self.details.model
         if model is None:
             return pd.DataFrame(columns=cols)
@@ -189,9 +191,11 @@ class JoinReport:
         weights = [r / np.log(2) for r in model.log_ratios()]  # bits
         for f, (name, kind) in enumerate(zip(_pair_names(self.details), kinds, strict=True)):
             m, u = np.asarray(model.m_[f]), np.asarray(model.u_[f])
+            seen = _seen(model, f, len(m))
             for level in range(len(m) - 1, -1, -1):  # strongest agreement first
                 label = LEVEL_NAMES[kind][level]
-                rows.append((name, kind, label, m[level], u[level], weights[f][level]))
+                row = (name, kind, label, m[level], u[level], weights[f][level], seen[level])
+                rows.append(row)
         return pd.DataFrame(rows, columns=cols)
 
     def borderline_pairs(self, n: int | None = None) -> pd.DataFrame:
@@ -230,12 +234,13 @@ class JoinReport:
                     else "m and the prior were fitted by EM without labels; u on random pairs."
                 )
                 + "</p>",
+                match_weights_svg(weights, d.model.random_prior_),
                 _weights_table(weights),
             ]
         score = "match probability" if d.probability else "cosine similarity"
         parts += [
             f"<h2>Each left row's best candidate: {score}</h2>",
-            _histogram_svg(self.best_scores, d.threshold, d.probability),
+            histogram_svg(self.best_scores, d.threshold, d.probability),
         ]
         curve = self.expected_curve()
         if len(curve):
@@ -245,7 +250,7 @@ class JoinReport:
                 "is the mean of their probabilities, the recall their share of the sum of "
                 "all best candidates' probabilities. They hold as far as the probabilities "
                 "are calibrated; label a sample of borderline pairs to check.</p>",
-                _curve_svg(curve, d.threshold),
+                curve_svg(curve, d.threshold),
                 _table(curve, floats="{:.3f}"),
             ]
         if self.borderline:
@@ -265,6 +270,15 @@ class JoinReport:
 
         write_text_atomic(path, self.to_html())
         return Path(path)
+
+
+def _seen(model: Any, f: int, n: int) -> np.ndarray:
+    """Whether field ``f``'s levels were seen among the random pairs or the matches (and
+    the field not switched off)."""
+    u_seen = getattr(model, "u_seen_", [np.ones(n, bool)] * (f + 1))[f]
+    m_seen = getattr(model, "m_seen_", [np.ones(n, bool)] * (f + 1))[f]
+    off = getattr(model, "off_", [False] * (f + 1))[f]
+    return (np.asarray(u_seen) | np.asarray(m_seen)) & (not off)
 
 
 def _pair_names(d: JoinDetails) -> list[str]:
@@ -326,6 +340,12 @@ def _weights_table(weights: pd.DataFrame) -> str:
         side = f"left:{50 if w >= 0 else 50 - width:.1f}%;width:{width:.1f}%"
         colour = "#2e7d32" if w >= 0 else "#c62828"
         bar = f'<div class="bar"><div style="{side};background:{colour}"></div></div>'
+        if not r[6]:  # never seen: no evidence, not a weight of 0 measured
+            rows.append(
+                f"<tr><td>{_esc(r[0])}</td><td>{_esc(r[1])}</td><td>{_esc(r[2])}</td>"
+                "<td></td><td></td><td>never seen</td><td>no evidence</td></tr>"
+            )
+            continue
         rows.append(
             f"<tr><td>{_esc(r[0])}</td><td>{_esc(r[1])}</td><td>{_esc(r[2])}</td>"
             f"<td>{r[3]:.4f}</td><td>{r[4]:.4f}</td><td>{w:+.2f}</td><td>{bar}</td></tr>"
@@ -334,66 +354,6 @@ def _weights_table(weights: pd.DataFrame) -> str:
         f"<th>{h}</th>" for h in ("column", "kind", "level", "m", "u", "match weight", "")
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _histogram_svg(scores: np.ndarray, threshold: float, probability: bool) -> str:
-    """Counts of the best scores in 20 bins, with the threshold as a line."""
-    s = scores[~np.isnan(scores)]
-    lo, hi = (0.0, 1.0) if probability or not len(s) else (min(-1e-9, s.min()), 1.0)
-    counts, edges = np.histogram(s, bins=20, range=(lo, hi))
-    w, h, pad = 600, 220, 30
-    top = max(int(counts.max()) if len(counts) else 0, 1)
-    bars = []
-    for k, c in enumerate(counts):
-        x = pad + k * (w - 2 * pad) / 20
-        bh = (h - 2 * pad) * c / top
-        bars.append(
-            f'<rect x="{x:.1f}" y="{h - pad - bh:.1f}" width="{(w - 2 * pad) / 20 - 2:.1f}" '
-            f'height="{bh:.1f}" fill="#5c6bc0"><title>{edges[k]:.2f}-{edges[k + 1]:.2f}: '
-            f"{c} rows</title></rect>"
-        )
-    tx = pad + (threshold - lo) / (hi - lo) * (w - 2 * pad) if hi > lo else pad
-    tx = min(max(tx, pad), w - pad)
-    labels = (
-        f'<text x="{pad}" y="{h - 8}">{lo:.2f}</text>'
-        f'<text x="{w - pad}" y="{h - 8}" text-anchor="end">{hi:.2f}</text>'
-        f'<text x="{pad - 4}" y="{pad}" text-anchor="end">{top}</text>'
-        f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{pad - 10}" y2="{h - pad}" stroke="#c62828" '
-        f'stroke-dasharray="4"/><text x="{tx + 4:.1f}" y="{pad - 12}">threshold '
-        f"{threshold:.3g}</text>"
-    )
-    return (
-        f'<svg width="{w}" height="{h}" role="img" aria-label="histogram of scores">'
-        f"{''.join(bars)}{labels}</svg>"
-    )
-
-
-def _curve_svg(curve: pd.DataFrame, threshold: float) -> str:
-    """Expected precision (blue) and recall (orange) over the threshold."""
-    w, h, pad = 600, 220, 30
-
-    def xy(t, v):
-        return pad + t * (w - 2 * pad), h - pad - v * (h - 2 * pad)
-
-    lines = []
-    for col, colour in (("expected precision", "#1565c0"), ("expected recall", "#ef6c00")):
-        pts = [xy(t, v) for t, v in zip(curve["threshold"], curve[col], strict=True) if v == v]
-        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-        lines.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
-    tx, _ = xy(min(max(threshold, 0.0), 1.0), 0)
-    labels = (
-        f'<text x="{pad}" y="{h - 8}">0</text><text x="{w - pad}" y="{h - 8}" '
-        f'text-anchor="end">threshold 1</text><text x="{pad - 4}" y="{pad}" '
-        f'text-anchor="end">1</text><line x1="{tx:.1f}" x2="{tx:.1f}" y1="{pad}" '
-        f'y2="{h - pad}" stroke="#c62828" stroke-dasharray="4"/>'
-        f'<text x="{w - pad}" y="{pad + 12}" text-anchor="end" fill="#1565c0">'
-        f'expected precision</text><text x="{w - pad}" y="{pad + 28}" text-anchor="end" '
-        f'fill="#ef6c00">expected recall</text>'
-    )
-    return (
-        f'<svg width="{w}" height="{h}" role="img" aria-label="expected precision and '
-        f'recall">{"".join(lines)}{labels}</svg>'
-    )
 
 
 _PAGE = """<!DOCTYPE html>
