@@ -13,7 +13,7 @@ import pandas as pd
 
 from pearl._validation import nfc
 from pearl.encoders import TABLE_BATCH_SIZE
-from pearl.tables.dates import _date_level_values, _dates, _texts
+from pearl.tables.dates import _date_level_values, _dates, _digits, _texts
 from pearl.tables.nearest import thread_map
 
 __all__ = [
@@ -267,6 +267,8 @@ class _Field:
         if self.kind == "date":  # a value that is not a date may be one mistyped
             self.ltext = _texts(self.left)
             self.rtext = self.ltext if self.right is self.left else _texts(self.right)
+            self.ldigits = _digits(self.lvals)
+            self.rdigits = self.ldigits if self.right is self.left else _digits(self.rvals)
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
         """Each left and right row's value as a comparable array (dates as whole seconds
@@ -279,7 +281,12 @@ class _Field:
         """The comparison levels of the pairs ``(li[e], ri[e])``."""
         if self.kind == "date":
             return _date_level_values(
-                self.lvals[li], self.rvals[ri], self.ltext[li], self.rtext[ri]
+                self.lvals[li],
+                self.rvals[ri],
+                self.ltext[li],
+                self.rtext[ri],
+                self.ldigits[li],
+                self.rdigits[ri],
             )
         return _numeric_level_values(self.lvals, self.rvals, li, ri)
 
