@@ -24,7 +24,10 @@ precision (a calibrated probability: within 0.03). Nothing here is a held-out be
     python benchmarks/quality/decision_suite.py -m pearl-static
     python benchmarks/quality/decision_suite.py -m pearl-static --kinds people,ocr --n 1000
 
-Writes ``results/benchmarks/decision_suite[_NAME].{json,md}``.
+Writes ``results/benchmarks/decision_suite[_NAME].{json,md}``. Needs ``recordlinkage``
+(FEBRL1 and FEBRL4) and ``skrub`` (the peer). recordlinkage declares ``pandas<3`` and its
+install replaces pandas 3, which changes the answers (pandas 3 reads year 1549 as a date,
+pandas 2 as missing): ``pip install --no-deps recordlinkage jellyfish`` keeps it.
 """
 
 from __future__ import annotations
