@@ -26,7 +26,6 @@ __all__ = [
     "one_edit_apart",
     "one_edit_lowered",
     "pair_cosines",
-    "pair_weights",
 ]
 
 
@@ -149,40 +148,6 @@ def match_graph(
     ng = NgramVectorizer().fit_transform(texts)
     index = ReferenceIndex(embeddings, ngram_rows=ng, exact_max=exact_max)
     rows, cols = _pairs(*index.neighbours(top_k))
-    weights = pair_weights(
-        texts,
-        embeddings,
-        ng,
-        rows,
-        cols,
-        scorer,
-        edits=edits,
-        short_edit=short_edit,
-        abbreviation=abbreviation,
-        numbers=numbers,
-        words=words,
-    )
-    return MatchGraph(n, rows, cols, weights)
-
-
-def pair_weights(
-    texts: list[str],
-    embeddings: np.ndarray,
-    ngram_rows,
-    rows: np.ndarray,
-    cols: np.ndarray,
-    scorer,
-    *,
-    edits: tuple[float, int] | None = None,
-    short_edit: tuple[float, int] | None = None,
-    abbreviation: float | None = None,
-    numbers: float | None = None,
-    words: float | None = None,
-) -> np.ndarray:
-    """The probability :func:`match_graph` gives the pairs ``(texts[rows[e]],
-    texts[cols[e]])``: ``scorer.probability`` of their embedding and n-gram cosines, with
-    its rules (the same parameters)."""
-    ng = ngram_rows
     weights = np.asarray(
         scorer.probability(pair_cosines(embeddings, rows, cols), pair_cosines(ng, rows, cols)),
         dtype=np.float32,
@@ -210,7 +175,7 @@ def pair_weights(
     if words is not None:
         apart = worded_apart(texts, rows, cols)
         weights = np.where(apart, np.minimum(weights, words), weights).astype(np.float32)
-    return weights
+    return MatchGraph(n, rows, cols, weights)
 
 
 def one_edit_apart(
