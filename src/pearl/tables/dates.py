@@ -74,23 +74,16 @@ def _digits(dates: np.ndarray) -> np.ndarray:
 
 
 def _date_level_values(
-    x: np.ndarray,
-    y: np.ndarray,
-    tx: np.ndarray | None = None,
-    ty: np.ndarray | None = None,
-    dx: np.ndarray | None = None,
-    dy: np.ndarray | None = None,
+    x: np.ndarray, y: np.ndarray, tx: np.ndarray, ty: np.ndarray, dx: np.ndarray, dy: np.ndarray
 ) -> np.ndarray:
     """:func:`_date_levels` of the pairs' parsed dates, their texts and their
-    :func:`_digits` (made here when not given)."""
+    :func:`_digits`."""
     missing = pd.isna(x) | pd.isna(y)
     days = np.abs((x - y).astype("timedelta64[s]").astype(np.float64)) / 86400.0
-    dx = _digits(x) if dx is None else dx
-    dy = _digits(y) if dy is None else dy
     typo = _one_digit_apart(dx, dy) & ~missing
     levels = np.where(days == 0, 3, np.where(typo, 2, np.where(days <= 31, 1, 0)))
     levels = np.where(missing, -1, levels)
-    if tx is not None and ty is not None and missing.any():
+    if missing.any():
         at = np.flatnonzero(missing)
         at = at[(tx[at] != "") & (ty[at] != "")]  # a value missing on a side: no typo
         typed = [_one_character_apart(tx[e], ty[e]) for e in at]
