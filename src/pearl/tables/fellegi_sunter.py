@@ -157,23 +157,28 @@ class FellegiSunter:
         self.u_ = out
         return self
 
-    def log_ratios(self) -> list[np.ndarray]:
-        """Each field's match weight per level, ``ln(m / u)``, and 0 for a level that
-        neither the random pairs (``u``) nor the matches that ``m`` was counted on show
-        even once: such a level is no evidence either way. (Smoothing alone would give it
-        a large weight, its ``m`` estimated from a few hundred pairs and its ``u`` from
-        tens of thousands.)"""
-        out = []
+    def seen_levels(self) -> list[np.ndarray]:
+        """Each field's levels that are evidence at all: shown at least once by the random
+        pairs (``u``) or by the matches that ``m`` was counted on, in a field that
+        :meth:`check_sane` did not switch off."""
         off = getattr(self, "off_", [False] * len(self.n_levels))
+        out = []
         for f, n in enumerate(self.n_levels):
-            if off[f]:  # switched off by check_sane: no evidence, whatever u becomes
-                out.append(np.zeros(n))
-                continue
-            ratio = np.log(self.m_[f]) - np.log(self.u_[f])
             u_seen = getattr(self, "u_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
             m_seen = getattr(self, "m_seen_", [np.ones(n, bool)] * len(self.n_levels))[f]
-            out.append(np.where(u_seen | m_seen, ratio, 0.0))
+            out.append((np.asarray(u_seen) | np.asarray(m_seen)) & (not off[f]))
         return out
+
+    def log_ratios(self) -> list[np.ndarray]:
+        """Each field's match weight per level, ``ln(m / u)``, and 0 for a level that is
+        no evidence (:meth:`seen_levels`: neither the random pairs nor the matches show it
+        even once, or its field is switched off). (Smoothing alone would give an unseen
+        level a large weight, its ``m`` estimated from a few hundred pairs and its ``u``
+        from tens of thousands.)"""
+        return [
+            np.where(seen, np.log(m) - np.log(u), 0.0)
+            for seen, m, u in zip(self.seen_levels(), self.m_, self.u_, strict=True)
+        ]
 
     def fit_m(self, gamma: np.ndarray) -> FellegiSunter:
         """``m`` from comparisons of pairs known to match (the user's labels); :meth:`fit`

@@ -189,9 +189,10 @@ class JoinReport:
         kinds = model.kinds_
         rows = []
         weights = [r / np.log(2) for r in model.log_ratios()]  # bits
+        seen_levels = model.seen_levels()
         for f, (name, kind) in enumerate(zip(_pair_names(self.details), kinds, strict=True)):
             m, u = np.asarray(model.m_[f]), np.asarray(model.u_[f])
-            seen = _seen(model, f, len(m))
+            seen = seen_levels[f]
             for level in range(len(m) - 1, -1, -1):  # strongest agreement first
                 label = LEVEL_NAMES[kind][level]
                 row = (name, kind, label, m[level], u[level], weights[f][level], seen[level])
@@ -272,15 +273,6 @@ class JoinReport:
         return Path(path)
 
 
-def _seen(model: Any, f: int, n: int) -> np.ndarray:
-    """Whether field ``f``'s levels were seen among the random pairs or the matches (and
-    the field not switched off)."""
-    u_seen = getattr(model, "u_seen_", [np.ones(n, bool)] * (f + 1))[f]
-    m_seen = getattr(model, "m_seen_", [np.ones(n, bool)] * (f + 1))[f]
-    off = getattr(model, "off_", [False] * (f + 1))[f]
-    return (np.asarray(u_seen) | np.asarray(m_seen)) & (not off)
-
-
 def _pair_names(d: JoinDetails) -> list[str]:
     return [
         str(a) if str(a) == str(b) else f"{a} / {b}"
@@ -335,17 +327,17 @@ def _weights_table(weights: pd.DataFrame) -> str:
     top = max(float(np.abs(weights["match weight"]).max()), 1e-9)
     rows = []
     for r in weights.itertuples(index=False):
-        w = float(r[5])
-        width = 50 * abs(w) / top
-        side = f"left:{50 if w >= 0 else 50 - width:.1f}%;width:{width:.1f}%"
-        colour = "#2e7d32" if w >= 0 else "#c62828"
-        bar = f'<div class="bar"><div style="{side};background:{colour}"></div></div>'
         if not r[6]:  # never seen: no evidence, not a weight of 0 measured
             rows.append(
                 f"<tr><td>{_esc(r[0])}</td><td>{_esc(r[1])}</td><td>{_esc(r[2])}</td>"
                 "<td></td><td></td><td>never seen</td><td>no evidence</td></tr>"
             )
             continue
+        w = float(r[5])
+        width = 50 * abs(w) / top
+        side = f"left:{50 if w >= 0 else 50 - width:.1f}%;width:{width:.1f}%"
+        colour = "#2e7d32" if w >= 0 else "#c62828"
+        bar = f'<div class="bar"><div style="{side};background:{colour}"></div></div>'
         rows.append(
             f"<tr><td>{_esc(r[0])}</td><td>{_esc(r[1])}</td><td>{_esc(r[2])}</td>"
             f"<td>{r[3]:.4f}</td><td>{r[4]:.4f}</td><td>{w:+.2f}</td><td>{bar}</td></tr>"
