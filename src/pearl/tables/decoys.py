@@ -12,7 +12,7 @@ its tables in partitions, draws the same ones as one process.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ __all__ = [
     "index_decoys",
     "reference_decoys",
     "query_decoys",
+    "distinct_query_decoys",
     "sample_decoys",
     "table_decision",
     "decision_of",
@@ -151,21 +152,47 @@ def query_decoys(
     if ref.scorer_ is None:
         return np.zeros(0), np.zeros(0, bool)
     first = first_rows(queries)
-    uniq = list(first)
-    pos = hash_sample(uniq, query_sample_size(len(uniq), len(ref.index_)))
+
+    def rows_of(texts: list[str]) -> Any:
+        assert ref.ngrams_ is not None  # a reference with a scorer has its n-grams
+        if ngram_rows is None:
+            return ref.ngrams_.transform(texts)
+        return ngram_rows[[first[t] for t in texts]]
+
+    return distinct_query_decoys(
+        ref.scorer_,
+        list(first),
+        len(ref.index_),
+        lambda texts: query_vectors(texts, ref.encoder_, ref.batch_size),
+        rows_of,
+        values=ref.value_rule_ is not None,
+        candidates=ref.candidates,
+        exact_max=ref.exact_max,
+    )
+
+
+def distinct_query_decoys(
+    scorer: Any,
+    uniq: list[str],
+    n_keys: int,
+    vectors_of: Callable[[list[str]], np.ndarray],
+    rows_of: Callable[[list[str]], Any],
+    *,
+    values: bool,
+    candidates: int,
+    exact_max: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`query_decoys` of distinct queries ``uniq`` (as compared) against a reference
+    of ``n_keys`` keys: a :func:`hash_sample` of them (:func:`query_sample_size`), their
+    unit vectors and n-gram rows (``vectors_of``, ``rows_of``), indexed and ranked against
+    each other (:func:`sample_decoys`); empty under two."""
+    pos = hash_sample(uniq, query_sample_size(len(uniq), n_keys))
     texts = [uniq[i] for i in pos]
     if len(texts) < 2:
         return np.zeros(0), np.zeros(0, bool)
-    assert ref.ngrams_ is not None
-    if ngram_rows is None:
-        rows = ref.ngrams_.transform(texts)
-    else:
-        rows = ngram_rows[[first[t] for t in texts]]
-    vectors = query_vectors(texts, ref.encoder_, ref.batch_size)
-    values = ref.value_rule_ is not None
     return sample_decoys(
-        ref.scorer_, texts, vectors, rows, values=values, candidates=ref.candidates,
-        exact_max=ref.exact_max,
+        scorer, texts, vectors_of(texts), rows_of(texts), values=values,
+        candidates=candidates, exact_max=exact_max,
     )  # fmt: skip
 
 

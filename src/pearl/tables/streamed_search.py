@@ -13,9 +13,17 @@ from typing import Any
 import numpy as np
 
 from pearl.encoders import TABLE_BATCH_SIZE
+from pearl.tables.decision import DECOYS, decided
+from pearl.tables.decoys import (
+    EXTRA,
+    decision_of,
+    decoy_evidence,
+    distinct_query_decoys,
+    hash_sample,
+)
 from pearl.tables.encoding import query_vectors, reference_vectors
 from pearl.tables.nearest import merge_top_k
-from pearl.tables.reference import rank_candidates
+from pearl.tables.reference import rank_candidates, rank_evidence
 from pearl.tables.search import ReferenceIndex
 
 __all__ = ["match_strings", "StreamedCandidates", "stream_candidates", "decided_search"]
@@ -195,17 +203,6 @@ def decided_search(
     :data:`~pearl.tables.decoys.QUERY_INDEX_MAX`). Returns the ranked ids, their decided
     probabilities and the :class:`~pearl.tables.decision.TableDecision` (None where it
     could not be fitted: the matcher's probabilities with the numbers rule as a cap)."""
-    from pearl.tables.decision import DECOYS, decided
-    from pearl.tables.decoys import (
-        EXTRA,
-        decision_of,
-        decoy_evidence,
-        hash_sample,
-        query_sample_size,
-        sample_decoys,
-    )
-    from pearl.tables.reference import rank_evidence
-
     decoys = [keys[i] for i in hash_sample(keys, DECOYS)] if len(keys) >= 2 else []
     found = stream_candidates(
         queries,
@@ -230,17 +227,15 @@ def decided_search(
     reference_side = decoy_evidence(
         scorer, decoys, found.extra_ids, found.extra_raw, found.texts, values
     )
-    sample = [queries[i] for i in hash_sample(queries, query_sample_size(len(queries), len(keys)))]
-    query_side = (np.zeros(0), np.zeros(0, bool))
-    if len(sample) >= 2:
-        query_side = sample_decoys(
-            scorer,
-            sample,
-            query_vectors(sample, encoder, batch_size),
-            found.ngrams.transform(sample),
-            values=values,
-            candidates=candidates,
-            exact_max=exact_max,
-        )
+    query_side = distinct_query_decoys(
+        scorer,
+        queries,
+        len(keys),
+        lambda texts: query_vectors(texts, encoder, batch_size),
+        found.ngrams.transform,
+        values=values,
+        candidates=candidates,
+        exact_max=exact_max,
+    )
     decision = decision_of(probs[:, 0], apart[:, 0], reference_side, query_side)
     return ids, decided(decision, probs, apart), decision
