@@ -188,21 +188,16 @@ def markdown(results: list[dict], meta: dict, one_table: list[dict] | None = Non
         "| set | records F1 | precision | recall | one key F1 | precision | recall |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
-        d = r["dedup"]
+    # the stacked tables' rows, then the one table's (FEBRL1), alike
+    for name, d in [(r["set"], r["dedup"]) for r in results] + [
+        (r["set"], r) for r in one_table or []
+    ]:
         cells = [
             f"{d[k][m]:.3f}" + (f" ({d[k]['links']})" if m == "f1" else "")
             for k in ("records", "one key")
             for m in ("f1", "precision", "recall")
         ]
-        lines.append(f"| {r['set']} | " + " | ".join(cells) + " |")
-    for r in one_table or []:
-        cells = [
-            f"{r[k][m]:.3f}" + (f" ({r[k]['links']})" if m == "f1" else "")
-            for k in ("records", "one key")
-            for m in ("f1", "precision", "recall")
-        ]
-        lines.append(f"| {r['set']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("")
     return "\n".join(lines)
 
