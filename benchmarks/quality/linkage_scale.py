@@ -4,14 +4,17 @@ against 1,000 right records, joined on two key columns with ``pearl join``.
 Generated tables (no benchmark file): a pool of 20,000 distinct (name, city) records, of
 which the right table is 1,000; the left table's rows are drawn from the pool with
 replacement, so about one in twenty is a right record, equal on both keys, and the rest
-have no partner. Two pools: **recurring names** (a name from three word lists, held by
-records of several cities, as in a register of firms) and **numbered names** (the same
-with a number 1-99: names unique, and a different firm one digit apart). Each size runs
+have no partner. Three pools: **recurring names** (a name from three word lists, held by
+records of several cities, as in a register of firms), **numbered names** (the same
+with a number 1-99: names unique, and a different firm one digit apart) and **initialled
+names** (people: a first name, a middle initial and a surname from short lists, in ten
+cities: names one edit apart are common, and so is a shared city). Each size runs
 ``pearl join LEFT RIGHT --left-on name city --right-on title town -m MODEL`` in a fresh
 process and counts, against the equal pairs: links, equal pairs linked, wrong links, and
 the wall time of the command. Writes results/benchmarks/linkage_scale.{md,json}.
 
     python benchmarks/quality/linkage_scale.py [--sizes 20000,50000,200000,1000000]
+        [--pools recurring,numbered,initialled]
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from pearl_lab.synthetic import CITY, LAST, TRADES, WORDS
+from pearl_lab.synthetic import CITY, FIRST, LAST, TRADES, WORDS
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 
@@ -34,12 +37,22 @@ OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
 CITY = [*CITY, *"tokyo osaka seoul cairo lima".split()]
 
 
-def pool(numbered: bool, n: int = 20_000, seed: int = 0) -> list[tuple[str, str]]:
-    """``n`` distinct (name, city) records in a seeded random order."""
+#: the pools: the name of each, and whether its names are numbered or initialled people
+POOLS = {"recurring names": "firms", "numbered names": "numbered", "initialled names": "people"}
+INITIALS = "ABCDEFGHIJKLMNOPRSTW"
+
+
+def pool(kind: str, n: int = 20_000, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` distinct (name, city) records of a kind of :data:`POOLS` in a seeded random
+    order."""
     rng, records = random.Random(seed), set()
     while len(records) < n:
+        if kind == "people":  # the lab's ten cities, as the people tables have them
+            name = f"{rng.choice(FIRST)} {rng.choice(INITIALS)}. {rng.choice(LAST)}".title()
+            records.add((name, rng.choice(CITY[:10]).title()))
+            continue
         name = f"{rng.choice(WORDS)} {rng.choice(LAST)} {rng.choice(TRADES)}".title()
-        if numbered:
+        if kind == "numbered":
             name += f" {rng.randint(1, 99)}"
         records.add((name, rng.choice(CITY).title()))
     out = sorted(records)
@@ -83,14 +96,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="20000,50000,200000,1000000")
     ap.add_argument("-m", "--model", default="pearl-static")
+    ap.add_argument("--pools", default="", help="e.g. initialled,numbered (default: all)")
     ap.add_argument("--name", default="linkage_scale", help="output stem")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for numbered in (False, True):
-            records = pool(numbered)
+        for name, kind in POOLS.items():
+            if args.pools and name.split()[0] not in args.pools.split(","):
+                continue
+            records = pool(kind)
             for n in [int(x) for x in args.sizes.split(",") if x]:
-                row = {"pool": "numbered names" if numbered else "recurring names"}
+                row = {"pool": name}
                 row |= run_one(records, n, args.model, Path(tmp))
                 rows.append(row)
                 print(json.dumps(row), flush=True)

@@ -125,8 +125,9 @@ def test_sure_pairs_are_judged_against_the_chance_pairs_of_the_whole_table():
     # two text fields, a strong level (equal or one typo apart) in one random pair in ten
     # each: a strong pair by chance in 1% of all pairs. 200 strong candidates among 100
     # rows: within one table (4,950 pairs: 49.5 by chance) they are sure; counted as
-    # n * n pairs (100 by chance) they were not, and EM alone fitted m
-    levels = np.array([0] * 9000 + [3] * 500 + [4] * 500)
+    # n * n pairs (100 by chance) they were not, and EM alone fitted m; nor are they
+    # judged by their own levels (equal on both: 81 by chance, more than a third of 200)
+    levels = np.array([0] * 9000 + [3] * 100 + [4] * 900)
     random_gamma = np.stack([levels, np.roll(levels, 5000)], axis=1)
     gamma = np.array([[4, 4]] * 200 + [[0, 0]] * 800)
     one_table = FellegiSunter([5, 5]).fit_u(random_gamma)

@@ -363,7 +363,10 @@ def _probabilities(
     if warn and known is None and model.prior_ <= NO_MATCH_PRIOR:
         _warn_no_match(len(pairs), n_left * n_right if not one_table else all_pairs)
     offset = tf_offset(fields, kinds, model, pairs, gamma) if term_frequency else None
-    return model.predict_proba(gamma, offset), model
+    proba = model.predict_proba(gamma, offset)
+    if warn:
+        _warn_equal_unlinked(model, gamma, proba, all_pairs)
+    return proba, model
 
 
 #: the EM's share of matches at which it found none at all (its floor is 1e-6)
@@ -380,6 +383,25 @@ def _warn_no_match(n_candidates: int, n_pairs: int) -> None:
         f"of {n_pairs:,}{few}, so no row is linked; give known_matches= (pearl review "
         "labels them), or join on one key column, whose matcher needs no fitting"
     )
+
+
+def _warn_equal_unlinked(model, gamma: np.ndarray, proba: np.ndarray, all_pairs: int) -> None:
+    """Warn when candidate pairs equal on every field, more of them than chance explains
+    (:data:`~pearl.tables.fellegi_sunter.SURE_SHARE_BY_CHANCE`), score below 0.5: the
+    model has then taken another class of pairs for the matches, and links go missing."""
+    from pearl.tables.fellegi_sunter import SURE_SHARE_BY_CHANCE
+
+    top = np.array([n - 1 for n in model.n_levels])
+    equal = np.all(gamma == top, axis=1) if len(top) > 1 else np.zeros(len(gamma), bool)
+    chance = float(np.prod([u[-1] for u in model.u_])) * all_pairs
+    lost = int((equal & (proba < 0.5)).sum())
+    if lost and equal.sum() > SURE_SHARE_BY_CHANCE * chance:
+        warn_user(
+            f"record linkage: {lost:,} of {int(equal.sum()):,} candidate pairs equal on every "
+            "field score below 0.5 (far more such pairs than chance explains): the fitted "
+            "model may have missed the matches; check the report's match weights or give "
+            "known_matches="
+        )
 
 
 def _check_known(known_gamma: np.ndarray, random_gamma: np.ndarray, n_levels) -> None:
