@@ -258,7 +258,7 @@ class FellegiSunter:
         common = np.log(max(int(all_strong.sum()), 1) / (SURE_SHARE_BY_CHANCE * n_pairs))
         strong = all_strong & (chance < max(per_row, common))
         if int(strong.sum()) < 20:
-            fields = (gamma >= strong_level).any(axis=0)
+            fields = np.asarray((gamma >= strong_level).any(axis=0))
             strong = all_strong & self._patterns_above_chance(gamma, fields, n_pairs)
         enough_strong = int(strong.sum()) >= 20
         bound = np.log(0.01 / n_pairs) if enough_strong else per_row
