@@ -6,11 +6,9 @@ each value's second-best candidate (issue 80 experiment).
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pandas as pd
-from pearl_lab.suite import FEBRL_KEYS, KINDS, febrl1, make, one_key
+from pearl_lab.suite import KINDS, cluster_pairs, stacked_from_command_line
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -18,16 +16,6 @@ from pearl.tables.decision import fit_decision
 from pearl.tables.reference import Reference
 
 K = 4
-
-
-def cluster_pairs(labels: np.ndarray, true: set) -> dict:
-    """Pair precision, recall and F1 of cluster ``labels`` (as the decision suite counts)."""
-    labels = np.asarray(labels)
-    sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0)
-    found = int((sizes * (sizes - 1) // 2).sum())
-    hits = sum(labels[i] >= 0 and labels[i] == labels[j] for i, j in true)
-    p, r = hits / max(found, 1), hits / max(len(true), 1)
-    return {"precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
 
 
 def second_best_labels(key: pd.Series, model: str, cut: float = 0.5, info=None):
@@ -63,31 +51,9 @@ def row(name, key, pairs, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kinds", default=",".join(KINDS) + ",febrl1")
-    ap.add_argument("--n", type=int, default=1000)
-    ap.add_argument("--shares", default="0.2,0.7,0.95")
-    ap.add_argument("-m", "--model", default="pearl-static")
-    args = ap.parse_args()
-    for kind in args.kinds.split(","):
-        if kind == "febrl1":
-            for removed in (0.0, 0.7):
-                table, pairs = febrl1(removed)
-                row(
-                    f"febrl1 removed={removed}",
-                    one_key(table, FEBRL_KEYS)["key"],
-                    pairs,
-                    args.model,
-                )
-            continue
-        for share in map(float, args.shares.split(",")):
-            n = 5000 if kind == "febrl4" else args.n
-            a, b, true, keys = make(kind, n, share)
-            both = pd.concat([a[keys], b[keys]], ignore_index=True)
-            at_a = {r: k for k, r in enumerate(a["rec_id"])}
-            at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
-            pairs = {(at_a[i], at_b[j]) for i, j in true}
-            row(f"{kind} share={share}", one_key(both, keys)["key"], pairs, args.model)
+    args, sets = stacked_from_command_line(",".join(KINDS) + ",febrl1")
+    for name, key, pairs in sets:
+        row(name, key, pairs, args.model)
 
 
 if __name__ == "__main__":

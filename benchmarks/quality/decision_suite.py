@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pearl_lab.suite import FEBRL_KEYS, KINDS, febrl1, make, one_key
+from pearl_lab.suite import FEBRL_KEYS, KINDS, cluster_pairs, febrl1, make, one_key
 from pearl_lab.synthetic import link_scores
 
 import pearl
@@ -85,17 +85,6 @@ def best_cut(out: pd.DataFrame, true: set) -> dict:
     f1 = 2 * hits / (np.arange(1, len(hits) + 1) + len(true))
     best = int(f1.argmax())
     return link_scores(pairs_of(order.iloc[: best + 1]), true)
-
-
-def cluster_pairs(labels: np.ndarray, true: set) -> dict:
-    """Pair precision, recall and F1 of cluster ``labels`` (-1: no cluster): every two rows
-    of one cluster are a found pair."""
-    labels = np.asarray(labels)
-    sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0)
-    found = int((sizes * (sizes - 1) // 2).sum())
-    hits = sum(labels[i] >= 0 and labels[i] == labels[j] for i, j in true)
-    p, r = hits / max(found, 1), hits / max(len(true), 1)
-    return {"links": found, "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
 
 
 def dedup_rows(a, b, keys, true, model: str) -> dict:

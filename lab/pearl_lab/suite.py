@@ -18,15 +18,28 @@ duplicates removed.
 
 from __future__ import annotations
 
+import argparse
 import random
 import string
 import unicodedata
 
+import numpy as np
 import pandas as pd
 
 from pearl_lab.synthetic import CITY, FIRST, LAST, companies, febrl4, people
 
-__all__ = ["KINDS", "make", "one_key", "febrl1", "PEOPLE_KEYS", "COMPANY_KEYS", "FEBRL_KEYS"]
+__all__ = [
+    "KINDS",
+    "make",
+    "one_key",
+    "febrl1",
+    "stacked_one_key",
+    "stacked_from_command_line",
+    "cluster_pairs",
+    "PEOPLE_KEYS",
+    "COMPANY_KEYS",
+    "FEBRL_KEYS",
+]
 
 PEOPLE_KEYS = ["first", "surname", "city", "dob"]
 COMPANY_KEYS = ["name", "street", "city", "phone", "postcode"]
@@ -237,3 +250,47 @@ def one_key(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The table with a ``key`` column: its key fields joined by spaces (missing left out)."""
     parts = table[keys].astype("string").fillna("")
     return table.assign(key=parts.agg(" ".join, axis=1).str.split().str.join(" "))
+
+
+def stacked_one_key(kinds: list[str], n: int, shares: list[float]):
+    """The suite's one-key deduplication sets, as ``(name, key column, true pairs of row
+    positions)``: each kind's two tables stacked with their key fields joined
+    (:func:`one_key`; FEBRL4 at 5,000 rows a side) at each share, and for ``"febrl1"``
+    FEBRL1 with 0 and 70% of its duplicates removed."""
+    for kind in kinds:
+        if kind == "febrl1":
+            for removed in (0.0, 0.7):
+                table, pairs = febrl1(removed)
+                yield f"febrl1 removed={removed}", one_key(table, FEBRL_KEYS)["key"], pairs
+            continue
+        for share in shares:
+            a, b, true, keys = make(kind, 5000 if kind == "febrl4" else n, share)
+            both = pd.concat([a[keys], b[keys]], ignore_index=True)
+            at_a = {r: k for k, r in enumerate(a["rec_id"])}
+            at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
+            pairs = {(at_a[i], at_b[j]) for i, j in true}
+            yield f"{kind} share={share}", one_key(both, keys)["key"], pairs
+
+
+def cluster_pairs(labels, true: set) -> dict:
+    """Pair precision, recall and F1 of cluster ``labels`` (-1: no cluster): every two rows
+    of one cluster are a found pair."""
+    labels = np.asarray(labels)
+    sizes = np.bincount(labels[labels >= 0]) if (labels >= 0).any() else np.zeros(0)
+    found = int((sizes * (sizes - 1) // 2).sum())
+    hits = sum(labels[i] >= 0 and labels[i] == labels[j] for i, j in true)
+    p, r = hits / max(found, 1), hits / max(len(true), 1)
+    return {"links": found, "precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12)}
+
+
+def stacked_from_command_line(kinds: str) -> tuple[argparse.Namespace, object]:
+    """An experiment's command line over :func:`stacked_one_key` (``--kinds``, default
+    ``kinds``; ``--n``; ``--shares``; ``-m/--model``): the arguments and the sets."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kinds", default=kinds)
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--shares", default="0.2,0.7,0.95")
+    ap.add_argument("-m", "--model", default="pearl-static")
+    args = ap.parse_args()
+    shares = [float(x) for x in args.shares.split(",")]
+    return args, stacked_one_key(args.kinds.split(","), args.n, shares)
