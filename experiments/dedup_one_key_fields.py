@@ -4,7 +4,7 @@ A key is split into its words (digits taken out) and its digit runs; the two par
 compared as the fields of a record (:func:`pearl.tables.record_linkage.cluster_records`),
 so a digit typo is a level with an estimated weight, not a cap (this script's first
 split: punctuation kept, no NFKC). Compared with the installed ``pearl.cluster`` of the
-key (the rules up to b84c3f8; since 0f0c53c the shipped split, ``dedup._key_fields``) on
+key (the rules; at 0f0c53c, reverted, the shipped split) on
 the decision suite's stacked tables and FEBRL1.
 
     python experiments/dedup_one_key_fields.py [--kinds people,ocr]

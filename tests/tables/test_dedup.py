@@ -1,5 +1,3 @@
-import random
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -199,46 +197,3 @@ def test_a_column_of_codes_is_grouped_by_its_values(hash_encoder):
 def test_a_column_of_codes_needs_no_model():
     # the model is never loaded (a name that would not load proves it)
     assert cluster(["02134", "02135", "02134"], model="no-such-model").tolist() == [0, 1, 0]
-
-
-def _people_in_one_string(n: int = 300, seed: int = 0) -> tuple[list[str], list[tuple]]:
-    """Person records written as one string (name, city, date of birth), and a copy of
-    every other one of the first 120 with one digit of the day mistyped."""
-    first = ["anna", "john", "maria", "peter", "lucy", "omar", "chen", "sara", "ivan", "nina"]
-    last = ["smith", "garcia", "muller", "kowalski", "nguyen", "okafor", "rossi", "berg"]
-    rng = random.Random(seed)
-    people = list(
-        dict.fromkeys(
-            f"{rng.choice(first)} {rng.choice(last)} {rng.choice(['paris', 'oslo', 'rome'])} "
-            f"{rng.randint(1940, 2005)}-{rng.randint(1, 12):02d}-{rng.randint(10, 28)}"
-            for _ in range(n)
-        )
-    )
-    values, pairs = list(people), []
-    for i in range(0, 120, 2):
-        p = people[i]
-        k = rng.choice([j for j in range(len(p) - 2, len(p)) if p[j].isdigit()])
-        values.append(p[:k] + str((int(p[k]) + 1) % 10) + p[k + 1 :])
-        pairs.append((i, len(values) - 1))
-    return values, pairs
-
-
-def test_records_in_one_string_with_a_digit_typo_are_merged(hash_encoder):
-    # the numbers rule capped two values whose digits differ at 0.05: no mistyped date of
-    # birth was merged; split into words and digits, the weights are fitted on the column
-    values, pairs = _people_in_one_string()
-    labels = cluster(values, model=hash_encoder)
-    assert all(labels[a] == labels[b] for a, b in pairs)
-    # few other merges: two of 300 people here look like a typo of each other ("maria
-    # smith rome 1957-10-26" and "... 1957-10-27")
-    assert len(set(labels)) >= len(values) - len(pairs) - 3
-    assert dedup._key_fields(values[:50]) is None  # too few values to fit: the rules stand
-
-
-def test_fitted_records_in_one_string_weigh_their_rows_as_sample_weight(hash_encoder):
-    values, _ = _people_in_one_string()
-    rows = values + values[:40] * 2
-    by_row = cluster(rows, model=hash_encoder)[: len(values)]
-    weights = [3] * 40 + [1] * (len(values) - 40)
-    weighted = cluster(values, model=hash_encoder, sample_weight=weights)
-    assert (pd.factorize(by_row)[0] == pd.factorize(weighted)[0]).all()

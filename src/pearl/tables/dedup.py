@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter
 from typing import Any
 
@@ -56,22 +54,6 @@ NUMBERS = NUMBERED_APART
 #: Smith"): a word swapped for another that is neither its typo nor its abbreviation
 #: (:mod:`pearl.tables.words`; the matcher gave such pairs 0.56-0.70).
 WORDS = WORD_APART
-#: A column of text most of whose distinct values (at least this share) hold
-#: :data:`FIELDS_DIGITS` digits or more is clustered as records of two fields
-#: (:func:`_key_fields`): a name, an address and a date of birth or a phone written as one
-#: string, where a digit typo is evidence with a weight fitted on the column, not the
-#: numbers rule's cap (person records with a typo in a digit: F1 0.73-0.77 with the rules,
-#: 1.000 fitted; experiments/dedup_one_key_fields.py).
-FIELDS_SHARE = 0.5
-#: The digits a value holds for that: a full date (8) or a phone. A year, a season or a
-#: sequel's number is shorter and names another thing ("2005 Formula One season", "Apollo
-#: 11"): on AutoFJ's 14 columns of such names, fitted they linked nothing in 10
-#: (experiments/results/README.md); the numbers rule stands there.
-FIELDS_DIGITS = 8
-#: Fewer distinct values than this: the rules above stand (too few pairs to fit weights).
-FIELDS_MIN = 100
-_DIGIT_RUN = re.compile(r"\d+")
-_PUNCTUATION = re.compile(r"^[^\w]+$")
 
 
 def _unique_embeddings(
@@ -95,53 +77,6 @@ def _unique_embeddings(
     # broke an 8 GB limit with the default model)
     emb = query_vectors(uniq, enc, batch_size, show_progress_bar) if uniq else None
     return uniq, emb, enc
-
-
-def _key_fields(uniq: list[str]) -> Any:
-    """The distinct values as records of two fields, or None where fewer than
-    :data:`FIELDS_MIN` values or fewer than :data:`FIELDS_SHARE` of them hold
-    :data:`FIELDS_DIGITS` digits:
-    ``words``, the value without its digits (and the punctuation they leave alone: the
-    brackets of a phone), and ``digits``, its digit
-    runs in order (compatibility forms read as such: full-width digits are digits),
-    missing where a value has none."""
-    import pandas as pd
-
-    if len(uniq) < FIELDS_MIN:
-        return None
-    folded = [unicodedata.normalize("NFKC", t) for t in uniq]
-    runs = [_DIGIT_RUN.findall(t) for t in folded]
-    if sum(len("".join(r)) >= FIELDS_DIGITS for r in runs) < FIELDS_SHARE * len(uniq):
-        return None
-    words = [
-        " ".join(w for w in _DIGIT_RUN.sub(" ", t).split() if not _PUNCTUATION.match(w)) or None
-        for t in folded
-    ]
-    digits = [" ".join(r) or None for r in runs]
-    return pd.DataFrame({"words": words, "digits": digits}, dtype=object)
-
-
-def _fitted_labels(
-    fields: Any, rows: np.ndarray, model: Any, matcher: Any, threshold: float, top_k: int
-) -> np.ndarray:
-    """Labels of the distinct values split into :func:`_key_fields` records ``fields``,
-    clustered by :func:`~pearl.tables.record_linkage.cluster_records` (each value
-    weighing its ``rows``); a value of neither words nor digits is a cluster of its own."""
-    from pearl.tables.record_linkage import cluster_records
-
-    encoder = get_encoder(model)
-    labels = cluster_records(
-        fields,
-        encoder=encoder,
-        scorer=scorer_for(matcher, encoder),
-        threshold=threshold,
-        top_k=top_k,
-        kinds=["text", "code"],
-        sample_weight=rows,
-    )
-    alone = labels < 0
-    labels[alone] = labels.max(initial=-1) + 1 + np.arange(int(alone.sum()))
-    return labels
 
 
 def _value_labels(texts: list[str], nulls: np.ndarray) -> np.ndarray | None:
@@ -224,12 +159,7 @@ def cluster(
     characters one edit apart ("NBC", "NBA") at most 0.5 (:data:`SHORT_EDIT`), and two
     values whose numbers differ ("Apollo 11", "Apollo 13") at most 0.05
     (:data:`NUMBERS`), and two a word apart ("North Korea", "South Korea") at most 0.4
-    (:data:`WORDS`). A column of records written as one string (a name, an address and a
-    date of birth in a cell), where at least :data:`FIELDS_SHARE` of :data:`FIELDS_MIN`
-    or more distinct values hold 8 digits or more (a date, a phone), is clustered as
-    records of two fields instead, the values' words and their digit runs
-    (:func:`~pearl.tables.record_linkage.cluster_records`): a mistyped digit is then
-    evidence with a weight fitted on the column, not the numbers rule's cap. The cost
+    (:data:`WORDS`). The cost
     grows with the number of links, not its square: a million distinct values fit on a laptop.
     With ``n_clusters``, the exact average-linkage tree over all pairs of distinct values
     is cut instead (at most 20,000 distinct values; rows do not weigh there).
@@ -296,45 +226,17 @@ def cluster(
     weight = None if sample_weight is None else _checked_weights(sample_weight, len(texts))
     if n_clusters is None and (by_value := _value_labels(texts, nulls)) is not None:
         return by_value  # codes, numbers or dates: equal values are duplicates
+    uniq, emb, encoder = _unique_embeddings(
+        texts, nulls, model, batch_size, n_clusters is not None, show_progress_bar
+    )
     out = np.full(len(texts), -1, dtype=np.int64)
-    lab = fields = None
-    if n_clusters is None and not cosine:  # records written as one string: fitted
-        uniq = list(dict.fromkeys(t for t, n in zip(texts, nulls, strict=True) if not n))
-        fields = _key_fields(uniq)
-    if fields is not None:
-        rows = _row_weights(texts, nulls, uniq, weight)
-        lab = _fitted_labels(fields, rows, model, matcher, threshold, top_k)
-    else:
-        uniq, emb, encoder = _unique_embeddings(
-            texts, nulls, model, batch_size, n_clusters is not None, show_progress_bar
-        )
-        if not uniq:
-            return out
-        rows = _row_weights(texts, nulls, uniq, weight)
-        lab = _rule_labels(uniq, emb, encoder, matcher, n_clusters, threshold, top_k, rows)
-    lookup = dict(zip(uniq, lab, strict=True))
-    for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
-        if not n:
-            out[i] = lookup[t]
-    return out
-
-
-def _rule_labels(
-    uniq: list[str],
-    emb: np.ndarray,
-    encoder: Any,
-    matcher: Any,
-    n_clusters: int | None,
-    threshold: float,
-    top_k: int,
-    rows: np.ndarray,
-) -> np.ndarray:
-    """Labels of the distinct values ``uniq`` (each standing for ``rows`` rows) by the
-    match graph and its rules, or by the exact tree with ``n_clusters``."""
+    if not uniq:
+        return out
     scorer = scorer_for(matcher, encoder)
     if n_clusters is not None:
         lab = _exact_labels(uniq, emb, scorer, n_clusters)
     else:
+        rows = _row_weights(texts, nulls, uniq, weight)
         rules: dict[str, Any] = (
             dict(
                 edits=EDITS,
@@ -350,7 +252,11 @@ def _rule_labels(
         lab = graph_average_linkage(
             len(uniq), graph.rows, graph.cols, graph.weights, threshold, rows
         )
-    return lab
+    lookup = dict(zip(uniq, lab, strict=True))
+    for i, (t, n) in enumerate(zip(texts, nulls, strict=True)):
+        if not n:
+            out[i] = lookup[t]
+    return out
 
 
 def _row_weights(

@@ -7,18 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from pearl._warnings import warn_user
-from pearl.tables.sure_pairs import (
-    MIN_PAIRS,
-    SURE_SHARE_BY_CHANCE,
-    block_match_counts,
-    patterns_above_chance,
-)
 
-__all__ = ["FellegiSunter", "WEAK_UNMIX"]
+__all__ = ["FellegiSunter"]
 
-#: Below a field's strong levels, at most this share of the random pairs is taken out of
-#: ``u`` as matches (:meth:`FellegiSunter.unmix_u`).
-WEAK_UNMIX = 0.5
+
+#: How many strong pairs (strong on every field) there must be for each pair that chance
+#: would make strong in the whole table, for them to count as sure matches where the
+#: fixed bound (one left row in a hundred) leaves none: 3, at most a third of chance.
+SURE_SHARE_BY_CHANCE = 3
 
 
 class FellegiSunter:
@@ -149,13 +145,7 @@ class FellegiSunter:
         scaled by the random pairs' share of all pairs), taken out instead of
         ``match_share`` times ``m``: a field is compared only where both rows hold a value,
         and ``m`` is smoothed, so a few matches' agreement was partly left in ``u`` (in a
-        4 x 3 table with two matches on a postcode, the EM then settled on no match).
-
-        Below a field's strong levels at most :data:`WEAK_UNMIX` of the random pairs are
-        taken out: there, chance pairs are most of them, and the EM's own matches can
-        take a whole level (every candidate "similar" to its query a match, so no random
-        pair of that level a non-match, so its weight unbounded: a fixed point of the EM,
-        a one-key column of OCR'd companies linked at precision 0.12)."""
+        4 x 3 table with two matches on a postcode, the EM then settled on no match)."""
         share = float(np.clip(match_share, 0.0, 0.5))
         out = []
         for f, (counts, m) in enumerate(zip(self.random_counts_, self.m_, strict=True)):
@@ -163,18 +153,9 @@ class FellegiSunter:
                 clean = np.maximum(counts - share * counts.sum() * m, 0.0) / (1 - share)
             else:
                 clean = np.maximum(counts - matches[f], 0.0)
-            weak = self.strong_levels()[f]
-            clean[:weak] = np.maximum(clean[:weak], (1 - WEAK_UNMIX) * counts[:weak])
             out.append((clean + 0.5) / (clean + 0.5).sum())
         self.u_ = out
         return self
-
-    def strong_levels(self) -> list[int]:
-        """Each field's lowest strong level (``strong``; by default the top two of a field
-        of five or more levels, else the top one)."""
-        if self.strong is not None:
-            return list(self.strong)
-        return [n - 2 if n >= 5 else n - 1 for n in self.n_levels]
 
     def seen_levels(self) -> list[np.ndarray]:
         """Each field's levels that are evidence at all: shown at least once by the random
@@ -255,7 +236,11 @@ class FellegiSunter:
         gamma = np.asarray(gamma, dtype=np.int64).reshape(-1, len(self.n_levels))
         n_left = n_right if n_left is None else n_left
         present = gamma >= 0
-        strong_level = np.array(self.strong_levels())
+        strong_level = np.array(
+            self.strong
+            if self.strong is not None
+            else [n - 2 if n >= 5 else n - 1 for n in self.n_levels]
+        )
         strong_chance = np.log([u[lv:].sum() for u, lv in zip(self.u_, strong_level, strict=True)])
         per_row = np.log(0.01 / max(n_right, 1))
         # all pairs of the tables: n_left * n_right, or n (n - 1) / 2 within one table
@@ -274,9 +259,7 @@ class FellegiSunter:
         strong = all_strong & (chance < max(per_row, common))
         if int(strong.sum()) < 20:
             fields = np.asarray((gamma >= strong_level).any(axis=0))
-            patterns, inverse, counts = _patterns(gamma, self.n_levels)
-            above = patterns_above_chance(patterns, counts, self.u_, fields, n_pairs)
-            strong = all_strong & above[inverse]
+            strong = all_strong & self._patterns_above_chance(gamma, fields, n_pairs)
         enough_strong = int(strong.sum()) >= 20
         bound = np.log(0.01 / n_pairs) if enough_strong else per_row
         agree = gamma == np.array([n - 1 for n in self.n_levels])
@@ -294,20 +277,30 @@ class FellegiSunter:
                 sure = full & (log_chance < bound)
             if enough_strong:
                 sure |= strong & present[:, f]
-            fitted.append(int(sure.sum()) >= MIN_PAIRS)
+            fitted.append(int(sure.sum()) >= 20)
             if fitted[-1]:
                 self._set_m(f, gamma[sure, f])
-                continue
-            # else the pairs equal on every other field, less those chance puts there
-            # (within one table no such block is rare enough to be all matches). Not
-            # beside the sure pairs: strangers of one surname, city and birthday are
-            # such a block too, and m then took a different first name for a match's
-            block = block_match_counts(gamma, f, self.u_, self.n_levels, n_pairs)
-            if block.sum() >= MIN_PAIRS:
-                self._set_m_counts(f, block)
-                fitted[-1] = True
         self.m_fixed_ = fitted
         return fitted
+
+    def _patterns_above_chance(
+        self, gamma: np.ndarray, fields: np.ndarray, n_pairs: int
+    ) -> np.ndarray:
+        """Which candidate pairs show a comparison vector that the tables' chance pairs
+        explain less than a third of (:data:`SURE_SHARE_BY_CHANCE`): its count against
+        ``n_pairs`` times its own levels' chance (``u``, multiplied over the fields with
+        evidence among ``fields``, those some candidate agrees on strongly). The strong
+        levels judged together can be too common for that (a city of ten values, names
+        one edit apart in a middle initial: every pair strong on both looked likely by
+        chance, and EM alone took "a similar name in the same city" for a match: none of
+        2,583 identical pairs linked), while the pairs equal on every field are not."""
+        patterns, inverse, counts = _patterns(gamma, self.n_levels)
+        log_u = np.zeros(len(patterns))
+        for f, u in enumerate(self.u_):
+            g = patterns[:, f]
+            log_u += np.where((g >= 0) & fields[f], np.log(u[np.maximum(g, 0)]), 0.0)
+        above = np.log(counts / SURE_SHARE_BY_CHANCE) > np.log(n_pairs) + log_u
+        return above[inverse]
 
     def _log_ratio(self, gamma: np.ndarray) -> np.ndarray:
         total = np.zeros(len(gamma))

@@ -290,24 +290,16 @@ def _positions(pairs, n_left: int, n_right: int) -> np.ndarray:
 
 
 def _compared_fields(
-    left,
-    right,
-    left_on,
-    right_on,
-    encoder,
-    scorer,
-    batch_size: int = TABLE_BATCH_SIZE,
-    kinds: list[str] | None = None,
+    left, right, left_on, right_on, encoder, scorer, batch_size: int = TABLE_BATCH_SIZE
 ):
-    """Each pair of key columns' kind (read from the values, or given as ``kinds``) and
-    comparison field, for the candidate search and :func:`_levels`."""
+    """Each pair of key columns' kind and comparison field, for the candidate search and
+    :func:`_levels`."""
     columns = []
     for a, b in zip(left_on, right_on, strict=True):
         column = left[a]
         # one table compared with itself: one column object, whose values a field reads once
         columns.append((column, column if right is left and a == b else right[b]))
-    if kinds is None:
-        kinds = [field_kind(x, y) for x, y in columns]
+    kinds = [field_kind(x, y) for x, y in columns]
     fields = [
         _TextField(x, y, scorer)
         if k == "text"
@@ -395,9 +387,9 @@ def _warn_no_match(n_candidates: int, n_pairs: int) -> None:
 
 def _warn_equal_unlinked(model, gamma: np.ndarray, proba: np.ndarray, all_pairs: int) -> None:
     """Warn when candidate pairs equal on every field, more of them than chance explains
-    (:data:`~pearl.tables.sure_pairs.SURE_SHARE_BY_CHANCE`), score below 0.5: the
+    (:data:`~pearl.tables.fellegi_sunter.SURE_SHARE_BY_CHANCE`), score below 0.5: the
     model has then taken another class of pairs for the matches, and links go missing."""
-    from pearl.tables.sure_pairs import SURE_SHARE_BY_CHANCE
+    from pearl.tables.fellegi_sunter import SURE_SHARE_BY_CHANCE
 
     top = np.array([n - 1 for n in model.n_levels])
     equal = np.all(gamma == top, axis=1) if len(top) > 1 else np.zeros(len(gamma), bool)
@@ -453,20 +445,16 @@ def cluster_records(
     top_k: int = 5,
     random_pairs: int = 50_000,
     seed: int = 0,
-    kinds: list[str] | None = None,
-    sample_weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """Cluster labels of the rows of ``table`` (all its columns compared, as in
-    :func:`link_tables`; each column's kind read from its values, or given as
-    ``kinds``): each row is linked to its candidate rows, the links weighted by the
-    Fellegi-Sunter match probability, then average linkage over that graph at
-    ``threshold``, each row weighing ``sample_weight`` (default 1). Rows whose every
-    field is missing get -1."""
+    :func:`link_tables`): each row is linked to its candidate rows, the links weighted by
+    the Fellegi-Sunter match probability, then average linkage over that graph at
+    ``threshold``. Rows whose every field is missing get -1."""
     from pearl.tables.linkage import graph_average_linkage
 
     table = table.reset_index(drop=True)
     n, cols = len(table), list(table.columns)
-    kinds, fields = _compared_fields(table, table, cols, cols, encoder, scorer, kinds=kinds)
+    kinds, fields = _compared_fields(table, table, cols, cols, encoder, scorer)
     rng = np.random.default_rng(seed)
     rand = rng.integers(0, max(n, 1), size=(random_pairs if n > 1 else 0, 2))
     rand = rand[rand[:, 0] != rand[:, 1]]
@@ -488,7 +476,7 @@ def cluster_records(
     )
     pairs = np.unique(np.sort(_other_rows(pairs), axis=1), axis=0)
     proba, _ = fit(pairs, n_left=n)
-    labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold, sample_weight)
+    labels = graph_average_linkage(n, pairs[:, 0], pairs[:, 1], proba, threshold)
     if fields:
         labels[_empty_rows(fields, "left")] = -1
     return labels
