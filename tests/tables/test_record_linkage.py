@@ -1020,17 +1020,33 @@ def test_the_chance_of_equal_values_is_counted_from_the_columns(hash_encoder):
 
 
 def test_a_linkage_that_finds_no_match_says_so(hash_encoder):
-    # a one-row right table: 4 pairs teach the model nothing, and it links no row; that is
-    # said, with what to do (the single-key join links the name)
+    # unrelated tables: the model finds no match and links no row; that is said, with
+    # what to do
+    rng = random.Random(0)
+    word = lambda: "".join(rng.choice("abcdefghij") for _ in range(8))  # noqa: E731
+    left = pd.DataFrame({"name": [word() for _ in range(40)], "city": ["paris"] * 40})
+    right = pd.DataFrame({"name": [word() for _ in range(30)], "city": ["lima"] * 30})
+    with pytest.warns(UserWarning, match="found no match among"):
+        out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
+    assert out["match_score"].isna().all()
+
+
+def test_a_one_row_right_table_is_joined_on_its_fields_as_one_key(hash_encoder):
+    # 4 pairs teach the model nothing and it linked no row, where the name alone links:
+    # too few pairs to fit, the fields joined into one key are matched instead
     left = pd.DataFrame(
         {
             "name": ["Acme Corp", "Globex Inc.", "Initech LLC", "Umbrela"],
             "city": ["Paris", "Rome", "Oslo", "Lima"],
         }
     )
-    right = pd.DataFrame({"name": ["Initek"], "city": ["Tromso"]})
-    with pytest.warns(UserWarning, match="found no match among 4 candidate pairs of 4"):
-        out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
+    right = pd.DataFrame({"name": ["Initech"], "city": ["Oslo"]})
+    out = fuzzy_join(left, right, on=["name", "city"], model=hash_encoder)
+    assert out.columns.tolist() == ["name", "city", "name_right", "city_right", "match_score"]
+    assert out["name_right"].tolist()[2] == "Initech"
+    assert out["name_right"].drop(index=2).isna().all()
+    stranger = pd.DataFrame({"name": ["Initek"], "city": ["Tromso"]})
+    out = fuzzy_join(left, stranger, on=["name", "city"], model=hash_encoder)
     assert out["match_score"].isna().all()
 
 

@@ -4,13 +4,19 @@ its key columns checked and those without a value left out, then
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from pearl._warnings import warn_user
 from pearl.tables.comparisons import _distinct_cells
 from pearl.tables.join_options import JoinOptions
-from pearl.tables.record_linkage import link_tables
+from pearl.tables.record_linkage import NO_MATCH_PRIOR, link_tables
+
+#: Tables of fewer pairs than this teach the model little: where it finds no match there,
+#: the key columns joined into one key are matched by the single-key join instead.
+FEW_PAIRS = 1000
 
 __all__ = ["multi_column_join"]
 
@@ -66,18 +72,28 @@ def multi_column_join(
         return one_key(left_df, right_df, opts.replace(left_on=a, right_on=b), encoder, None)
     if keys and len(keys) < len(left_on):
         left_on, right_on = [a for a, _ in keys], [b for _, b in keys]
-    ids, scores, model = link_tables(
-        left_df,
-        right_df,
-        list(left_on),
-        list(right_on),
-        encoder=encoder,
-        scorer=scorer,
-        top_k=top_k,
-        known_matches=_label_positions(known_matches, left_df.index, right_df.index),
-        one_to_one=opts.one_to_one,
-        batch_size=opts.batch_size,
-    )
+    few = len(left_df) * len(right_df) < FEW_PAIRS and scorer is not None
+    few = few and one_key is not None and known_matches is None and not opts.one_to_one
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ids, scores, model = link_tables(
+            left_df,
+            right_df,
+            list(left_on),
+            list(right_on),
+            encoder=encoder,
+            scorer=scorer,
+            top_k=top_k,
+            known_matches=_label_positions(known_matches, left_df.index, right_df.index),
+            one_to_one=opts.one_to_one,
+            batch_size=opts.batch_size,
+        )
+    if few and getattr(model, "prior_", 1.0) <= NO_MATCH_PRIOR:
+        # a one-row right table: 4 pairs teach the model nothing and it found no match;
+        # the fields joined into one key need no fitting ("Initech LLC Oslo", "Initech Oslo")
+        return _joined_key(left_df, right_df, left_on, right_on, opts, encoder, one_key)
+    for w in caught:  # the linkage's own warnings, as it gave them
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     threshold = opts.threshold
     if opts.precision is not None:
         threshold = threshold_for_precision(scores[:, 0][ids[:, 0] >= 0], opts.precision)
@@ -150,3 +166,28 @@ def _label_positions(pairs, left_index: pd.Index, right_index: pd.Index) -> np.n
             )
         out.append(pos)
     return np.stack(out, axis=1).astype(np.int64).reshape(-1, 2)
+
+
+def _joined_key(left_df, right_df, left_on, right_on, opts: JoinOptions, encoder, one_key):
+    """The single-key join (``one_key``) on each side's key fields joined by spaces (the
+    missing left out), the joined key dropped from the output."""
+    taken = set(map(str, left_df.columns)) | set(map(str, right_df.columns))
+    name = "key"
+    while name in taken or f"{name}{opts.suffix}" in taken:
+        name = f"_{name}"
+
+    def joined(frame: pd.DataFrame, cols) -> pd.DataFrame:
+        parts = frame[list(cols)].astype("string").fillna("")
+        key = parts.agg(" ".join, axis=1).str.split().str.join(" ").replace("", pd.NA)
+        return frame.assign(**{name: key})
+
+    out, details = one_key(
+        joined(left_df, left_on),
+        joined(right_df, right_on),
+        opts.replace(left_on=name, right_on=name),
+        encoder,
+        None,
+    )
+    return out.drop(
+        columns=[c for c in (name, f"{name}{opts.suffix}") if c in out.columns]
+    ), details
