@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pearl_lab.suite import FEBRL_KEYS, KINDS, cluster_pairs, febrl1, make, one_key
+from pearl_lab.suite import FEBRL_KEYS, KINDS, cluster_pairs, febrl1, make, one_key, stacked
 from pearl_lab.synthetic import link_scores
 
 import pearl
@@ -89,10 +89,8 @@ def best_cut(out: pd.DataFrame, true: set) -> dict:
 
 def dedup_rows(a, b, keys, true, model: str) -> dict:
     """``cluster`` at its default on the stacked tables: records and one key."""
-    both = pd.concat([a[keys], b[keys]], ignore_index=True)
-    at_a = {r: k for k, r in enumerate(a["rec_id"])}
-    at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
-    return clusters_of(both, keys, {(at_a[i], at_b[j]) for i, j in true}, model)
+    both, pairs = stacked(a, b, keys, true)
+    return clusters_of(both, keys, pairs, model)
 
 
 def clusters_of(both: pd.DataFrame, keys: list[str], pairs: set, model: str) -> dict:

@@ -33,6 +33,7 @@ __all__ = [
     "make",
     "one_key",
     "febrl1",
+    "stacked",
     "stacked_one_key",
     "stacked_from_command_line",
     "cluster_pairs",
@@ -265,11 +266,17 @@ def stacked_one_key(kinds: list[str], n: int, shares: list[float]):
             continue
         for share in shares:
             a, b, true, keys = make(kind, 5000 if kind == "febrl4" else n, share)
-            both = pd.concat([a[keys], b[keys]], ignore_index=True)
-            at_a = {r: k for k, r in enumerate(a["rec_id"])}
-            at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
-            pairs = {(at_a[i], at_b[j]) for i, j in true}
+            both, pairs = stacked(a, b, keys, true)
             yield f"{kind} share={share}", one_key(both, keys)["key"], pairs
+
+
+def stacked(a: pd.DataFrame, b: pd.DataFrame, keys: list[str], true: set):
+    """A set's two tables stacked into one to deduplicate: their ``keys`` columns, ``a``'s
+    rows first, and the true ``(left rec_id, right rec_id)`` pairs as row positions."""
+    both = pd.concat([a[keys], b[keys]], ignore_index=True)
+    at_a = {r: k for k, r in enumerate(a["rec_id"])}
+    at_b = {r: len(a) + k for k, r in enumerate(b["rec_id"])}
+    return both, {(at_a[i], at_b[j]) for i, j in true}
 
 
 def cluster_pairs(labels, true: set) -> dict:
