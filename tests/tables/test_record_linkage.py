@@ -1112,3 +1112,16 @@ def test_identical_records_are_linked_where_strong_levels_are_common(hash_encode
     assert partner.sum() > 500
     linked = out["title"].notna().to_numpy()
     assert linked[partner].all() and not linked[~partner].any()
+
+
+def test_pairs_equal_on_every_field_left_unlinked_are_warned_of():
+    from pearl.tables.record_linkage import _warn_equal_unlinked
+
+    levels = np.array([0] * 9000 + [3] * 900 + [4] * 100)  # equal on a field: 1 in 100
+    model = FellegiSunter([5, 5]).fit_u(np.stack([levels, np.roll(levels, 5000)], axis=1))
+    gamma = np.array([[4, 4]] * 100 + [[0, 0]] * 900)  # 100 equal pairs; 1 by chance
+    with pytest.warns(PearlWarning, match="100 of 100 candidate pairs equal on every field"):
+        _warn_equal_unlinked(model, gamma, np.zeros(1000), all_pairs=10_000)
+    _warn_equal_unlinked(model, gamma, np.ones(1000), all_pairs=10_000)  # linked: silent
+    # as many equal pairs as chance gives (1,000,000 pairs: 100): no sign of lost matches
+    _warn_equal_unlinked(model, gamma, np.zeros(1000), all_pairs=1_000_000)

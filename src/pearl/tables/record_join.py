@@ -4,6 +4,7 @@ its key columns checked and those without a value left out, then
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -74,8 +75,10 @@ def multi_column_join(
         left_on, right_on = [a for a, _ in keys], [b for _, b in keys]
     few = len(left_df) * len(right_df) < FEW_PAIRS and scorer is not None
     few = few and one_key is not None and known_matches is None and not opts.one_to_one
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    # where the single-key join may decide instead, the linkage's warnings wait for that
+    with warnings.catch_warnings(record=True) if few else contextlib.nullcontext() as caught:
+        if few:
+            warnings.simplefilter("always")
         ids, scores, model = link_tables(
             left_df,
             right_df,
@@ -92,7 +95,7 @@ def multi_column_join(
         # a one-row right table: 4 pairs teach the model nothing and it found no match;
         # the fields joined into one key need no fitting ("Initech LLC Oslo", "Initech Oslo")
         return _joined_key(left_df, right_df, left_on, right_on, opts, encoder, one_key)
-    for w in caught:  # the linkage's own warnings, as it gave them
+    for w in caught or []:  # the linkage's own warnings, as it gave them
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     threshold = opts.threshold
     if opts.precision is not None:

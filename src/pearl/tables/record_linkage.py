@@ -387,15 +387,16 @@ def _warn_no_match(n_candidates: int, n_pairs: int) -> None:
 
 def _warn_equal_unlinked(model, gamma: np.ndarray, proba: np.ndarray, all_pairs: int) -> None:
     """Warn when candidate pairs equal on every field, more of them than chance explains
-    (:data:`~pearl.tables.fellegi_sunter.SURE_SHARE_BY_CHANCE`), score below 0.5: the
-    model has then taken another class of pairs for the matches, and links go missing."""
-    from pearl.tables.fellegi_sunter import SURE_SHARE_BY_CHANCE
-
+    (the sure-pattern test of :meth:`~pearl.tables.fellegi_sunter.FellegiSunter.
+    fit_m_from_agreement`), score below 0.5: the model has then taken another class of
+    pairs for the matches, and links go missing."""
     top = np.array([n - 1 for n in model.n_levels])
     equal = np.all(gamma == top, axis=1) if len(top) > 1 else np.zeros(len(gamma), bool)
-    chance = float(np.prod([u[-1] for u in model.u_])) * all_pairs
     lost = int((equal & (proba < 0.5)).sum())
-    if lost and equal.sum() > SURE_SHARE_BY_CHANCE * chance:
+    if not lost:
+        return
+    every_field = np.ones(len(top), dtype=bool)
+    if model._patterns_above_chance(gamma[equal], every_field, all_pairs).all():
         warn_user(
             f"record linkage: {lost:,} of {int(equal.sum()):,} candidate pairs equal on every "
             "field score below 0.5 (far more such pairs than chance explains): the fitted "
