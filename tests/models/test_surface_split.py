@@ -85,3 +85,47 @@ def test_add_split_command(tiny_pearl_dir, tmp_path, capsys):
     assert main(["add-split", "-m", str(tiny_pearl_dir), "-o", str(tiny_pearl_dir)]) != 0
     assert "would overwrite the input" in capsys.readouterr().err
     assert sorted(p.name for p in tiny_pearl_dir.iterdir()) == before
+
+
+def test_add_split_keeps_the_start_s_training_record_and_card(tiny_pearl_dir, tmp_path):
+    """The folder it writes tells how its weights were made: the start's ``training/``
+    record, copied, the splitter's own record, and pearl's card with both."""
+    import shutil
+
+    from pearl.cli import main
+
+    start = tmp_path / "start"
+    shutil.copytree(tiny_pearl_dir, start)
+    stage = {
+        "start": "all-MiniLM-L6-v2",
+        "loss": "ms",
+        "groups": 10,
+        "strings": 30,
+        "batch_size": 8,
+        "per_group": 2,
+        "lr": 2e-5,
+        "validation": 0.1,
+        "epochs_run": 1,
+        "best_epoch": 1,
+        "average_weight": 0.5,
+        "seconds": 1.0,
+    }
+    (start / "training").mkdir()
+    (start / "training" / "finetune.json").write_text(json.dumps(stage))
+    out = tmp_path / "split"
+    assert main(["add-split", "-m", str(start), "-o", str(out)]) == 0
+    assert json.loads((out / "training" / "finetune.json").read_text()) == stage
+    record = json.loads((out / "training" / "surface_split.json").read_text())
+    assert record == {"start": str(start), "command": f"pearl add-split -m {start} -o {out}"}
+    card = (out / "README.md").read_text()
+    assert "fine-tuned on labelled groups" in card and "behind a surface splitter" in card
+    assert "pearl add-split -m" in card
+    assert not (start / "training" / "surface_split.json").exists()  # the start unchanged
+
+
+def test_add_split_of_a_folder_without_a_record_writes_only_its_own(tiny_pearl_dir, tmp_path):
+    from pearl.cli import main
+
+    out = tmp_path / "split"
+    assert main(["add-split", "-m", str(tiny_pearl_dir), "-o", str(out)]) == 0
+    assert sorted(p.name for p in (out / "training").iterdir()) == ["surface_split.json"]

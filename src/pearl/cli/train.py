@@ -247,12 +247,21 @@ def cmd_add_static(args) -> int:
 
 def cmd_add_split(args) -> int:
     from pearl.encoders.resolve import resolve_model_path
+    from pearl.evaluation.model_card import SPLIT_RECORD, write_card
     from pearl.models.loading import open_model_folder
     from pearl.models.surface_split import add_surface_split
-    from pearl.training.saving import save_model
+    from pearl.training.saving import save_model, write_stage_record
 
-    out = add_surface_split(open_model_folder(resolve_model_path(args.model)))
-    save_model(out, Path(args.output), dtype=args.save_dtype)
+    start = resolve_model_path(args.model)
+    out = add_surface_split(open_model_folder(start))
+    output = Path(args.output)
+    save_model(out, output, dtype=args.save_dtype)
+    record = {"start": str(args.model), "command": "pearl " + shlex.join(args.argv)}
+    write_stage_record(output, start, SPLIT_RECORD, record)
+    if (output / "training" / "config.json").is_file() or (
+        output / "training" / "finetune.json"
+    ).is_file():
+        write_card(output)  # pearl's card of the start, with the splitter's line
     print(f"wrote {args.output}: {args.model} behind a surface splitter", file=sys.stderr)
     return 0
 

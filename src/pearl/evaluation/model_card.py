@@ -23,7 +23,11 @@ __all__ = [
     "write_static_model_card",
     "write_card",
     "is_static_folder",
+    "SPLIT_RECORD",
 ]
+
+#: The record ``pearl add-split`` leaves in ``training/``.
+SPLIT_RECORD = "surface_split.json"
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -136,7 +140,8 @@ def write_model_card(
     loss_rows = (folder / "training" / "loss.tsv").read_text().splitlines()[1:]
     last = [float(x) for x in loss_rows[-1].split("\t")] if loss_rows else None
     first = [float(x) for x in loss_rows[0].split("\t")] if loss_rows else None
-    lines = _recipe_lines(cfg, first, last, train_seconds, command, _finetune_lines(folder))
+    extra = [*_finetune_lines(folder), *_split_lines(folder)]
+    lines = _recipe_lines(cfg, first, last, train_seconds, command, extra)
     pairs = cfg.get("training_pairs")
     lines = [
         _render(
@@ -221,6 +226,24 @@ def _finetune_lines(folder: Path) -> list[str]:
     return lines
 
 
+def _split_lines(folder: Path) -> list[str]:
+    """The card's line on the surface splitter ``pearl add-split`` put in front (its
+    ``training/surface_split.json``), if any."""
+    path = folder / "training" / SPLIT_RECORD
+    if not path.is_file():
+        return []
+    rec = read_json_object(path, "surface-splitter record")
+    lines = [
+        "- Then put behind a surface splitter by `pearl add-split` (no training, same "
+        "weights): joined and web-address forms of a name are rewritten into their words "
+        'before tokenising ("NYTimes" -> "NY Times", "nytimes.com" -> "ny times"; '
+        "`pearl.models.surface_split`)."
+    ]
+    if isinstance(rec.get("command"), str):
+        lines.append(f"- Command: `{rec['command']}`.")
+    return lines
+
+
 def write_card(folder: str | Path) -> Path:
     """Render the ``README.md`` of a folder that ``pearl train``, ``pearl train-static`` or
     ``pearl finetune`` wrote, from its ``training/`` records (each command calls it).
@@ -254,7 +277,9 @@ def write_card(folder: str | Path) -> Path:
         name=folder.name,
         base_model=base,
         what=what,
-        training="\n".join(_finetune_lines(folder)).replace("- Then fine-tuned", "- Fine-tuned", 1),
+        training="\n".join([*_finetune_lines(folder), *_split_lines(folder)]).replace(
+            "- Then fine-tuned", "- Fine-tuned", 1
+        ),
     )
     path = folder / "README.md"
     write_text_atomic(path, text + "\n")

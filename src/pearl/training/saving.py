@@ -21,6 +21,7 @@ __all__ = [
     "resolve_device",
     "save_model",
     "write_training_log",
+    "write_stage_record",
     "write_dev_log",
     "dev_record",
     "plot_losses",
@@ -158,6 +159,37 @@ def write_training_log(
     from pearl.evaluation.model_card import write_card
 
     write_card(output)  # the folder's README.md, from the record just written
+
+
+def write_stage_record(output: Path, start: str | Path, name: str, params: dict) -> None:
+    """``<output>/training/``: the training record of the ``start`` folder (if it has one),
+    copied, and ``name`` holding ``params``: the record of a stage that made ``output``
+    from ``start`` without training (``pearl add-split``), so that the folder's card still
+    tells how its weights were made.
+
+    Parameters
+    ----------
+    output : Path
+        The model folder written by the stage.
+    start : path-like
+        The folder the stage started from.
+    name : str
+        The stage's record file, e.g. ``"surface_split.json"``.
+    params : dict
+        What the stage records (its command, its start).
+    """
+    import shutil
+
+    from pearl._io import write_text_atomic
+
+    log = Path(output) / "training"
+    log.mkdir(exist_ok=True)
+    source = Path(start) / "training"
+    if source.is_dir():
+        for f in sorted(source.iterdir()):
+            if f.is_file() and not f.is_symlink() and f.name != name:
+                shutil.copyfile(f, log / f.name)
+    write_text_atomic(log / name, json.dumps(params, indent=2) + "\n")
 
 
 def dev_record(model, tasks: dict | None = None) -> dict[str, float]:
