@@ -62,3 +62,22 @@ def test_model2vec_refuses_pearl_static_rather_than_load_it_wrong():
     model2vec = pytest.importorskip("model2vec")
     with pytest.raises(Exception, match="layout|not found|No such|does not"):
         model2vec.StaticModel.from_pretrained(resolve_model_path("pearl-static"))
+
+
+def test_the_default_model_answers_the_papers_figure_1(capsys):
+    """`pearl similarity` with the default model puts the joined and web-address forms of
+    "The New York Times" above the other newspapers and the city (issue 82; the README's
+    quickstart)."""
+    from pearl import DEFAULT_MODEL
+    from pearl.cli import main
+
+    same = ["NYTimes", "nytimes.com", "NY Times"]
+    other = ["New York Post", "New York", "Washington Post"]
+    assert main(["similarity", "The New York Times", *same, *other]) == 0
+    ranked = [
+        line.split(maxsplit=1)[1].rsplit(maxsplit=1)[0]
+        for line in capsys.readouterr().out.splitlines()
+        if line.strip()[:1].isdigit()
+    ]
+    assert DEFAULT_MODEL == "pearl-minilm"
+    assert set(ranked[:3]) == set(same) and set(ranked[3:]) == set(other)
