@@ -30,7 +30,8 @@ import onnx
 import onnxruntime as ort
 import torch
 from onnx import TensorProto, helper, numpy_helper
-from pearl_lab import REPOSITORY, data_root, ppdb_phrases
+from pearl_lab import REPOSITORY, command_line, data_root, ppdb_phrases
+from pearl_lab import commit as lab_commit
 from pearl_lab.synthetic import companies
 from tokenizers import Tokenizer, decoders
 from torch import nn
@@ -215,12 +216,7 @@ def main() -> None:
                 "encode_s": round(encode_s, 2),
             }
         )
-    commit = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    command = "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+    commit, command = lab_commit(), command_line()
     record = {
         "command": command,
         "commit": commit,

@@ -19,13 +19,12 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from pearl_lab import REPOSITORY, data_root, ppdb_phrases
+from pearl_lab import REPOSITORY, command_line, data_root, ppdb_phrases
+from pearl_lab import commit as lab_commit
 from pearl_lab.synthetic import companies
 
 from pearl import PhraseEncoder
@@ -91,12 +90,7 @@ def main() -> None:
                 "cost": round(med["with the splitter"] / med["without"] - 1, 4),
             }
         )
-    commit = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    command = "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+    commit, command = lab_commit(), command_line()
     result = {
         "model": args.model,
         "batch_size": args.batch_size,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["REPOSITORY", "data_root", "ppdb_phrases"]
+__all__ = ["REPOSITORY", "data_root", "ppdb_phrases", "commit", "command_line"]
 
 #: the repository this lab belongs to
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -42,3 +42,25 @@ def ppdb_phrases(n: int, data: Path) -> list[str]:
     if len(uniq) < n:
         raise SystemExit(f"only {len(uniq)} distinct phrases available")
     return uniq[:n]
+
+
+def commit() -> str:
+    """The short hash of the repository's checked-out commit ("" outside a git checkout),
+    for a record to name what made it."""
+    import subprocess
+
+    done = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip()
+
+
+def command_line() -> str:
+    """The command that runs this script as it was typed (``python`` and its arguments),
+    for a record to say how it was made; never rebuilt from the parsed options."""
+    import sys
+
+    return "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
