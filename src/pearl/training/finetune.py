@@ -299,20 +299,12 @@ def _is_static(st) -> bool:
 
 def _write_record(output: Path, start: str | None, params: dict) -> None:
     """``<output>/training/``: the start folder's own training record (if any), copied,
-    and ``finetune.json``."""
-    import json
-    import shutil
+    and ``finetune.json`` (:func:`~pearl.training.saving.write_stage_record`)."""
+    from pearl._io import read_json_object
+    from pearl.training.saving import write_stage_record
 
-    from pearl._io import read_json_object, write_text_atomic
-
-    log = output / "training"
-    log.mkdir(exist_ok=True)
-    source = Path(start) / "training" if start else None
-    if source is not None and source.is_dir():
-        for f in sorted(source.iterdir()):
-            if f.is_file() and not f.is_symlink() and f.name != "finetune.json":
-                shutil.copyfile(f, log / f.name)
-        if (source / "finetune.json").is_file():  # a fine-tuned start: its stages come first
-            before = read_json_object(source / "finetune.json", "fine-tuning record")
-            params = {"earlier_stages": [*before.pop("earlier_stages", []), before], **params}
-    write_text_atomic(log / "finetune.json", json.dumps(params, indent=2) + "\n")
+    earlier = Path(start) / "training" / "finetune.json" if start else None
+    if earlier is not None and earlier.is_file():  # a fine-tuned start: its stages come first
+        before = read_json_object(earlier, "fine-tuning record")
+        params = {"earlier_stages": [*before.pop("earlier_stages", []), before], **params}
+    write_stage_record(output, start, "finetune.json", params)

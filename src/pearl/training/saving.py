@@ -161,18 +161,18 @@ def write_training_log(
     write_card(output)  # the folder's README.md, from the record just written
 
 
-def write_stage_record(output: Path, start: str | Path, name: str, params: dict) -> None:
+def write_stage_record(output: Path, start: str | Path | None, name: str, params: dict) -> None:
     """``<output>/training/``: the training record of the ``start`` folder (if it has one),
     copied, and ``name`` holding ``params``: the record of a stage that made ``output``
-    from ``start`` without training (``pearl add-split``), so that the folder's card still
-    tells how its weights were made.
+    from ``start`` (``pearl finetune``, ``pearl add-split``), so that the folder's card
+    still tells how its weights were made.
 
     Parameters
     ----------
     output : Path
         The model folder written by the stage.
-    start : path-like
-        The folder the stage started from.
+    start : path-like or None
+        The folder the stage started from (None or "": a stage from no folder, nothing copied).
     name : str
         The stage's record file, e.g. ``"surface_split.json"``.
     params : dict
@@ -184,8 +184,8 @@ def write_stage_record(output: Path, start: str | Path, name: str, params: dict)
 
     log = Path(output) / "training"
     log.mkdir(exist_ok=True)
-    source = Path(start) / "training"
-    if source.is_dir():
+    source = Path(start) / "training" if start else None
+    if source is not None and source.is_dir():
         for f in sorted(source.iterdir()):
             if f.is_file() and not f.is_symlink() and f.name != name:
                 shutil.copyfile(f, log / f.name)
