@@ -16,10 +16,10 @@ import argparse
 import json
 import os
 import statistics
-import time
+from functools import partial
 from pathlib import Path
 
-from pearl_lab import data_root, ppdb_phrases
+from pearl_lab import alternating_rounds, data_root, ppdb_phrases
 
 from pearl import PhraseEncoder
 from pearl.encoders.base import normalize_rows
@@ -40,12 +40,8 @@ def main() -> None:
     texts = ppdb_phrases(args.n, args.data)
     enc = {d: PhraseEncoder(args.model, compute_dtype=d) for d in ("float32", "bfloat16")}
     vecs = {d: normalize_rows(e.encode(texts, batch_size=args.batch_size)) for d, e in enc.items()}
-    times: dict[str, list[float]] = {d: [] for d in enc}
-    for _ in range(args.rounds):
-        for d, e in enc.items():
-            t0 = time.perf_counter()
-            e.encode(texts, batch_size=args.batch_size)
-            times[d].append(time.perf_counter() - t0)
+    runs = {d: partial(e.encode, texts, batch_size=args.batch_size) for d, e in enc.items()}
+    times = alternating_rounds(runs, args.rounds)
     med = {d: statistics.median(v) for d, v in times.items()}
     cos = (vecs["float32"] * vecs["bfloat16"]).sum(1)
     result = {

@@ -19,11 +19,10 @@ import json
 import os
 import platform
 import statistics
-import time
 from pathlib import Path
 
 import torch
-from pearl_lab import data_root, ppdb_phrases
+from pearl_lab import alternating_rounds, data_root, ppdb_phrases
 from sentence_transformers import SentenceTransformer
 
 from pearl import PhraseEncoder
@@ -76,12 +75,7 @@ def main() -> None:
         )
     for fn in runs.values():  # warm-up
         fn()
-    times: dict[str, list[float]] = {k: [] for k in runs}
-    for _ in range(args.rounds):
-        for name, fn in runs.items():
-            t0 = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - t0)
+    times = alternating_rounds(runs, args.rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
     ratio = med["pearl"] / med["sentence_transformers"]
     result = {

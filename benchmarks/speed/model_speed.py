@@ -15,11 +15,11 @@ import argparse
 import json
 import os
 import statistics
-import time
+from functools import partial
 from pathlib import Path
 
 import torch
-from pearl_lab import data_root
+from pearl_lab import alternating_rounds, data_root
 
 from pearl import PhraseEncoder
 
@@ -52,12 +52,10 @@ def main() -> None:
             runs[(name, args.static_batch_size)] = (enc, args.static_batch_size)
     for enc, b in runs.values():  # warm-up
         enc.encode(texts[:2000], batch_size=b)
-    times: dict = {k: [] for k in runs}
-    for _ in range(args.rounds):
-        for key, (enc, b) in runs.items():
-            t0 = time.perf_counter()
-            enc.encode(texts, batch_size=b)
-            times[key].append(time.perf_counter() - t0)
+    times = alternating_rounds(
+        {key: partial(enc.encode, texts, batch_size=b) for key, (enc, b) in runs.items()},
+        args.rounds,
+    )
     rows = [
         {
             "model": m,

@@ -21,9 +21,10 @@ import shutil
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-from pearl_lab import REPOSITORY, command_line, data_root, ppdb_phrases
+from pearl_lab import REPOSITORY, alternating_rounds, command_line, data_root, ppdb_phrases
 from pearl_lab import commit as lab_commit
 from pearl_lab.synthetic import companies
 
@@ -72,12 +73,11 @@ def main() -> None:
     for label, texts in sets.items():
         for enc in encoders.values():  # warm-up
             enc.encode(texts[:500], batch_size=args.batch_size)
-        times: dict[str, list[float]] = {k: [] for k in encoders}
-        for _ in range(args.rounds):
-            for name, enc in encoders.items():
-                t0 = time.perf_counter()
-                enc.encode(texts, batch_size=args.batch_size)
-                times[name].append(time.perf_counter() - t0)
+        runs = {
+            name: partial(enc.encode, texts, batch_size=args.batch_size)
+            for name, enc in encoders.items()
+        }
+        times = alternating_rounds(runs, args.rounds)
         med = {k: statistics.median(v) for k, v in times.items()}
         changed = sum(split_surface(t) != t for t in texts)
         rows.append(

@@ -18,9 +18,21 @@ script imports another script or edits ``sys.path``. ``make install`` installs i
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["REPOSITORY", "data_root", "ppdb_phrases", "commit", "command_line"]
+__all__ = [
+    "REPOSITORY",
+    "data_root",
+    "ppdb_phrases",
+    "commit",
+    "command_line",
+    "alternating_rounds",
+]
+
+_Key = TypeVar("_Key")
 
 #: the repository this lab belongs to
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -64,3 +76,18 @@ def command_line() -> str:
     import sys
 
     return "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+
+
+def alternating_rounds(
+    runs: Mapping[str, Callable[[], object]], rounds: int
+) -> dict[str, list[float]]:
+    """Wall seconds of each of ``runs``, called in turn ``rounds`` times (one call of each
+    per round, so that a change of the machine's load falls on all of them alike); warm
+    them up before."""
+    times: dict[_Key, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return times
