@@ -19,17 +19,11 @@ from functools import partial
 from pathlib import Path
 
 import torch
-from pearl_lab import alternating_rounds, data_root
+from pearl_lab import alternating_rounds, data_root, ppdb_phrases
 
 from pearl import PhraseEncoder
 
 OUT = Path(__file__).resolve().parents[2] / "results" / "benchmarks"
-
-
-def phrases(n: int, data: Path) -> list[str]:
-    from encode_speed import phrases as ppdb_phrases
-
-    return ppdb_phrases(n, data)
 
 
 def main() -> None:
@@ -42,7 +36,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=data_root())
     args = ap.parse_args()
     models = args.model or ["all-MiniLM-L6-v2", "pearl-minilm", "pearl-static"]
-    texts = phrases(args.n, args.data)
+    texts = ppdb_phrases(args.n, args.data)
     runs = {}
     for name in models:
         enc = PhraseEncoder(name)
